@@ -1,0 +1,19 @@
+#ifndef TILEC_ASCEND_DIALECT_H
+#define TILEC_ASCEND_DIALECT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "ascend/AscendEnums.h.inc"
+#include "ascend/AscendDialect.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "ascend/AscendAttrs.h.inc"
+#define GET_OP_CLASSES
+#include "ascend/AscendOps.h.inc"
+
+#endif

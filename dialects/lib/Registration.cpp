@@ -1,0 +1,50 @@
+// The C entry points of libTilecDialects.so: registration into a Python-owned
+// context (called through ctypes with the context's C pointer), attribute
+// constructors that need no string parsing, and the mlir-opt dialect plugin.
+#include "ascend/AscendDialect.h"
+#include "tile/TileDialect.h"
+
+#include "mlir-c/IR.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/Tools/Plugins/DialectPlugin.h"
+
+using namespace mlir;
+
+static void insertTilecDialects(DialectRegistry &registry) {
+  registry.insert<tile::TileDialect, ascend::AscendDialect>();
+}
+
+extern "C" {
+
+__attribute__((visibility("default"))) void tilecRegisterDialects(MlirContext ctx) {
+  DialectRegistry registry;
+  insertTilecDialects(registry);
+  unwrap(ctx)->appendDialectRegistry(registry);
+  unwrap(ctx)->getOrLoadDialect<tile::TileDialect>();
+  unwrap(ctx)->getOrLoadDialect<ascend::AscendDialect>();
+}
+
+/// Builds `#tile.scope<...>` from its enum value; returns a null attribute
+/// for a value outside the enum so Python can raise instead of aborting.
+__attribute__((visibility("default"))) MlirAttribute tilecScopeAttrGet(MlirContext ctx,
+                                                                        int32_t value) {
+  auto scope = tile::symbolizeScope(value);
+  if (!scope)
+    return MlirAttribute{nullptr};
+  return wrap(static_cast<Attribute>(tile::ScopeAttr::get(unwrap(ctx), *scope)));
+}
+
+__attribute__((visibility("default"))) MlirAttribute tilecMemSpaceAttrGet(MlirContext ctx,
+                                                                           int32_t value) {
+  auto space = ascend::symbolizeMemSpace(value);
+  if (!space)
+    return MlirAttribute{nullptr};
+  return wrap(static_cast<Attribute>(ascend::MemSpaceAttr::get(unwrap(ctx), *space)));
+}
+
+__attribute__((visibility("default"))) DialectPluginLibraryInfo mlirGetDialectPluginInfo() {
+  return {MLIR_PLUGIN_API_VERSION, "tilec", "0.1",
+          [](DialectRegistry *registry) { insertTilecDialects(*registry); }};
+}
+
+} // extern "C"
