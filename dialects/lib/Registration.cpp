@@ -6,6 +6,9 @@
 
 #include "mlir-c/IR.h"
 #include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Tools/Plugins/DialectPlugin.h"
 
 using namespace mlir;
@@ -40,6 +43,22 @@ __attribute__((visibility("default"))) MlirAttribute tilecMemSpaceAttrGet(MlirCo
   if (!space)
     return MlirAttribute{nullptr};
   return wrap(static_cast<Attribute>(ascend::MemSpaceAttr::get(unwrap(ctx), *space)));
+}
+
+/// Parses a module like mlir-opt does (top-level ops are wrapped in an
+/// implicit module) while naming the buffer, so that locations and
+/// diagnostics carry the user's file name; the bindings' Module.parse always
+/// names it "-". Errors go to the context's diagnostic handlers; returns a
+/// null module on failure.
+__attribute__((visibility("default"))) MlirModule tilecParseModule(MlirContext ctx,
+                                                                    MlirStringRef source,
+                                                                    MlirStringRef sourceName) {
+  ParserConfig config(unwrap(ctx));
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(unwrap(source), config, unwrap(sourceName));
+  if (!module)
+    return MlirModule{nullptr};
+  return wrap(module.release());
 }
 
 __attribute__((visibility("default"))) DialectPluginLibraryInfo mlirGetDialectPluginInfo() {

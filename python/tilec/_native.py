@@ -16,6 +16,7 @@ from mlir import ir
 LIBRARY_NAME = "libTilecDialects.so"
 _CONTEXT_CAPSULE = b"mlir.ir.Context._CAPIPtr"
 _ATTRIBUTE_CAPSULE = b"mlir.ir.Attribute._CAPIPtr"
+_MODULE_CAPSULE = b"mlir.ir.Module._CAPIPtr"
 
 
 class _MlirHandle(ctypes.Structure):
@@ -24,20 +25,28 @@ class _MlirHandle(ctypes.Structure):
     _fields_ = [("ptr", ctypes.c_void_p)]
 
 
+class _MlirStringRef(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_char_p), ("length", ctypes.c_size_t)]
+
+
 def library_path() -> Path:
     return Path(__file__).resolve().parent / "_lib" / LIBRARY_NAME
 
 
 @functools.cache
-def library() -> ctypes.CDLL:
+def library() -> ctypes.PyDLL:
     path = library_path()
     if not path.exists():
         raise ImportError(
             f"{path} is missing: build the dialects first (`make build`, see README.md)"
         )
-    lib = ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+    # PyDLL keeps the GIL held during calls: the parser reports errors to
+    # Python diagnostic handlers, and nanobind aborts if they run without it.
+    lib = ctypes.PyDLL(str(path), mode=ctypes.RTLD_GLOBAL)
     lib.tilecRegisterDialects.argtypes = [_MlirHandle]
     lib.tilecRegisterDialects.restype = None
+    lib.tilecParseModule.argtypes = [_MlirHandle, _MlirStringRef, _MlirStringRef]
+    lib.tilecParseModule.restype = _MlirHandle
     for name in ("tilecScopeAttrGet", "tilecMemSpaceAttrGet"):
         fn = getattr(lib, name)
         fn.argtypes = [_MlirHandle, ctypes.c_int32]
@@ -69,3 +78,19 @@ def register_dialects(context: ir.Context) -> None:
 
 def enum_attr(getter: str, context: ir.Context, value: int) -> ir.Attribute:
     return attribute_from_handle(getattr(library(), getter)(context_handle(context), value))
+
+
+def parse_module(context: ir.Context, source: bytes, source_name: str) -> ir.Module | None:
+    """Parses `source` as the buffer `source_name`; None on failure.
+
+    The errors are reported to the context's diagnostic handlers.
+    """
+    name = source_name.encode()
+    handle = library().tilecParseModule(
+        context_handle(context),
+        _MlirStringRef(source, len(source)),
+        _MlirStringRef(name, len(name)),
+    )
+    if not handle.ptr:
+        return None
+    return ir.Module._CAPICreate(_capsule_new(handle.ptr, _MODULE_CAPSULE, None))

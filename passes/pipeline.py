@@ -1,0 +1,279 @@
+"""Textual pass pipelines that mix tilec's Python passes with upstream passes.
+
+`builtin.module(tile-canonicalize,canonicalize,func.func(cse,tile-foo{x=1}))`
+is parsed into a tree, tilec passes and named pipelines are looked up in the
+registry, and everything else is handed to MLIR's own pipeline parser. The
+bindings abort the process when a Python pass is nested on `func.func`, so a
+tilec pass written under an op nest is scheduled at module level and handed
+the nested ops itself; function passes are independent per function, so the
+result is the same as true nesting.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from mlir import ir
+from mlir.passmanager import PassManager
+
+from tilec.diagnostics import CompileError, Diagnostic
+from tilec.passes.registry import NamedPipeline, Pass, PassFailure, instantiate, lookup
+
+_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+
+
+@dataclass
+class Element:
+    """One pipeline element: a pass (no children) or an op nest (children)."""
+
+    name: str
+    options: str = ""
+    children: list[Element] | None = None
+
+
+@dataclass
+class _Leaf:
+    path: tuple[str, ...]
+    element: Element
+    tilec_pass: Pass | None = None
+
+
+@dataclass
+class Pipeline:
+    """A parsed, resolved pipeline ready to build pass managers from."""
+
+    leaves: list[_Leaf] = field(default_factory=list)
+
+    def arguments(self) -> list[str]:
+        return [leaf.element.name for leaf in self.leaves]
+
+
+def _error(message: str) -> CompileError:
+    return CompileError(Diagnostic("error", message))
+
+
+def parse_elements(text: str) -> list[Element]:
+    """Parses `a{x=1},b(c,d)` into elements; raises CompileError on bad syntax."""
+    pos = 0
+
+    def fail(message: str) -> CompileError:
+        return _error(f"invalid pass pipeline '{text}': {message} at offset {pos}")
+
+    def skip_spaces() -> None:
+        nonlocal pos
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+
+    def parse_list() -> list[Element]:
+        nonlocal pos
+        elements = [parse_element()]
+        skip_spaces()
+        while pos < len(text) and text[pos] == ",":
+            pos += 1
+            elements.append(parse_element())
+            skip_spaces()
+        return elements
+
+    def parse_element() -> Element:
+        nonlocal pos
+        skip_spaces()
+        match = _NAME.match(text, pos)
+        if match is None:
+            raise fail("expected a pass or op name")
+        pos = match.end()
+        element = Element(match.group())
+        if pos < len(text) and text[pos] == "{":
+            depth, start = 0, pos
+            while pos < len(text):
+                depth += {"{": 1, "}": -1}.get(text[pos], 0)
+                pos += 1
+                if depth == 0:
+                    break
+            if depth != 0:
+                raise fail("unbalanced '{'")
+            element.options = text[start + 1 : pos - 1].strip()
+        skip_spaces()
+        if pos < len(text) and text[pos] == "(":
+            pos += 1
+            skip_spaces()
+            element.children = [] if text[pos : pos + 1] == ")" else parse_list()
+            skip_spaces()
+            if pos >= len(text) or text[pos] != ")":
+                raise fail("expected ')'")
+            pos += 1
+        return element
+
+    if not text.strip():
+        return []
+    elements = parse_list()
+    skip_spaces()
+    if pos != len(text):
+        raise fail(f"unexpected '{text[pos]}'")
+    return elements
+
+
+def parse_pipeline(text: str) -> Pipeline:
+    """Resolves a pipeline; a top-level `builtin.module(...)` is optional."""
+    elements = parse_elements(text)
+    if len(elements) == 1 and elements[0].name == "builtin.module" and elements[0].children is not None:
+        elements = elements[0].children
+    pipeline = Pipeline()
+    for element in elements:
+        _resolve(element, (), pipeline, expanding=())
+    return pipeline
+
+
+def _resolve(
+    element: Element, path: tuple[str, ...], pipeline: Pipeline, expanding: tuple[str, ...]
+) -> None:
+    if element.children is not None:
+        for child in element.children:
+            _resolve(child, (*path, element.name), pipeline, expanding)
+        return
+    entry = lookup(element.name)
+    if isinstance(entry, NamedPipeline):
+        if element.options:
+            raise _error(f"pipeline '{element.name}' takes no options")
+        if element.name in expanding:
+            raise _error(f"pipeline '{element.name}' expands to itself")
+        for inner in parse_elements(entry.pipeline_text()):
+            _resolve(inner, path, pipeline, (*expanding, element.name))
+        return
+    if entry is not None:
+        tilec_pass = instantiate(entry, element.options)
+        if path and entry.anchor != "builtin.module" and path[-1] != entry.anchor:
+            raise _error(
+                f"pass '{entry.argument}' runs on '{entry.anchor}' but is nested under '{path[-1]}'"
+            )
+        pipeline.leaves.append(_Leaf(path, element, tilec_pass))
+        return
+    pipeline.leaves.append(_Leaf(path, element))
+
+
+def _nest(path: tuple[str, ...], inner: str) -> str:
+    for op_name in reversed(path):
+        inner = f"{op_name}({inner})"
+    return inner
+
+
+def _upstream_text(element: Element) -> str:
+    return f"{element.name}{{{element.options}}}" if element.options else element.name
+
+
+def _check_upstream(text: str, context: ir.Context) -> None:
+    """Validates one upstream element, turning the parser's message into ours."""
+    try:
+        PassManager.parse(f"builtin.module({text})", context)
+    except ValueError as exc:
+        message = str(exc)
+        found = re.search(r"error: (.*)", message)
+        raise _error(found.group(1) if found else message) from None
+
+
+def _anchor_ops(root: ir.Operation, path: tuple[str, ...], anchor: str) -> list[ir.Operation]:
+    """The ops a module-level-scheduled pass must visit, collected before it runs."""
+    ops = [root]
+    for op_name in path:
+        ops = [child for op in ops for child in _children(op) if child.name == op_name]
+    if anchor == "builtin.module" or (path and path[-1] == anchor):
+        return ops
+    return [nested for op in ops for nested in _walk(op) if nested.name == anchor]
+
+
+def _children(op: ir.Operation) -> Iterator[ir.Operation]:
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                yield child.operation
+
+
+def _walk(op: ir.Operation) -> Iterator[ir.Operation]:
+    for child in _children(op):
+        yield child
+        yield from _walk(child)
+
+
+def _python_pass(leaf: _Leaf):
+    tilec_pass = leaf.tilec_pass
+    assert tilec_pass is not None
+
+    def run(op: ir.Operation, external_pass) -> None:
+        try:
+            for anchor in _anchor_ops(op.operation, leaf.path, tilec_pass.anchor):
+                tilec_pass.run(anchor)
+        except PassFailure:
+            external_pass.signal_pass_failure()
+        except Exception as exc:  # a bug in a pass must not escape as a traceback
+            op.location.emit_error(
+                f"internal error in pass '{tilec_pass.argument}': {type(exc).__name__}: {exc}"
+            )
+            external_pass.signal_pass_failure()
+
+    return run
+
+
+def build_pass_manager(pipeline: Pipeline, context: ir.Context) -> PassManager:
+    """One PassManager running the leaves in order; consecutive upstream
+    leaves under the same nest share one textual segment."""
+    pm = PassManager("builtin.module", context)
+    pending: list[str] = []
+    pending_path: tuple[str, ...] | None = None
+
+    def flush() -> None:
+        nonlocal pending, pending_path
+        if pending:
+            pm.add(_nest(pending_path or (), ",".join(pending)))
+        pending, pending_path = [], None
+
+    for leaf in pipeline.leaves:
+        if leaf.tilec_pass is None:
+            text = _upstream_text(leaf.element)
+            _check_upstream(_nest(leaf.path, text), context)
+            if pending_path is not None and pending_path != leaf.path:
+                flush()
+            pending.append(text)
+            pending_path = leaf.path
+            continue
+        flush()
+        pm.add(
+            _python_pass(leaf),
+            name=type(leaf.tilec_pass).__name__,
+            argument=leaf.tilec_pass.argument,
+            description=leaf.tilec_pass.summary,
+        )
+    flush()
+    return pm
+
+
+def run_pipeline(
+    module: ir.Module | ir.Operation,
+    pipeline: str | Pipeline,
+    *,
+    print_ir_after_all: bool = False,
+    print_ir_before_all: bool = False,
+    timing: bool = False,
+    verify_each: bool = True,
+) -> None:
+    """Runs `pipeline` on `module` in place; raises CompileError with the
+    diagnostics of the first failing pass. IR dumps and the timing report go to
+    stderr in mlir-opt's format."""
+    op = module.operation
+    if isinstance(pipeline, str):
+        pipeline = parse_pipeline(pipeline)
+    pm = build_pass_manager(pipeline, op.context)
+    pm.enable_verifier(verify_each)
+    if print_ir_after_all or print_ir_before_all:
+        pm.enable_ir_printing(
+            print_before_all=print_ir_before_all, print_after_all=print_ir_after_all
+        )
+    if timing:
+        pm.enable_timing()
+    try:
+        pm.run(op)
+    except ir.MLIRError as exc:
+        diagnostics = [Diagnostic.from_mlir(d) for d in exc.error_diagnostics]
+        raise CompileError(diagnostics or [Diagnostic("error", str(exc))]) from None
+    finally:
+        del pm  # the timing report is printed when the pass manager goes away

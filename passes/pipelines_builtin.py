@@ -1,0 +1,9 @@
+"""Named pipelines built from registered passes."""
+
+from tilec.passes.registry import register_pipeline
+
+register_pipeline(
+    "tile-cleanup",
+    "Verify kernel structure, canonicalize tile ops, then upstream canonicalize and cse",
+    lambda: "tile-verify-kernels,tile-canonicalize-ops,canonicalize,cse",
+)

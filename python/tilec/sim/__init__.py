@@ -1,0 +1,1 @@
+"""Simulator of the `ascend` dialect: numerics, races, deadlocks, cycles."""
