@@ -16,4 +16,11 @@
 #define GET_OP_CLASSES
 #include "ascend/AscendOps.h.inc"
 
+namespace mlir::ascend {
+
+/// The memory space of a memref type when it is an `#ascend.mem`.
+std::optional<MemSpace> getMemSpace(Type type);
+
+} // namespace mlir::ascend
+
 #endif
