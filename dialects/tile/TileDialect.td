@@ -14,9 +14,23 @@ def Tile_Dialect : Dialect {
     programming model of TileLang: a kernel launches a grid of blocks, each
     block allocates tiles in fast memory, copies tiles in and out of global
     memory, multiplies and reduces them and runs element-wise code over them.
+
     Buffers are builtin `memref`s whose memory space is a `#tile.scope<...>`
-    attribute; a memref without a memory space lives in global memory.
-    It is lowered to the `cpu`, `cuda` and `ascend` targets.
+    attribute; a memref without a memory space lives in global memory (the
+    arguments a framework passes in). On-chip tiles have static shapes. The
+    on-chip scopes form two families that one op never mixes: the generic
+    scopes `shared`, `fragment` and `local`, which every target maps, and
+    the Ascend expert scopes `l1`, `l0a`, `l0b`, `l0c` and `ub`, which name
+    the buffers of an Ascend AI core.
+
+    The ops are the structure (`tile.kernel`, `tile.parallel`,
+    `tile.pipelined`, `tile.yield`, `tile.barrier`), the buffers and data
+    movement (`tile.alloc`, `tile.copy`, `tile.atomic_add`) and whole-tile
+    compute (`tile.fill`, `tile.clear`, `tile.gemm`, `tile.reduce`,
+    `tile.cumsum`); scalar code inside regions uses upstream `arith`,
+    `math`, `memref` and `scf`. The dialect is lowered to the `cpu` target
+    (loops and vectors through LLVM), the `cuda` target (`gpu`, `nvgpu`,
+    `nvvm`) and the `ascend` target dialect.
   }];
   let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
