@@ -12,6 +12,10 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 def Tile_Scalar : AnyTypeOf<[AnySignlessIntegerOrIndex, AnyFloat]>;
 def Tile_Buffer : MemRefOf<[AnySignlessIntegerOrIndex, AnyFloat]>;
 def Tile_StaticBuffer : StaticShapeMemRefOf<[AnySignlessIntegerOrIndex, AnyFloat]>;
+def Tile_Number : AnyTypeOf<[AnySignlessInteger, AnyFloat]>;
+def Tile_NumericBuffer : MemRefOf<[AnySignlessInteger, AnyFloat]>;
+def Tile_Addend : AnyTypeOf<[Tile_NumericBuffer, Tile_Number],
+                            "signless integer or float scalar or memref">;
 def Tile_Matrix : MemRefRankOf<[AnySignlessInteger, AnyFloat], [2]>;
 
 //===----------------------------------------------------------------------===//
@@ -327,8 +331,8 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add"> {
     }
     ```
   }];
-  let arguments = (ins Arg<AnyTypeOf<[Tile_Buffer, Tile_Scalar]>, "", [MemRead]>:$src,
-                       Arg<Tile_Buffer, "", [MemRead, MemWrite]>:$dst,
+  let arguments = (ins Arg<Tile_Addend, "", [MemRead]>:$src,
+                       Arg<Tile_NumericBuffer, "", [MemRead, MemWrite]>:$dst,
                        Variadic<Index>:$offsets);
   let assemblyFormat = [{
     $src `,` $dst `[` $offsets `]` attr-dict `:` type($src) `,` type($dst)

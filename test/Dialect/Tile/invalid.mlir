@@ -296,6 +296,14 @@ func.func @copy_extent_exceeds_lower_rank_tile(%q: memref<?x?x?x?xf16>, %t: memr
 
 // -----
 
+func.func @atomic_add_index_elements(%d: memref<?xindex>, %v: index, %i: index) {
+  // expected-error @+1 {{operand #0 must be signless integer or float scalar or memref, but got 'index'}}
+  tile.atomic_add %v, %d[%i] : index, memref<?xindex>
+  return
+}
+
+// -----
+
 func.func @atomic_add_offsets(%d: memref<?x?xf32>, %v: f32, %i: index) {
   // expected-error @+1 {{expected 2 offsets (the dst rank) but got 1}}
   tile.atomic_add %v, %d[%i] : f32, memref<?x?xf32>
