@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 from mlir import ir
 from mlir.rewrite import PatternRewriter, RewritePatternSet, apply_patterns_and_fold_greedily
-
 from tilec.passes.registry import Pass, register_pass
 
 # Pattern callbacks return a truthy value for "did not match" (bindings' rule).
@@ -34,10 +33,10 @@ def _is_zero_constant(value: ir.Value) -> bool:
     if not isinstance(owner, ir.Operation | ir.OpView) or owner.name != "arith.constant":
         return False
     attr = owner.attributes["value"]
-    if ir.FloatAttr.isinstance(attr):
-        return ir.FloatAttr(attr).value == 0.0 and str(attr)[0] != "-"
-    if ir.IntegerAttr.isinstance(attr):
-        return ir.IntegerAttr(attr).value == 0
+    if isinstance(attr, ir.FloatAttr):
+        return attr.value == 0.0 and not str(attr).startswith("-")
+    if isinstance(attr, ir.IntegerAttr):
+        return attr.value == 0
     return False
 
 
@@ -51,6 +50,17 @@ def _uses(op: ir.Operation, value: ir.Value) -> bool:
         for block in region.blocks
         for inner in block.operations
     )
+
+
+def _has_views(value: ir.Value) -> bool:
+    """Whether some op makes another memref that aliases `value`; accesses
+    through the alias would be invisible to `_next_user`."""
+    for use in value.uses:
+        owner = use.owner
+        results = owner.results if isinstance(owner, ir.Operation | ir.OpView) else []
+        if any(isinstance(r.type, ir.MemRefType) for r in results):
+            return True
+    return False
 
 
 def _next_user(op: ir.Operation, value: ir.Value) -> ir.Operation | None:
@@ -69,7 +79,7 @@ def zero_fill_to_clear(op: ir.OpView, rewriter: PatternRewriter):
         return NO_MATCH
     with rewriter.ip, op.location:
         ir.Operation.create("tile.clear", operands=[op.operands[0]])
-    rewriter.erase_op(op)
+    rewriter.erase_op(op.operation)
     return None
 
 
@@ -77,24 +87,28 @@ def fold_clear_into_gemm(op: ir.OpView, rewriter: PatternRewriter):
     """A clear whose next reader is a gemm accumulating into it becomes the
     gemm's `clear_accum`."""
     tile = op.operands[0]
+    if _has_views(tile):
+        return NO_MATCH
     user = _next_user(op.operation, tile)
     if user is None or user.name != "tile.gemm" or user.operands[2] != tile:
         return NO_MATCH
     if any(operand == tile for operand in list(user.operands)[:2]):
         return NO_MATCH
-    user.attributes["clear_accum"] = ir.UnitAttr.get()
-    rewriter.erase_op(op)
+    user.attributes["clear_accum"] = ir.UnitAttr.get(user.context)
+    rewriter.erase_op(op.operation)
     return None
 
 
 def erase_overwritten_fill(op: ir.OpView, rewriter: PatternRewriter):
     """A fill or clear that is overwritten before anything reads the tile is dead."""
+    if _has_views(op.operands[0]):
+        return NO_MATCH
     user = _next_user(op.operation, op.operands[0])
     if user is None or user.name not in _WRITES_WHOLE_TILE:
         return NO_MATCH
     if user.operands[0] != op.operands[0]:
         return NO_MATCH
-    rewriter.erase_op(op)
+    rewriter.erase_op(op.operation)
     return None
 
 
@@ -104,6 +118,7 @@ class CanonicalizeOpsPass(Pass):
     """Rewrites tile ops into their canonical forms, then folds."""
 
     argument = "tile-canonicalize-ops"
+    anchor = "func.func"
     summary = "Canonicalize tile ops: zero fills to clears, clears into gemm accumulators"
 
     def run(self, op: ir.Operation) -> None:

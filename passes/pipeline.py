@@ -12,12 +12,11 @@ result is the same as true nesting.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from mlir import ir
 from mlir.passmanager import PassManager
-
 from tilec.diagnostics import CompileError, Diagnostic
 from tilec.passes.registry import NamedPipeline, Pass, PassFailure, instantiate, lookup
 
@@ -48,6 +47,17 @@ class Pipeline:
 
     def arguments(self) -> list[str]:
         return [leaf.element.name for leaf in self.leaves]
+
+    @staticmethod
+    def of(items: Sequence[Pass | str]) -> Pipeline:
+        """A module-level pipeline from pass objects and pipeline texts, in order."""
+        pipeline = Pipeline()
+        for item in items:
+            if isinstance(item, Pass):
+                pipeline.leaves.append(_Leaf((), Element(item.argument), item))
+            else:
+                pipeline.leaves.extend(parse_pipeline(item).leaves)
+        return pipeline
 
 
 def _error(message: str) -> CompileError:
@@ -117,8 +127,9 @@ def parse_elements(text: str) -> list[Element]:
 def parse_pipeline(text: str) -> Pipeline:
     """Resolves a pipeline; a top-level `builtin.module(...)` is optional."""
     elements = parse_elements(text)
-    if len(elements) == 1 and elements[0].name == "builtin.module" and elements[0].children is not None:
-        elements = elements[0].children
+    [first, *rest] = elements or [Element("")]
+    if not rest and first.name == "builtin.module" and first.children is not None:
+        elements = first.children
     pipeline = Pipeline()
     for element in elements:
         _resolve(element, (), pipeline, expanding=())
@@ -143,7 +154,7 @@ def _resolve(
         return
     if entry is not None:
         tilec_pass = instantiate(entry, element.options)
-        if path and entry.anchor != "builtin.module" and path[-1] != entry.anchor:
+        if path and entry.anchor is not None and path[-1] != entry.anchor:
             raise _error(
                 f"pass '{entry.argument}' runs on '{entry.anchor}' but is nested under '{path[-1]}'"
             )
@@ -172,12 +183,14 @@ def _check_upstream(text: str, context: ir.Context) -> None:
         raise _error(found.group(1) if found else message) from None
 
 
-def _anchor_ops(root: ir.Operation, path: tuple[str, ...], anchor: str) -> list[ir.Operation]:
+def _anchor_ops(
+    root: ir.Operation, path: tuple[str, ...], anchor: str | None
+) -> list[ir.Operation]:
     """The ops a module-level-scheduled pass must visit, collected before it runs."""
     ops = [root]
     for op_name in path:
         ops = [child for op in ops for child in _children(op) if child.name == op_name]
-    if anchor == "builtin.module" or (path and path[-1] == anchor):
+    if anchor is None or (path and path[-1] == anchor):
         return ops
     return [nested for op in ops for nested in _walk(op) if nested.name == anchor]
 
@@ -195,18 +208,16 @@ def _walk(op: ir.Operation) -> Iterator[ir.Operation]:
         yield from _walk(child)
 
 
-def _python_pass(leaf: _Leaf):
-    tilec_pass = leaf.tilec_pass
-    assert tilec_pass is not None
-
+def _python_pass(leaf: _Leaf, tilec_pass: Pass):
     def run(op: ir.Operation, external_pass) -> None:
+        anchor = op.operation
         try:
             for anchor in _anchor_ops(op.operation, leaf.path, tilec_pass.anchor):
                 tilec_pass.run(anchor)
         except PassFailure:
             external_pass.signal_pass_failure()
         except Exception as exc:  # a bug in a pass must not escape as a traceback
-            op.location.emit_error(
+            anchor.location.emit_error(
                 f"internal error in pass '{tilec_pass.argument}': {type(exc).__name__}: {exc}"
             )
             external_pass.signal_pass_failure()
@@ -238,7 +249,7 @@ def build_pass_manager(pipeline: Pipeline, context: ir.Context) -> PassManager:
             continue
         flush()
         pm.add(
-            _python_pass(leaf),
+            _python_pass(leaf, leaf.tilec_pass),
             name=type(leaf.tilec_pass).__name__,
             argument=leaf.tilec_pass.argument,
             description=leaf.tilec_pass.summary,
@@ -249,7 +260,7 @@ def build_pass_manager(pipeline: Pipeline, context: ir.Context) -> PassManager:
 
 def run_pipeline(
     module: ir.Module | ir.Operation,
-    pipeline: str | Pipeline,
+    pipeline: str | Pipeline | Sequence[Pass | str],
     *,
     print_ir_after_all: bool = False,
     print_ir_before_all: bool = False,
@@ -262,6 +273,8 @@ def run_pipeline(
     op = module.operation
     if isinstance(pipeline, str):
         pipeline = parse_pipeline(pipeline)
+    elif not isinstance(pipeline, Pipeline):
+        pipeline = Pipeline.of(pipeline)
     pm = build_pass_manager(pipeline, op.context)
     pm.enable_verifier(verify_each)
     if print_ir_after_all or print_ir_before_all:

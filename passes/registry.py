@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from mlir import ir
-
 from tilec.diagnostics import CompileError, Diagnostic
 
 
@@ -36,14 +35,15 @@ def emit_error(target: ir.Operation | ir.OpView | ir.Location, message: str) -> 
 class Pass(abc.ABC):
     """Base of every tilec pass; subclasses are frozen dataclasses.
 
-    `anchor` names the ops the pass runs on. Python passes are always
-    scheduled at module level (nesting a Python pass on func.func aborts the
-    bindings), and the runner hands the pass each anchor op in turn.
+    `anchor` names the ops the pass runs on (None: whatever op it is nested
+    on, the module at top level). Python passes are always scheduled at module
+    level (nesting a Python pass on func.func aborts the bindings), and the
+    runner hands the pass each anchor op in turn.
     """
 
     argument: ClassVar[str]
     summary: ClassVar[str]
-    anchor: ClassVar[str] = "builtin.module"
+    anchor: ClassVar[str | None] = None
 
     @abc.abstractmethod
     def run(self, op: ir.Operation) -> None:

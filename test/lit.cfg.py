@@ -28,11 +28,12 @@ def tool(name):
     return path
 
 
-import mlir  # noqa: E402
+import mlir
 
 mlir_bin = os.path.join(next(iter(mlir.__path__)), "bin")
 repo = os.path.abspath(os.path.join(config.test_source_root, ".."))
-config.substitutions.append(("%tilec_lib", os.path.join(repo, "python", "tilec", "_lib", "libTilecDialects.so")))
+tilec_lib = os.path.join(repo, "python", "tilec", "_lib", "libTilecDialects.so")
+config.substitutions.append(("%tilec_lib", tilec_lib))
 config.substitutions.append(("%python", sys.executable))
 for name in ("tile-opt", "tile-sim", "filecheck"):
     config.substitutions.append((rf"(?<![\w-]){name}(?![\w-])", tool(name)))

@@ -106,7 +106,9 @@ def parse_args(argv: list[str]) -> Options:
         else:
             raise UsageError(f"unknown option '{arg}'; see 'tile-opt --help'")
     if len(positional) > 1:
-        raise UsageError(f"expected one input file but got {len(positional)}: {' '.join(positional)}")
+        raise UsageError(
+            f"expected one input file but got {len(positional)}: {' '.join(positional)}"
+        )
     if positional:
         opts.input = positional[0]
     if opts.pipeline is not None and opts.pass_flags:
@@ -144,7 +146,10 @@ def list_passes(out: TextIO) -> None:
     for cls in passes():
         print(row(cls.argument, cls.summary), file=out)
         for opt in cls.options():
-            print(f"      {opt.flag}=<{opt.describe_type()}> (default {opt.default}) {opt.help}", file=out)
+            print(
+                f"      {opt.flag}=<{opt.describe_type()}> (default {opt.default}) {opt.help}",
+                file=out,
+            )
     print("tilec pipelines:", file=out)
     for pipeline in pipelines():
         print(row(pipeline.argument, pipeline.summary), file=out)

@@ -45,6 +45,22 @@ __attribute__((visibility("default"))) MlirAttribute tilecMemSpaceAttrGet(MlirCo
   return wrap(static_cast<Attribute>(ascend::MemSpaceAttr::get(unwrap(ctx), *space)));
 }
 
+__attribute__((visibility("default"))) MlirAttribute tilecPipeAttrGet(MlirContext ctx,
+                                                                       int32_t value) {
+  auto pipe = ascend::symbolizePipe(value);
+  if (!pipe)
+    return MlirAttribute{nullptr};
+  return wrap(static_cast<Attribute>(ascend::PipeAttr::get(unwrap(ctx), *pipe)));
+}
+
+__attribute__((visibility("default"))) MlirAttribute tilecCoreTypeAttrGet(MlirContext ctx,
+                                                                           int32_t value) {
+  auto core = ascend::symbolizeCoreType(value);
+  if (!core)
+    return MlirAttribute{nullptr};
+  return wrap(static_cast<Attribute>(ascend::CoreTypeAttr::get(unwrap(ctx), *core)));
+}
+
 /// Parses a module like mlir-opt does (top-level ops are wrapped in an
 /// implicit module) while naming the buffer, so that locations and
 /// diagnostics carry the user's file name; the bindings' Module.parse always

@@ -25,6 +25,15 @@ class _MlirHandle(ctypes.Structure):
     _fields_ = [("ptr", ctypes.c_void_p)]
 
 
+# C constructors of the enum attributes users build from Python.
+ENUM_ATTR_GETTERS = (
+    "tilecScopeAttrGet",
+    "tilecMemSpaceAttrGet",
+    "tilecPipeAttrGet",
+    "tilecCoreTypeAttrGet",
+)
+
+
 class _MlirStringRef(ctypes.Structure):
     _fields_ = [("data", ctypes.c_char_p), ("length", ctypes.c_size_t)]
 
@@ -47,7 +56,7 @@ def library() -> ctypes.PyDLL:
     lib.tilecRegisterDialects.restype = None
     lib.tilecParseModule.argtypes = [_MlirHandle, _MlirStringRef, _MlirStringRef]
     lib.tilecParseModule.restype = _MlirHandle
-    for name in ("tilecScopeAttrGet", "tilecMemSpaceAttrGet"):
+    for name in ENUM_ATTR_GETTERS:
         fn = getattr(lib, name)
         fn.argtypes = [_MlirHandle, ctypes.c_int32]
         fn.restype = _MlirHandle

@@ -7,10 +7,9 @@ dialects next to the upstream ones.
 
 from __future__ import annotations
 
+from mlir._mlir_libs import _mlir as _cext
 from mlir.ir import *  # noqa: F403
 from mlir.ir import Context, _GlobalDebug  # noqa: F401
-
-from mlir._mlir_libs import _mlir as _cext
 
 from tilec import _native
 
@@ -27,7 +26,9 @@ def make_context(*, allow_unregistered: bool = False) -> Context:
     return ctx
 
 
-def parse_module(source: str | bytes, source_name: str = "<string>", context: Context | None = None):
+def parse_module(
+    source: str | bytes, source_name: str = "<string>", context: Context | None = None
+):
     """Parses and verifies a module, naming its buffer `source_name` in locations.
 
     Raises `tilec.diagnostics.CompileError` with the parser's or verifier's

@@ -15,7 +15,7 @@ from tilec.diagnostics import Diagnostic
 
 _EXPECTED = re.compile(
     r"expected-(?P<kind>error|warning|note|remark)(?P<re>-re)?"
-    r"\s*(?:@(?P<where>[+-]\d+|above|below|unknown))?\s*\{\{(?P<text>.*?)\}\}"
+    r"\s*(?:@(?P<where>[+-]\d+|above|below|unknown))?\s*\{\{(?P<text>.*)\}\}"
 )
 # Added to verifier errors by MLIR; mlir-opt suppresses it in this mode.
 _CURRENT_OP_NOTE = "see current operation"
@@ -28,6 +28,7 @@ class Expectation:
     text: str
     is_regex: bool
     comment_line: int
+    comment_col: int
     matched: bool = False
 
     def matches(self, diag: Diagnostic) -> bool:
@@ -66,7 +67,14 @@ def parse_expectations(source: str) -> list[Expectation]:
             elif where:
                 target = number + int(where)
             expectations.append(
-                Expectation(match["kind"], target, match["text"], bool(match["re"]), number)
+                Expectation(
+                    match["kind"],
+                    target,
+                    match["text"],
+                    bool(match["re"]),
+                    number,
+                    match.start() + 1,
+                )
             )
     return expectations
 
@@ -108,7 +116,7 @@ def check(
                     f'expected {expectation.kind} "{expectation.text}" was not produced',
                     source_name,
                     expectation.comment_line,
-                    1,
+                    expectation.comment_col,
                 )
             )
     return failures

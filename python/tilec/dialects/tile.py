@@ -10,21 +10,17 @@ from collections.abc import Sequence
 
 from mlir import ir
 
-from tilec import _native
-
+from ._enum_attrs import enum_attr, member_of, register_builder
 from ._tile_enum_gen import *  # noqa: F403
 from ._tile_enum_gen import Scope
 from ._tile_ops_gen import *  # noqa: F403
 
+register_builder("Tile_ScopeAttr", "tilecScopeAttrGet", Scope)
+
 
 def scope_attr(scope: Scope | str, context: ir.Context | None = None) -> ir.Attribute:
     """`#tile.scope<scope>` from a `Scope` member or its name ("shared", ...)."""
-    if isinstance(scope, str):
-        names = {str(s): s for s in Scope}
-        if scope not in names:
-            raise ValueError(f"unknown tile scope '{scope}'; expected one of {', '.join(names)}")
-        scope = names[scope]
-    return _native.enum_attr("tilecScopeAttrGet", context or ir.Context.current, int(scope))
+    return enum_attr("tilecScopeAttrGet", Scope, scope, context)
 
 
 def memref_type(
@@ -37,12 +33,7 @@ def memref_type(
     return ir.MemRefType.get(list(shape), element_type, memory_space=space)
 
 
-def scope_of(memref_type_: ir.MemRefType) -> Scope:
+def scope_of(type_: ir.MemRefType) -> Scope:
     """The scope a memref type lives in; a missing memory space is global."""
-    space = memref_type_.memory_space
-    if space is None:
-        return Scope.global_
-    text = str(space)
-    if not text.startswith("#tile.scope<"):
-        raise ValueError(f"memory space {text} is not a #tile.scope")
-    return {str(s): s for s in Scope}[text[len("#tile.scope<") : -1]]
+    space = type_.memory_space
+    return Scope.global_ if space is None else member_of(Scope, space, "#tile.scope")

@@ -1,0 +1,44 @@
+# Two commands for a fresh clone (see README.md):
+#   make demo    install, build and run the demo
+#   make check   install, build and run the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+BUILD ?= build
+LIT_FLAGS ?= -sv
+
+.PHONY: install build check lit pytest lint demo clean
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(BUILD)/build.ninja: $(VENV)/.installed CMakeLists.txt dialects/CMakeLists.txt
+	cmake -S . -B $(BUILD) -G Ninja -DPython3_EXECUTABLE=$(abspath $(BIN)/python)
+
+build: $(BUILD)/build.ninja
+	cmake --build $(BUILD)
+	$(BIN)/pip install -q --disable-pip-version-check --no-build-isolation --no-deps -e .
+
+install: build
+
+lit: build
+	$(BIN)/lit $(LIT_FLAGS) test
+
+pytest: build
+	$(BIN)/python -m pytest -q test/python
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+
+check: build
+	$(BIN)/ruff check .
+	$(BIN)/lit $(LIT_FLAGS) test
+	$(BIN)/python -m pytest -q test/python
+
+demo: build
+	$(BIN)/python examples/demo.py
+
+clean:
+	rm -rf $(BUILD) python/tilec/_lib python/tilec/dialects/_*_gen.py
