@@ -51,5 +51,17 @@ LogicalResult AscendDialect::verifyOperationAttribute(Operation *op, NamedAttrib
   if (!func.getResultTypes().empty())
     return op->emitError() << "expected a kernel to return nothing but got "
                            << func.getResultTypes().size() << " results";
-  return success();
+  // Ascend ops check their own placement; buffers made by other dialects
+  // (memref.alloc, subviews) are checked here. A mix kernel may declare
+  // buffers of either core outside the `ascend.core` regions.
+  bool mix = cast<CoreTypeAttr>(attr.getValue()).getValue() == CoreType::mix;
+  WalkResult walk = op->walk([&](Operation *nested) {
+    if (isa_and_nonnull<AscendDialect>(nested->getDialect()) || nested->getNumResults() == 0 ||
+        (mix && !nested->getParentOfType<CoreOp>()))
+      return WalkResult::advance();
+    return failed(verifyCorePlacement(nested, {}, nested->getResults()))
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }

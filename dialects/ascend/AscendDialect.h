@@ -21,6 +21,10 @@ namespace mlir::ascend {
 /// The memory space of a memref type when it is an `#ascend.mem`.
 std::optional<MemSpace> getMemSpace(Type type);
 
+/// Checks that an op using `pipes` and the buffers `memrefs` sits in code run
+/// by the core that owns them (see the dialect description); reports on `op`.
+LogicalResult verifyCorePlacement(Operation *op, ArrayRef<Pipe> pipes, ValueRange memrefs);
+
 } // namespace mlir::ascend
 
 #endif

@@ -23,10 +23,14 @@ def Ascend_Dialect : Dialect {
     scalar arguments are allowed. On-chip buffers are `memref.alloc`s with
     static shapes in their memory space. In a `mix` kernel, code that needs a
     particular core sits in an `ascend.core aic { ... }` or
-    `ascend.core aiv { ... }` region. The verifier checks that every op's
-    pipe and memory spaces exist on the core that runs it: the AIC owns
-    L1/L0A/L0B/L0C/BT/FB and the M, MTE1 and FIX pipes, the AIV owns UB and
-    the V pipe; GM and the S, MTE2, MTE3 pipes exist on both.
+    `ascend.core aiv { ... }` region. Inside a kernel the verifier checks
+    that every op's pipes and buffers exist on the core that runs it: the
+    AIC owns L1/L0A/L0B/L0C/BT/FB and the M, MTE1 and FIX pipes, the AIV owns
+    UB and the V pipe; GM and the S, MTE2, MTE3 pipes exist on both. Buffers
+    (`memref.alloc`) follow the same rule, except that a mix kernel may
+    declare buffers of either core outside its `ascend.core` regions. The
+    950-only L1 <-> UB copies are not tied to one core. Functions without
+    `ascend.kernel` (helpers, tests) are not checked.
 
     Layouts. GM and UB buffers are row-major (ND), any rank. Cube-path
     buffers hold fractal layouts as 4-D memrefs whose shape is the blocked

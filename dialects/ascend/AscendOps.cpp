@@ -1,5 +1,6 @@
 #include "ascend/AscendDialect.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
@@ -151,6 +152,28 @@ static LogicalResult verifySameShape(Operation *op, Value ref, StringRef refName
                            << formatShape(shapeOf(value));
 }
 
+/// The region of extent `sizes` at `offsets` lies inside the on-chip buffer
+/// `value`, as far as static extents and constant offsets tell.
+static LogicalResult verifyRegionFits(Operation *op, Value value, StringRef name,
+                                      ValueRange offsets, ArrayRef<int64_t> sizes) {
+  for (auto [dim, extent, size] : llvm::enumerate(shapeOf(value), sizes)) {
+    if (ShapedType::isDynamic(extent))
+      continue;
+    if (extent < size)
+      return op->emitOpError() << "expected dimension " << dim << " of " << name
+                               << " to hold at least " << size << " elements but got "
+                               << extent;
+    APInt offset;
+    if (dim < offsets.size() && matchPattern(offsets[dim], m_ConstantInt(&offset)) &&
+        (offset.isNegative() || offset.getSExtValue() + size > extent))
+      return op->emitOpError() << "expected elements [" << offset.getSExtValue() << ", "
+                               << offset.getSExtValue() + size << ") of dimension " << dim
+                               << " of " << name << " to lie in [0, " << extent
+                               << ") but they do not";
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Fractal layouts
 //===----------------------------------------------------------------------===//
@@ -261,8 +284,8 @@ static std::optional<CoreType> coreOfSpace(MemSpace space) {
 /// run by the core that owns them: the kernel's core kind, or in a mix
 /// kernel the kind of the enclosing `ascend.core` region. Ops whose
 /// resources span both cores (the 950's L1 <-> UB copies) are not checked.
-static LogicalResult verifyCorePlacement(Operation *op, ArrayRef<Pipe> pipes,
-                                         ValueRange memrefs) {
+LogicalResult mlir::ascend::verifyCorePlacement(Operation *op, ArrayRef<Pipe> pipes,
+                                               ValueRange memrefs) {
   std::optional<CoreType> needed;
   std::string reason;
   auto require = [&](CoreType core, std::string why) {
@@ -495,8 +518,8 @@ Pipe CopyOp::getPipe() {
   std::optional<MemSpace> src = getMemSpace(getSrc().getType());
   std::optional<MemSpace> dst = getMemSpace(getDst().getType());
   std::optional<Pipe> pipe = src && dst ? copyPipe(*src, *dst) : std::nullopt;
-  assert(pipe && "the verifier admits only legal copy paths");
-  return *pipe;
+  // Only meaningful on a verified op, whose path is legal.
+  return pipe.value_or(Pipe::all);
 }
 
 LogicalResult CopyOp::verify() {
@@ -527,15 +550,13 @@ LogicalResult CopyOp::verify() {
     return failure();
 
   // Only the GM side may be partly out of range (edge tiles).
-  for (auto [value, name, space] :
-       {std::tuple(getSrc(), "src", *src), std::tuple(getDst(), "dst", *dst)}) {
+  for (auto [value, offsets, name, space] :
+       {std::tuple(getSrc(), getSrcOffsets(), "src", *src),
+        std::tuple(getDst(), getDstOffsets(), "dst", *dst)}) {
     if (space == MemSpace::gm)
       continue;
-    for (auto [dim, extent, size] : llvm::enumerate(shapeOf(value), sizes))
-      if (!ShapedType::isDynamic(extent) && extent < size)
-        return emitOpError() << "expected dimension " << dim << " of " << name
-                             << " to hold at least " << size << " elements but got "
-                             << extent;
+    if (failed(verifyRegionFits(*this, value, name, offsets, sizes)))
+      return failure();
   }
   return verifyCorePlacement(*this, {getPipe()}, {getSrc(), getDst()});
 }
@@ -664,12 +685,9 @@ LogicalResult FixpipeOp::verify() {
   } else {
     if (failed(verifyRank(*this, getDst(), "dst", 2)))
       return failure();
-    if (getMemSpace(getDst().getType()) == MemSpace::ub)
-      for (auto [dim, extent, size] : llvm::enumerate(shapeOf(getDst()), getSizes()))
-        if (!ShapedType::isDynamic(extent) && extent < size)
-          return emitOpError() << "expected dimension " << dim
-                               << " of dst to hold at least " << size << " elements but got "
-                               << extent;
+    if (getMemSpace(getDst().getType()) == MemSpace::ub &&
+        failed(verifyRegionFits(*this, getDst(), "dst", getDstOffsets(), getSizes())))
+      return failure();
   }
   return verifyCorePlacement(*this, {getPipe()}, {getSrc()});
 }

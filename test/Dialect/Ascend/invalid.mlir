@@ -123,11 +123,31 @@ func.func @cube_op_outside_core_region() attributes {ascend.kernel = #ascend.cor
 
 // -----
 
-func.func @ub_copy_in_aic_kernel(%x: memref<?xf32, #ascend.mem<gm>>) attributes {ascend.kernel = #ascend.core<aic>} {
+func.func @ub_copy_in_aic_region(%x: memref<?xf32, #ascend.mem<gm>>) attributes {ascend.kernel = #ascend.core<mix>} {
   %c0 = arith.constant 0 : index
   %ub = memref.alloc() : memref<16xf32, #ascend.mem<ub>>
-  // expected-error @+1 {{expected aiv code (ub is on the aiv) but got an aic kernel}}
-  ascend.copy %x[%c0], %ub[%c0] sizes [16] : memref<?xf32, #ascend.mem<gm>>, memref<16xf32, #ascend.mem<ub>>
+  ascend.core aic {
+    // expected-error @+1 {{expected aiv code (ub is on the aiv) but got an 'ascend.core aic' region}}
+    ascend.copy %x[%c0], %ub[%c0] sizes [16] : memref<?xf32, #ascend.mem<gm>>, memref<16xf32, #ascend.mem<ub>>
+  }
+  return
+}
+
+// -----
+
+func.func @ub_buffer_in_aic_kernel() attributes {ascend.kernel = #ascend.core<aic>} {
+  // expected-error @+1 {{'memref.alloc' op expected aiv code (ub is on the aiv) but got an aic kernel}}
+  %ub = memref.alloc() : memref<16xf32, #ascend.mem<ub>>
+  return
+}
+
+// -----
+
+func.func @l1_buffer_in_aiv_region() attributes {ascend.kernel = #ascend.core<mix>} {
+  ascend.core aiv {
+    // expected-error @+1 {{'memref.alloc' op expected aic code (l1 is on the aic) but got an 'ascend.core aiv' region}}
+    %l1 = memref.alloc() : memref<16xf32, #ascend.mem<l1>>
+  }
   return
 }
 
@@ -234,6 +254,18 @@ func.func @copy_region_too_large(%x: memref<?x?xf32, #ascend.mem<gm>>) {
   // expected-error @+1 {{expected dimension 1 of dst to hold at least 128 elements but got 64}}
   ascend.copy %x[%c0, %c0], %ub[%c0, %c0] sizes [16, 128]
       : memref<?x?xf32, #ascend.mem<gm>>, memref<16x64xf32, #ascend.mem<ub>>
+  return
+}
+
+// -----
+
+func.func @copy_region_past_the_end(%x: memref<?x?xf32, #ascend.mem<gm>>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %ub = memref.alloc() : memref<16x64xf32, #ascend.mem<ub>>
+  // expected-error @+1 {{expected elements [8, 24) of dimension 0 of src to lie in [0, 16) but they do not}}
+  ascend.copy %ub[%c8, %c0], %x[%c0, %c0] sizes [16, 64]
+      : memref<16x64xf32, #ascend.mem<ub>>, memref<?x?xf32, #ascend.mem<gm>>
   return
 }
 
