@@ -1,1 +1,22 @@
-"""Simulator of the `ascend` dialect: numerics, races, deadlocks, cycles."""
+"""Simulator of the `ascend` dialect: numerics, races, deadlocks, cycles.
+
+`simulate(module, inputs, profile="910b", block_dim=N, trace=path)` runs a
+kernel on numpy inputs on every core of the grid and returns a `SimResult`
+(outputs, cycles, per-pipe busy time, utilization, bandwidth, races,
+deadlocks). `tile-sim` is the command-line front end.
+"""
+
+from tilec.sim.api import PathTraffic, SimResult, load_program, simulate
+from tilec.sim.diagnostics import SimError
+from tilec.sim.profile import PROFILES, Profile, get_profile
+
+__all__ = [
+    "PROFILES",
+    "PathTraffic",
+    "Profile",
+    "SimError",
+    "SimResult",
+    "get_profile",
+    "load_program",
+    "simulate",
+]

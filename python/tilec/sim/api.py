@@ -1,0 +1,256 @@
+"""`simulate`: run an `ascend` kernel on numpy inputs and get its outputs and a report.
+
+The module can be MLIR text, a file path or a parsed `ir.Module`. Inputs are
+given per kernel argument, by position or by name (names are read from the
+source text: the parser does not keep them). A GM argument takes a numpy
+array: f16/f32/int arrays are used as they are; bf16 and fp8 arguments take
+float arrays (rounded to nearest even) or their raw bits (uint16/uint8).
+Outputs are every GM argument after the run, bf16/fp8 decoded to float32.
+
+Races, deadlocks and flag misuse are reported in the result (`result.ok`
+says whether there were any); problems that stop the simulation raise
+`SimError` with MLIR-style diagnostics.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+from mlir import ir
+
+from tilec import ir as tilec_ir
+from tilec.diagnostics import CompileError, Diagnostic
+from tilec.sim import ascend_ops, memref_ops, scalar_ops  # noqa: F401  (register op semantics)
+from tilec.sim.blas import single_threaded
+from tilec.sim.deadlock import deadlocks as find_deadlocks
+from tilec.sim.diagnostics import SimError, fail
+from tilec.sim.instruction import PIPE_NAMES, PIPES_OF_CORE
+from tilec.sim.interpreter import (
+    Argument,
+    Program,
+    kernel_functions,
+    source_argument_names,
+)
+from tilec.sim.memory import Arena, Buffer
+from tilec.sim.profile import Profile, get_profile
+from tilec.sim.report import format_report
+from tilec.sim.scalar_ops import value_cast
+from tilec.sim.scheduler import Machine
+from tilec.sim.trace import write_trace
+
+
+@dataclasses.dataclass(frozen=True)
+class PathTraffic:
+    bytes: int
+    bytes_per_cycle: float
+    gb_per_s: float
+
+
+@dataclasses.dataclass
+class SimResult:
+    """Outputs and measurements of one simulated launch."""
+
+    kernel: str
+    core_kind: str
+    profile: Profile
+    block_dim: int
+    core_count: int
+    outputs: dict[str, np.ndarray]
+    """Every GM argument after the run, by argument name."""
+    cycles: int
+    pipe_busy: dict[str, int]
+    """Busy cycles per pipe, summed over all cores."""
+    pipe_utilization: dict[str, float]
+    """Busy cycles / (cycles x number of cores that have the pipe)."""
+    cube_utilization: float
+    vector_utilization: float
+    macs: int
+    bandwidth: dict[str, PathTraffic]
+    core_cycles: dict[str, int]
+    """Cycle at which each core finished (unfinished cores are absent)."""
+    races: list[Diagnostic]
+    deadlocks: list[Diagnostic]
+    errors: list[Diagnostic]
+
+    @property
+    def microseconds(self) -> float:
+        return self.cycles / (self.profile.clock_ghz * 1e3)
+
+    @property
+    def tflops(self) -> float:
+        return 2 * self.macs / (self.microseconds * 1e6) if self.cycles else 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not (self.races or self.deadlocks or self.errors)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [*self.errors, *self.races, *self.deadlocks]
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.outputs[name]
+
+    def report(self) -> str:
+        return format_report(self)
+
+
+def _parse(module: str | os.PathLike | ir.Module,
+           context: ir.Context) -> tuple[ir.Module, str | None]:
+    """The module and its source text (None when given parsed)."""
+    if isinstance(module, ir.Module):
+        return module, None
+    if isinstance(module, os.PathLike):
+        path = Path(module)
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SimError(Diagnostic("error", f"cannot read {path}: {exc}")) from None
+        return tilec_ir.parse_module(text, str(path), context), text
+    return tilec_ir.parse_module(module, "<string>", context), module
+
+
+def load_program(module: str | os.PathLike | ir.Module, *, kernel: str | None = None,
+                 profile: str | Profile = "910b") -> Program:
+    """Parses (when needed) and compiles the kernel `kernel` (default: the only one)."""
+    profile = get_profile(profile)
+    context = module.context if isinstance(module, ir.Module) else tilec_ir.make_context()
+    with context:
+        parsed, text = _parse(module, context)
+        kernels = kernel_functions(parsed)
+        names = [ir.StringAttr(k.attributes["sym_name"]).value for k in kernels]
+        if not kernels:
+            raise SimError(Diagnostic("error", "no function with an 'ascend.kernel' attribute "
+                                               "in the module"))
+        if kernel is None and len(kernels) > 1:
+            raise SimError(Diagnostic("error", f"the module has several kernels "
+                                               f"({', '.join(names)}): choose one"))
+        if kernel is not None and kernel not in names:
+            raise SimError(Diagnostic("error", f"no kernel named '{kernel}' "
+                                               f"(kernels: {', '.join(names)})"))
+        func = kernels[names.index(kernel) if kernel is not None else 0]
+        arg_names = source_argument_names(text, names[kernels.index(func)]) if text else None
+        program = Program(func, profile, arg_names)
+        program.module = parsed  # keeps the IR (and its context) alive with the program
+        return program
+
+
+def _gm_argument(arg: Argument, value: object, where: str) -> Buffer:
+    element = arg.element
+    if element is None:
+        raise fail(where, f"argument %{arg.name}: the simulator cannot store "
+                          f"{arg.type.element_type}")
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise fail(where, f"argument %{arg.name}: not an array ({exc})") from None
+    shape = list(arg.type.shape)
+    if array.ndim != len(shape):
+        raise fail(where, f"argument %{arg.name} ({arg.type}) needs a {len(shape)}-D array, "
+                          f"got shape {array.shape}")
+    for dim, (want, have) in enumerate(zip(shape, array.shape, strict=True)):
+        if want != ir.ShapedType.get_dynamic_size() and want != have:
+            raise fail(where, f"argument %{arg.name} ({arg.type}): dimension {dim} is {have}, "
+                              f"not {want}")
+    if array.dtype == element.storage:
+        raw = np.array(array, order="C", copy=True)
+    elif array.dtype.kind not in "biuf":
+        raise fail(where, f"argument %{arg.name}: cannot convert {array.dtype} to "
+                          f"{element.name}")
+    else:
+        raw = np.ascontiguousarray(element.store(array))
+    arena = Arena("gm", raw.reshape(-1).view(np.uint8), f"argument %{arg.name}")
+    return Buffer(raw, arena, element)
+
+
+def _bind(program: Program, inputs: Sequence | Mapping) -> list:
+    where = program.site.location
+    arguments = program.arguments
+    if isinstance(inputs, Mapping):
+        unknown = set(inputs) - {a.name for a in arguments}
+        if unknown:
+            raise fail(where, f"no kernel argument named {', '.join(sorted(unknown))} "
+                              f"(arguments: {', '.join(a.name for a in arguments)})")
+        missing = [a.name for a in arguments if a.name not in inputs]
+        values = [inputs.get(a.name) for a in arguments]
+    else:
+        values = list(inputs)
+        missing = [a.name for a in arguments[len(values):]]
+        if len(values) > len(arguments):
+            raise fail(where, f"{len(values)} inputs for {len(arguments)} kernel arguments")
+    if missing:
+        raise fail(where, f"no input for kernel argument {', '.join('%' + m for m in missing)}")
+    bound = []
+    for arg, value in zip(arguments, values, strict=True):
+        if arg.is_memref:
+            bound.append(_gm_argument(arg, value, where))
+            continue
+        try:
+            bound.append(value_cast(arg.type)(value))
+        except (TypeError, ValueError) as exc:
+            raise fail(where, f"argument %{arg.name} ({arg.type}): {exc}") from None
+    return bound
+
+
+def simulate(module: str | os.PathLike | ir.Module | Program,
+             inputs: Sequence | Mapping, *, kernel: str | None = None,
+             profile: str | Profile = "910b", block_dim: int = 1,
+             trace: str | os.PathLike | None = None) -> SimResult:
+    """Runs the kernel on every core of a `block_dim` grid and reports what happened."""
+    profile = get_profile(profile)
+    try:
+        program = module if isinstance(module, Program) else load_program(
+            module, kernel=kernel, profile=profile)
+    except CompileError as exc:
+        if isinstance(exc, SimError):
+            raise
+        raise SimError(exc.diagnostics) from None
+    if block_dim < 1:
+        raise fail(program.site.location, f"block_dim must be at least 1, not {block_dim}")
+    program.arg_values = _bind(program, inputs)
+    machine = Machine(program, profile, block_dim, timeline=trace is not None)
+    with np.errstate(all="ignore"), single_threaded():
+        machine.run()
+    deadlocks = find_deadlocks(machine)
+    result = _result(program, profile, machine, deadlocks)
+    if trace is not None:
+        write_trace(trace, machine.timeline, [c.name for c in machine.cores], profile.clock_ghz,
+                    {"kernel": program.name, "profile": profile.name, "block_dim": block_dim,
+                     "cycles": result.cycles})
+    return result
+
+
+def _result(program: Program, profile: Profile, machine: Machine,
+            deadlocks: list[Diagnostic]) -> SimResult:
+    cores = [c for c in machine.cores if c.started]
+    cycles = max([machine.end_time, *(max(c.free_at) for c in cores)])
+    busy = {name: sum(c.busy[i] for c in cores) for i, name in enumerate(PIPE_NAMES)}
+    # Cores that ran at the same time: blocks beyond the physical cores run in waves.
+    concurrent = min(len(machine.blocks), machine.slots)
+    per_block = {kind: sum(1 for c in machine.blocks[0] if c.kind == kind)
+                 for kind in ("aic", "aiv")}
+    owners = {name: concurrent * sum(n for kind, n in per_block.items()
+                                     if pipe in PIPES_OF_CORE[kind])
+              for pipe, name in enumerate(PIPE_NAMES)}
+    utilization = {name: busy[name] / (cycles * owners[name]) if cycles and owners[name] else 0.0
+                   for name in PIPE_NAMES if owners[name]}
+    seconds = cycles / (profile.clock_ghz * 1e9)
+    bandwidth = {path: PathTraffic(n, n / cycles if cycles else 0.0,
+                                   n / seconds / 1e9 if seconds else 0.0)
+                 for path, n in machine.path_bytes.items() if path != "v"}
+    outputs = {arg.name: arg.element.values(value.array).copy()
+               for arg, value in zip(program.arguments, program.arg_values, strict=True)
+               if arg.is_memref}
+    return SimResult(
+        kernel=program.name, core_kind=program.core_kind, profile=profile,
+        block_dim=machine.block_dim, core_count=len(machine.cores), outputs=outputs,
+        cycles=cycles, pipe_busy=busy, pipe_utilization=utilization,
+        cube_utilization=utilization.get("M", 0.0), vector_utilization=utilization.get("V", 0.0),
+        macs=machine.macs, bandwidth=bandwidth,
+        core_cycles={c.name: c.finished_at for c in cores if c.finished_at is not None},
+        races=machine.races.diagnostics(), deadlocks=deadlocks, errors=machine.findings)
+

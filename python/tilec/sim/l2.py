@@ -1,0 +1,75 @@
+"""A coarse model of the chip-wide L2 cache in front of HBM.
+
+Why model it at all: a tiled GEMM reads every A and B tile from many cores,
+and on the real chip all but the first read hit L2 (192 MB on 910B), so a
+cycle model that charged HBM bandwidth for every read would predict a
+memory-bound kernel where the hardware is compute-bound.
+
+The model: GM is split into lines of `profile.l2_line_bytes`; a line becomes
+resident when an op reads or writes it, and lines leave in first-in
+first-out order once more than `profile.l2_bytes` are resident. A read pays
+HBM bandwidth for the share of its lines that are not resident and L2
+bandwidth for the rest; a write pays L2 write bandwidth (write-back).
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+
+import numpy as np
+
+from tilec.sim.memory import Arena, Region
+from tilec.sim.profile import Profile
+
+
+class L2Model:
+    def __init__(self, profile: Profile):
+        self.profile = profile
+        self.line = profile.l2_line_bytes
+        self.capacity_lines = profile.l2_bytes // profile.l2_line_bytes
+        self.resident: dict[int, np.ndarray] = {}
+        self.fifo: collections.deque[tuple[np.ndarray, np.ndarray]] = collections.deque()
+        self.resident_lines = 0
+
+    def _lines(self, region: Region) -> np.ndarray:
+        starts = region.run_starts()
+        first = starts // self.line
+        last = (starts + region.length - 1) // self.line
+        counts = last - first + 1
+        if int(counts.max()) == 1:
+            return first
+        offsets = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+        return np.repeat(first, counts) + offsets
+
+    def _bits(self, arena: Arena) -> np.ndarray:
+        bits = self.resident.get(arena.id)
+        if bits is None:
+            bits = np.zeros(-(-arena.data.nbytes // self.line), dtype=bool)
+            self.resident[arena.id] = bits
+        return bits
+
+    def _touch(self, bits: np.ndarray, lines: np.ndarray) -> float:
+        """Marks `lines` resident; returns the fraction that already was."""
+        hit = bits[lines]
+        fraction = float(hit.mean())
+        if fraction < 1.0:
+            new = np.unique(lines[~hit])
+            bits[new] = True
+            self.fifo.append((bits, new))
+            self.resident_lines += len(new)
+            while self.resident_lines > self.capacity_lines and len(self.fifo) > 1:
+                old_bits, old_lines = self.fifo.popleft()
+                old_bits[old_lines] = False
+                self.resident_lines -= len(old_lines)
+        return fraction
+
+    def read_cycles(self, region: Region) -> int:
+        hit = self._touch(self._bits(region.arena), self._lines(region))
+        nbytes = region.nbytes
+        return math.ceil(nbytes * (1.0 - hit) / self.profile.hbm_bytes_per_cycle
+                         + nbytes * hit / self.profile.l2_read_bytes_per_cycle)
+
+    def write_cycles(self, region: Region) -> int:
+        self._touch(self._bits(region.arena), self._lines(region))
+        return math.ceil(region.nbytes / self.profile.l2_write_bytes_per_cycle)

@@ -1,0 +1,162 @@
+"""Byte-addressed memories, buffers placed in them, and the byte ranges ops touch.
+
+Every on-chip memory of a core (L1, L0A, L0B, L0C, UB, BT, FB) is one
+`Arena`: a uint8 array of the profile's capacity. `memref.alloc` places a
+buffer at an aligned address inside it and the buffer's value is a numpy view
+of those bytes with the memref's shape, so a 4-D Nz tile really sits in Nz
+order and a subview is just a strided view. A GM argument is an arena of its
+own. Race detection and the L2 model need to know which bytes an op touches:
+`Region` is that, computed from the numpy view's address and strides, as a
+sorted set of equal-length byte runs (one run for a contiguous view).
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import itertools
+
+import numpy as np
+
+from tilec.sim.dtypes import ElementType
+
+_arena_ids = itertools.count()
+
+
+def address(array: np.ndarray) -> int:
+    return array.__array_interface__["data"][0]
+
+
+@dataclasses.dataclass(eq=False)
+class Allocation:
+    offset: int
+    nbytes: int
+    label: str
+    """What the buffer is, for messages: its type and where it was allocated."""
+
+
+class Arena:
+    """One memory: a GM argument, or one on-chip memory space of one core."""
+
+    def __init__(self, space: str, data: np.ndarray, owner: str, *, usable: int | None = None,
+                 alignment: int = 1):
+        self.id = next(_arena_ids)
+        self.space = space
+        self.data = data
+        self.owner = owner
+        """The core (`block 3 aiv1`) or argument (`argument 0`) it belongs to."""
+        self.base = address(data)
+        self.usable = data.nbytes if usable is None else usable
+        self.alignment = alignment
+        self.allocations: list[Allocation] = []  # sorted by offset
+
+    def allocate(self, nbytes: int, label: str) -> int | None:
+        """First-fit placement of `nbytes`; None when no aligned gap is large enough."""
+        cursor = 0
+        for index, existing in enumerate(self.allocations):
+            start = -(-cursor // self.alignment) * self.alignment
+            if start + nbytes <= existing.offset:
+                self.allocations.insert(index, Allocation(start, nbytes, label))
+                return start
+            cursor = existing.offset + existing.nbytes
+        start = -(-cursor // self.alignment) * self.alignment
+        if start + nbytes > self.usable:
+            return None
+        self.allocations.append(Allocation(start, nbytes, label))
+        return start
+
+    def free(self, offset: int) -> bool:
+        for index, existing in enumerate(self.allocations):
+            if existing.offset == offset:
+                del self.allocations[index]
+                return True
+        return False
+
+    def used_bytes(self) -> int:
+        return sum(a.nbytes for a in self.allocations)
+
+    def describe(self, lo: int, hi: int) -> str:
+        """`ub of block 0 aiv0, bytes [lo, hi) (memref<...> allocated at f:3:9)`."""
+        where = f"{self.space} of {self.owner}" if self.space != "gm" else self.owner
+        text = f"{where}, bytes [{lo}, {hi})"
+        offsets = [a.offset for a in self.allocations]
+        index = bisect.bisect_right(offsets, lo) - 1
+        if index >= 0:
+            allocation = self.allocations[index]
+            if lo < allocation.offset + allocation.nbytes:
+                text += f" ({allocation.label}, offset {lo - allocation.offset})"
+        return text
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Buffer:
+    """The runtime value of a memref: a typed view into an arena."""
+
+    array: np.ndarray
+    arena: Arena
+    element: ElementType
+
+    def view(self, array: np.ndarray) -> Buffer:
+        return Buffer(array, self.arena, self.element)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Region:
+    """Bytes of one arena touched by one access: runs [s, s + length) for s in
+    `starts` (None: the single run [lo, hi)). `lo`/`hi` bound all runs."""
+
+    arena: Arena
+    lo: int
+    hi: int
+    length: int
+    starts: np.ndarray | None
+
+    @property
+    def nbytes(self) -> int:
+        return self.length if self.starts is None else self.length * len(self.starts)
+
+    def run_starts(self) -> np.ndarray:
+        return np.array([self.lo], dtype=np.int64) if self.starts is None else self.starts
+
+
+def region(arena: Arena, array: np.ndarray) -> Region | None:
+    """The bytes of `arena` that the view `array` covers (None when it is empty)."""
+    if array.size == 0:
+        return None
+    offset = address(array) - arena.base
+    itemsize = array.itemsize
+    dims = [(n, s) for n, s in zip(array.shape, array.strides, strict=True) if n != 1]
+    run = itemsize
+    while dims and dims[-1][1] == run:
+        run *= dims[-1][0]
+        dims.pop()
+    if not dims:
+        return Region(arena, offset, offset + run, run, None)
+    starts = np.zeros(1, dtype=np.int64) + offset
+    for n, stride in dims:
+        starts = np.add.outer(starts, np.arange(n, dtype=np.int64) * stride).ravel()
+    if any(stride < 0 for _, stride in dims):
+        starts.sort()
+    return Region(arena, int(starts[0]), int(starts[-1]) + run, run, starts)
+
+
+def overlap(a: Region, b: Region) -> tuple[int, int] | None:
+    """The first byte range both regions touch, or None."""
+    if a.hi <= b.lo or b.hi <= a.lo:
+        return None
+    if a.starts is None and b.starts is None:
+        return max(a.lo, b.lo), min(a.hi, b.hi)
+    a_starts, b_starts = a.run_starts(), b.run_starts()
+    if len(a_starts) < len(b_starts):
+        a, b, a_starts, b_starts = b, a, b_starts, a_starts
+    # For each run of b, the first run of a that ends after it starts.
+    index = np.searchsorted(a_starts, b_starts - a.length, side="right")
+    valid = index < len(a_starts)
+    hit = np.zeros(len(b_starts), dtype=bool)
+    hit[valid] = a_starts[index[valid]] < b_starts[valid] + b.length
+    if not hit.any():
+        return None
+    j = int(np.argmax(hit))
+    i = int(index[j])
+    lo = max(int(a_starts[i]), int(b_starts[j]))
+    return lo, min(int(a_starts[i]) + a.length, int(b_starts[j]) + b.length)

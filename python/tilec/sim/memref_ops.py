@@ -1,0 +1,265 @@
+"""`memref` ops: placing buffers in on-chip memories, views, and scalar loads/stores.
+
+A view (`subview`, `cast`, `collapse_shape`, `expand_shape`) is a numpy view
+of the same bytes and costs nothing. `memref.load`/`memref.store` are the
+scalar unit touching memory: they run on the S pipe at the current time, take
+`profile.scalar_*_access_cycles`, and are checked for races like any pipe op.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+
+from tilec.sim.diagnostics import fail
+from tilec.sim.dtypes import element_type
+from tilec.sim.interpreter import Compiler, compiles, location, memory_space
+from tilec.sim.memory import Arena, Buffer, Region, address
+
+_DYNAMIC = ir.ShapedType.get_dynamic_size()
+_SPACES_OF = {"aic": ("l1", "l0a", "l0b", "l0c", "bt", "fb"), "aiv": ("ub",)}
+
+
+def arena_of(core, space: str, where: str) -> Arena:
+    """The `space` memory of `core`, created on first use."""
+    arena = core.arenas.get(space)
+    if arena is None:
+        if space not in _SPACES_OF[core.kind]:
+            raise fail(where, f"{core.name} has no {space} memory "
+                              f"(the {core.kind.upper()} owns {', '.join(_SPACES_OF[core.kind])})")
+        profile = core.machine.profile
+        data = np.zeros(profile.capacity[space], dtype=np.uint8)
+        arena = Arena(space, data, core.name, usable=profile.usable_bytes(space),
+                      alignment=profile.alignment[space])
+        core.arenas[space] = arena
+    return arena
+
+
+def segments(op: ir.Operation) -> list[list[ir.Value]]:
+    """Operands grouped by `operandSegmentSizes`."""
+    sizes = list(op.attributes["operandSegmentSizes"])
+    operands = list(op.operands)
+    groups, start = [], 0
+    for size in sizes:
+        groups.append(operands[start:start + size])
+        start += size
+    return groups
+
+
+@compiles("memref.alloc", "memref.alloca")
+def _alloc(c: Compiler, op: ir.Operation) -> None:
+    where = location(op)
+    memref = op.results[0].type
+    space = memory_space(memref)
+    if space == "gm":
+        raise fail(where, "GM buffers come from the kernel's arguments; "
+                          "memref.alloc places buffers in on-chip memories only")
+    if not memref.has_static_shape or len(op.operands):
+        raise fail(where, f"on-chip buffers need a static shape, not {memref}")
+    element = element_type(memref.element_type)
+    if element is None:
+        raise fail(where, f"the simulator cannot store elements of type {memref.element_type}")
+    shape = tuple(memref.shape)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * element.itemsize
+    label = f"{memref} allocated at {where}"
+    out = c.slot(op.results[0])
+    nxt = c.pc + 1
+
+    def step(core) -> int:
+        arena = arena_of(core, space, where)
+        offset = arena.allocate(nbytes, label)
+        if offset is None:
+            raise fail(where, f"memref.alloc of {nbytes} bytes does not fit in the {space} of "
+                              f"{core.name}: {arena.used_bytes()} of {arena.usable} usable "
+                              f"bytes are taken by {len(arena.allocations)} buffers")
+        array = arena.data[offset:offset + nbytes].view(element.storage).reshape(shape)
+        core.env[out] = Buffer(array, arena, element)
+        return nxt
+
+    c.emit(step)
+
+
+@compiles("memref.dealloc")
+def _dealloc(c: Compiler, op: ir.Operation) -> None:
+    source = c.slot(op.operands[0])
+    where = location(op)
+    nxt = c.pc + 1
+
+    def step(core) -> int:
+        buffer: Buffer = core.env[source]
+        if not buffer.arena.free(address(buffer.array) - buffer.arena.base):
+            raise fail(where, "memref.dealloc of a buffer that memref.alloc did not return")
+        return nxt
+
+    c.emit(step)
+
+
+def _keep_mask(sizes: list[int], result_shape: list[int]) -> list[bool]:
+    """Which source dims a rank-reducing subview keeps (dropped dims have size 1)."""
+    keep, j = [], 0
+    for size in sizes:
+        if j < len(result_shape) and (result_shape[j] == size or size == _DYNAMIC
+                                      or result_shape[j] == _DYNAMIC):
+            keep.append(True)
+            j += 1
+        else:
+            keep.append(False)
+    return keep
+
+
+@compiles("memref.subview")
+def _subview(c: Compiler, op: ir.Operation) -> None:
+    where = location(op)
+    source_value, dyn_offsets, dyn_sizes, dyn_strides = segments(op)
+    source = c.slot(source_value[0])
+    static = [list(op.attributes[name]) for name in
+              ("static_offsets", "static_sizes", "static_strides")]
+    dynamic = [c.slots_of(group) for group in (dyn_offsets, dyn_sizes, dyn_strides)]
+    keep = _keep_mask(static[1], list(op.results[0].type.shape))
+    out = c.slot(op.results[0])
+    nxt = c.pc + 1
+
+    def resolve(env: list, kind: int) -> list[int]:
+        slots = iter(dynamic[kind])
+        return [env[next(slots)] if v == _DYNAMIC else v for v in static[kind]]
+
+    def step(core) -> int:
+        env = core.env
+        buffer: Buffer = env[source]
+        offsets, sizes, strides = resolve(env, 0), resolve(env, 1), resolve(env, 2)
+        index = []
+        for dim, (o, n, s, extent) in enumerate(
+                zip(offsets, sizes, strides, buffer.array.shape, strict=True)):
+            if o < 0 or n < 0 or (n > 0 and o + (n - 1) * s >= extent):
+                raise fail(where, f"memref.subview: dimension {dim} takes [{o}, {o + n * s}) "
+                                  f"step {s} of a dimension of size {extent}")
+            index.append(slice(o, o + (n - 1) * s + 1, s) if keep[dim] or n != 1 else o)
+        env[out] = buffer.view(buffer.array[tuple(index)])
+        return nxt
+
+    c.emit(step)
+
+
+@compiles("memref.cast")
+def _cast(c: Compiler, op: ir.Operation) -> None:
+    c.emit_compute(lambda buffer: buffer, c.slot(op.results[0]), c.slots_of(op.operands))
+
+
+@compiles("memref.dim")
+def _dim(c: Compiler, op: ir.Operation) -> None:
+    c.emit_compute(lambda buffer, i: buffer.array.shape[i], c.slot(op.results[0]),
+                   c.slots_of(op.operands))
+
+
+def _reshaped(buffer: Buffer, shape: tuple[int, ...], where: str) -> Buffer:
+    array = buffer.array.view()
+    try:
+        array.shape = shape
+    except AttributeError:
+        raise fail(where, f"cannot view the strided buffer {buffer.array.shape} as {shape} "
+                          f"without a copy") from None
+    return buffer.view(array)
+
+
+@compiles("memref.collapse_shape")
+def _collapse_shape(c: Compiler, op: ir.Operation) -> None:
+    where = location(op)
+    groups = [[ir.IntegerAttr(i).value for i in group]
+              for group in op.attributes["reassociation"]]
+
+    def collapse(buffer: Buffer) -> Buffer:
+        shape = buffer.array.shape
+        new = tuple(int(np.prod([shape[i] for i in group], dtype=np.int64)) for group in groups)
+        return _reshaped(buffer, new, where)
+
+    c.emit_compute(collapse, c.slot(op.results[0]), c.slots_of(op.operands[:1]))
+
+
+@compiles("memref.expand_shape")
+def _expand_shape(c: Compiler, op: ir.Operation) -> None:
+    where = location(op)
+    static = list(op.attributes["static_output_shape"])
+    source, *dynamic = c.slots_of(op.operands)
+
+    def expand(buffer: Buffer, *sizes: int) -> Buffer:
+        values = iter(sizes)
+        shape = tuple(next(values) if v == _DYNAMIC else v for v in static)
+        return _reshaped(buffer, shape, where)
+
+    c.emit_compute(expand, c.slot(op.results[0]), [source, *dynamic])
+
+
+def _element_region(buffer: Buffer, index: tuple[int, ...], where: str) -> Region:
+    shape = buffer.array.shape
+    for dim, (i, extent) in enumerate(zip(index, shape, strict=True)):
+        if not 0 <= i < extent:
+            raise fail(where, f"index {i} is out of bounds for dimension {dim} of size {extent}")
+    offset = address(buffer.array) - buffer.arena.base + sum(
+        i * s for i, s in zip(index, buffer.array.strides, strict=True))
+    return Region(buffer.arena, offset, offset + buffer.array.itemsize,
+                  buffer.array.itemsize, None)
+
+
+def _access_cycles(core, buffer: Buffer) -> int:
+    profile = core.machine.profile
+    if buffer.arena.space == "gm":
+        return profile.scalar_gm_access_cycles
+    return profile.scalar_local_access_cycles
+
+
+@compiles("memref.load")
+def _load(c: Compiler, op: ir.Operation) -> None:
+    memref, *indices = c.slots_of(op.operands)
+    out = c.slot(op.results[0])
+    site = c.site(op)
+    result_type = op.results[0].type
+    element = element_type(result_type)
+    to_value = _scalar_reader(result_type)
+    nxt = c.pc + 1
+
+    def step(core) -> int:
+        env = core.env
+        buffer: Buffer = env[memref]
+        index = tuple(env[i] for i in indices)
+        region = _element_region(buffer, index, site.location)
+        cycles = _access_cycles(core, buffer)
+        machine = core.machine
+        machine.scalar_access(core, site, (region,), (), cycles)
+        env[out] = to_value(element, buffer.array[index])
+        if machine.advance(core, cycles):
+            return nxt
+        core.pc = nxt
+        return -1
+
+    c.emit(step)
+
+
+def _scalar_reader(t: ir.Type):
+    if isinstance(t, ir.FloatType):
+        return lambda element, raw: element.values(np.asarray([raw]))[0]
+    return lambda element, raw: int(raw)
+
+
+@compiles("memref.store")
+def _store(c: Compiler, op: ir.Operation) -> None:
+    value, memref, *indices = c.slots_of(op.operands)
+    site = c.site(op)
+    element = element_type(op.operands[0].type)
+    nxt = c.pc + 1
+
+    def step(core) -> int:
+        env = core.env
+        buffer: Buffer = env[memref]
+        index = tuple(env[i] for i in indices)
+        region = _element_region(buffer, index, site.location)
+        cycles = _access_cycles(core, buffer)
+        machine = core.machine
+        machine.scalar_access(core, site, (), (region,), cycles)
+        buffer.array[index] = element.store(np.asarray([env[value]]))[0]
+        if machine.advance(core, cycles):
+            return nxt
+        core.pc = nxt
+        return -1
+
+    c.emit(step)
+

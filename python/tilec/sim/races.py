@@ -1,0 +1,147 @@
+"""Race detection by happens-before with vector clocks.
+
+Every pipe of every core is an actor with a vector clock. An op on a pipe
+ticks the pipe's own entry; a set_flag/cross-core set snapshots the clock of
+its pipe, and the wait that consumes it joins the snapshot into the waiting
+pipe; barriers join whole cores (or the grid). Two accesses are ordered iff
+the later one's clock has seen the earlier one's tick, so an access that
+overlaps an earlier conflicting one (at least one write, different actor)
+whose tick it has not seen is a race, whatever the timing happened to be.
+
+The history of each memory keeps, per actor, only the latest access of each
+kind to each exact byte range: a repeated access in a loop replaces the
+previous one, which keeps the history small without losing a race (anything
+unordered with the older access is unordered with the newer one too).
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+
+import numpy as np
+
+from tilec.diagnostics import Diagnostic
+from tilec.sim.diagnostics import error, note
+from tilec.sim.memory import Arena, Region, overlap
+
+
+@dataclasses.dataclass(frozen=True, slots=True, eq=False)
+class Site:
+    """An op of the IR, as messages name it."""
+
+    name: str
+    location: str
+    text: str
+    """A short rendering for messages and traces (`ascend.wait_flag mte2 -> v, 0`)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, eq=False)
+class Access:
+    region: Region
+    write: bool
+    actor: int
+    epoch: int
+    site: Site
+    where: str
+    """Pipe and core, for messages (`MTE2 of block 0 aiv0`)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Race:
+    earlier: Access
+    later: Access
+    lo: int
+    hi: int
+    count: int = 1
+
+    @property
+    def kind(self) -> str:
+        if self.earlier.write and self.later.write:
+            return "write-after-write"
+        return "read-after-write" if self.earlier.write else "write-after-read"
+
+    def diagnostic(self) -> Diagnostic:
+        arena: Arena = self.later.region.arena
+        verb = "writes" if self.later.write else "reads"
+        other = "written" if self.earlier.write else "read"
+        times = f" ({self.count} times)" if self.count > 1 else ""
+        message = (
+            f"race ({self.kind}): {self.later.site.text} on {self.later.where} {verb} "
+            f"{arena.describe(self.lo, self.hi)} {other} by {self.earlier.site.text} on "
+            f"{self.earlier.where} at {self.earlier.site.location}, and no flag, barrier or "
+            f"cross-core sync orders them{times}"
+        )
+        other_op = note(self.earlier.site.location,
+                        f"the conflicting {'write' if self.earlier.write else 'read'} is here")
+        return error(self.later.site.location, message, other_op)
+
+
+class _History:
+    """Accesses to one memory, sorted by first byte."""
+
+    def __init__(self) -> None:
+        self.los: list[int] = []
+        self.entries: list[Access] = []
+        self.max_span = 0
+        self.latest: dict[tuple, Access] = {}
+
+    def candidates(self, region: Region) -> list[Access]:
+        first = bisect.bisect_left(self.los, region.lo - self.max_span)
+        last = bisect.bisect_left(self.los, region.hi)
+        return [e for e in self.entries[first:last] if e.region.hi > region.lo]
+
+    def add(self, access: Access) -> None:
+        region = access.region
+        count = 1 if region.starts is None else len(region.starts)
+        key = (access.actor, access.write, region.lo, region.hi, region.length, count)
+        previous = self.latest.get(key)
+        if previous is not None and (
+            region.starts is None or np.array_equal(previous.region.starts, region.starts)
+        ):
+            index = bisect.bisect_left(self.los, region.lo)
+            while self.entries[index] is not previous:
+                index += 1
+            del self.los[index]
+            del self.entries[index]
+        self.latest[key] = access
+        index = bisect.bisect_right(self.los, region.lo)
+        self.los.insert(index, region.lo)
+        self.entries.insert(index, access)
+        self.max_span = max(self.max_span, region.hi - region.lo)
+
+
+class RaceDetector:
+    def __init__(self) -> None:
+        self.histories: dict[int, _History] = {}
+        self.races: dict[tuple, Race] = {}
+
+    def access(self, regions_read: tuple[Region, ...], regions_written: tuple[Region, ...],
+               actor: int, epoch: int, clock: np.ndarray, site: Site, where: str) -> None:
+        """Checks the accesses of one op against the history, then records them."""
+        for write, regions in ((False, regions_read), (True, regions_written)):
+            for region in regions:
+                new = Access(region, write, actor, epoch, site, where)
+                history = self.histories.get(region.arena.id)
+                if history is None:
+                    history = self.histories[region.arena.id] = _History()
+                for old in history.candidates(region):
+                    if old.actor == actor or not (write or old.write):
+                        continue
+                    if clock[old.actor] >= old.epoch:
+                        continue
+                    hit = overlap(old.region, region)
+                    if hit is not None:
+                        self._report(old, new, hit)
+                history.add(new)
+
+    def _report(self, earlier: Access, later: Access, hit: tuple[int, int]) -> None:
+        key = (earlier.site, later.site, earlier.write, later.write)
+        found = self.races.get(key)
+        if found is None:
+            self.races[key] = Race(earlier, later, hit[0], hit[1])
+        else:
+            self.races[key] = dataclasses.replace(found, count=found.count + 1)
+
+    def diagnostics(self) -> list[Diagnostic]:
+        return [race.diagnostic() for race in self.races.values()]

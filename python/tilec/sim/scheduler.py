@@ -1,0 +1,477 @@
+"""Event-driven timing of every pipe of every core, with the effects applied in time order.
+
+Each core's scalar unit (the S pipe) interprets the program and pushes
+instructions into the queues of the other pipes; each pipe runs its queue in
+order, an instruction starting when the pipe is free and, for a wait, when
+its flag is set. The effect of an instruction on memory is applied at its
+start time, in global time order, so the numbers a program computes are the
+ones this timing produces (for a race-free program, the only ones possible).
+
+Scalar work costs no time except scalar loads/stores of buffers: the
+per-instruction start-up cost of the pipes stands for issue overhead, and
+the scalar unit normally runs far ahead of the pipes.
+
+When nothing is left to happen and some core has not finished, the program
+is deadlocked; `deadlocks()` explains which waits can never be satisfied.
+"""
+
+from __future__ import annotations
+
+import collections
+import heapq
+import itertools
+from collections.abc import Callable
+
+import numpy as np
+
+from tilec.diagnostics import Diagnostic
+from tilec.sim.diagnostics import error, fail, note
+from tilec.sim.instruction import (
+    CROSS_SET,
+    CROSS_WAIT,
+    EXEC,
+    MARK,
+    PIPE_NAMES,
+    SET,
+    WAIT,
+    Instr,
+    S,
+)
+from tilec.sim.l2 import L2Model
+from tilec.sim.memory import Arena, Region
+from tilec.sim.profile import Profile
+from tilec.sim.races import RaceDetector, Site
+
+N_PIPES = len(PIPE_NAMES)
+_ANY = None
+
+
+def flag_text(key: tuple[int, int, int]) -> str:
+    src, dst, event = key
+    return f"{PIPE_NAMES[src].lower()} -> {PIPE_NAMES[dst].lower()}, {event}"
+
+
+class Stall:
+    """Why a scalar unit stopped; a resume event only acts on the stall it was made for."""
+
+    __slots__ = ("detail", "kind", "since", "site")
+
+    def __init__(self, kind: str, site: Site | None, since: int, detail: object = None):
+        self.kind = kind
+        self.site = site
+        self.since = since
+        self.detail = detail
+
+
+class Core:
+    """One AIC or AIV: its scalar unit's state, pipe queues, flags, memories and clocks."""
+
+    def __init__(self, machine: Machine, index: int, block: int, kind: str, sub: int,
+                 block_idx: int):
+        self.machine = machine
+        self.index = index
+        self.block = block
+        self.kind = kind
+        self.sub = sub
+        self.block_idx = block_idx
+        self.name = f"block {block_idx} {kind}" + (str(sub) if kind == "aiv" else "")
+        self.where = tuple(f"{p} of {self.name}" for p in PIPE_NAMES)
+        self.actor0 = index * N_PIPES
+        self.env: list = []
+        self.pc = 0
+        self.started = False
+        self.done = False
+        self.finished_at: int | None = None
+        self.stall: Stall | None = None
+        self.queues: list[collections.deque[Instr]] = [collections.deque() for _ in PIPE_NAMES]
+        self.free_at = [0] * N_PIPES
+        self.blocked: list[Instr | None] = [None] * N_PIPES
+        self.blocked_since = [0] * N_PIPES
+        self.scheduled = [False] * N_PIPES
+        self.busy = [0] * N_PIPES
+        self.clocks: list[np.ndarray] = []
+        self.flags: dict[tuple[int, int, int], tuple[np.ndarray, Site]] = {}
+        self.tokens: dict[int, dict[tuple[int, int], collections.deque[np.ndarray]]] = {}
+        self.arenas: dict[str, Arena] = {}
+
+    def issue(self, instr: Instr) -> None:
+        """Puts `instr` at the back of its pipe's queue (the scalar unit runs at `machine.now`)."""
+        pipe = instr.pipe
+        self.queues[pipe].append(instr)
+        if not self.scheduled[pipe] and self.blocked[pipe] is None:
+            self.scheduled[pipe] = True
+            machine = self.machine
+            machine.schedule(max(machine.now, self.free_at[pipe]), machine.pump, self, pipe)
+
+    def tick(self, pipe: int) -> int:
+        """A new event on `pipe`: its epoch."""
+        clock = self.clocks[pipe]
+        clock[self.actor0 + pipe] += 1
+        return int(clock[self.actor0 + pipe])
+
+    def drained_at(self) -> int | None:
+        """When every pipe will be idle, or None while some queue is not empty."""
+        for pipe in range(1, N_PIPES):
+            if self.queues[pipe] or self.blocked[pipe] is not None:
+                return None
+        return max(self.free_at)
+
+    def join_all_pipes(self) -> None:
+        joined = np.maximum.reduce(self.clocks)
+        for clock in self.clocks:
+            np.maximum(clock, joined, out=clock)
+
+
+class Machine:
+    """All cores of one kernel launch and the events between them."""
+
+    def __init__(self, program, profile: Profile, block_dim: int, *, timeline: bool):
+        self.program = program
+        self.profile = profile
+        self.block_dim = block_dim
+        self.now = 0
+        self.heap: list = []
+        self.sequence = itertools.count()
+        self.races = RaceDetector()
+        self.l2 = L2Model(profile)
+        self.findings: list[Diagnostic] = []
+        self.path_bytes: dict[str, int] = collections.defaultdict(int)
+        self.macs = 0
+        self.timeline: list[tuple] | None = [] if timeline else None
+        self.blocks: list[list[Core]] = []
+        self.cores: list[Core] = []
+        self._make_cores(program.core_kind)
+        self.n_actors = len(self.cores) * N_PIPES
+        self.next_block = 0
+        self.end_time = 0
+        self.sync_arrived: list[Core] = []
+        self.slots = profile.aiv_cores if program.core_kind == "aiv" else profile.aic_cores
+        self._reported_pending: set[Site] = set()
+
+    # -- grid ---------------------------------------------------------------
+
+    def _make_cores(self, kind: str) -> None:
+        index = itertools.count()
+        for block in range(self.block_dim):
+            if kind == "mix":
+                cores = [Core(self, next(index), block, "aic", 0, block)]
+                cores += [Core(self, next(index), block, "aiv", sub, block) for sub in (0, 1)]
+            else:
+                cores = [Core(self, next(index), block, kind, block % 2 if kind == "aiv" else 0,
+                              block)]
+            self.blocks.append(cores)
+            self.cores.extend(cores)
+
+    def siblings(self, core: Core) -> list[Core]:
+        """The AIVs of `core`'s AI core (in an AIV-only kernel, blocks 2i and 2i+1 share one)."""
+        if self.program.core_kind == "mix":
+            return [c for c in self.blocks[core.block] if c.kind == "aiv"]
+        pair = core.block - core.block % 2
+        return [c for b in (pair, pair + 1) if b < len(self.blocks) for c in self.blocks[b]]
+
+    def cube_of(self, core: Core) -> Core | None:
+        aic = [c for c in self.blocks[core.block] if c.kind == "aic"]
+        return aic[0] if aic else None
+
+    # -- event loop ---------------------------------------------------------
+
+    def schedule(self, time: int, fn: Callable, *args) -> None:
+        heapq.heappush(self.heap, (time, next(self.sequence), fn, args))
+
+    def advance(self, core: Core, cycles: int) -> bool:
+        """Moves the scalar unit `cycles` ahead; False when other events come
+        first (the caller stalls and is resumed at the new time)."""
+        target = self.now + cycles
+        if self.heap and self.heap[0][0] <= target:
+            stall = Stall("time", None, self.now)
+            core.stall = stall
+            self.schedule(target, self.resume, core, stall)
+            return False
+        self.now = target
+        return True
+
+    def run(self) -> None:
+        for _ in range(min(self.slots, len(self.blocks))):
+            self._start_block(0)
+        heap = self.heap
+        while heap:
+            time, _, fn, args = heapq.heappop(heap)
+            self.now = time
+            fn(*args)
+
+    def _start_block(self, time: int) -> None:
+        cores = self.blocks[self.next_block]
+        self.next_block += 1
+        for core in cores:
+            core.started = True
+            core.clocks = [np.zeros(self.n_actors, dtype=np.int64) for _ in PIPE_NAMES]
+            core.env = self.program.new_env(core)
+            core.free_at = [time] * N_PIPES
+            stall = Stall("start", None, time)
+            core.stall = stall
+            self.schedule(time, self.resume, core, stall)
+
+    def resume(self, core: Core, stall: Stall) -> None:
+        if core.stall is not stall:
+            return
+        core.stall = None
+        if stall.site is not None and self.timeline is not None and self.now > stall.since:
+            self.timeline.append((core.index, S, stall.since, self.now - stall.since,
+                                  stall.site, "stall"))
+        code = self.program.code
+        pc = core.pc
+        while pc >= 0:
+            pc = code[pc](core)
+        if core.done:
+            self._check_finished(core)
+
+    def stall(self, core: Core, kind: str, site: Site, pc: int, detail: object = None) -> int:
+        """Stops the scalar unit of `core` at `pc`; returns the interpreter's stop code."""
+        core.stall = Stall(kind, site, self.now, detail)
+        core.pc = pc
+        return -1
+
+    # -- pipes --------------------------------------------------------------
+
+    def pump(self, core: Core, pipe: int) -> None:
+        core.scheduled[pipe] = False
+        queue = core.queues[pipe]
+        now = self.now
+        while queue:
+            if core.free_at[pipe] > now:
+                core.scheduled[pipe] = True
+                self.schedule(core.free_at[pipe], self.pump, core, pipe)
+                return
+            instr = queue[0]
+            kind = instr.kind
+            if kind == EXEC:
+                queue.popleft()
+                self._execute(core, pipe, instr)
+            elif kind == SET:
+                queue.popleft()
+                self._set_flag(core, pipe, instr)
+            elif kind == WAIT:
+                if not self.try_wait(core, pipe, instr.key):
+                    self._block(core, pipe, instr)
+                    return
+                queue.popleft()
+                self._unblocked(core, pipe, instr)
+            elif kind == CROSS_SET:
+                queue.popleft()
+                self.cross_set(core, pipe, instr)
+            elif kind == CROSS_WAIT:
+                if not self.try_cross_wait(core, pipe, instr.key[0]):
+                    self._block(core, pipe, instr)
+                    return
+                queue.popleft()
+                self._unblocked(core, pipe, instr)
+            else:
+                assert kind == MARK
+                queue.popleft()
+                if self.timeline is not None:
+                    self.timeline.append((core.index, pipe, now, 0, instr.site, "barrier"))
+        self._pipe_emptied(core)
+
+    def _block(self, core: Core, pipe: int, instr: Instr) -> None:
+        if core.blocked[pipe] is None:
+            core.blocked[pipe] = instr
+            core.blocked_since[pipe] = self.now
+
+    def _unblocked(self, core: Core, pipe: int, instr: Instr) -> None:
+        if core.blocked[pipe] is instr:
+            core.blocked[pipe] = None
+            since = core.blocked_since[pipe]
+            if self.timeline is not None and self.now > since:
+                self.timeline.append((core.index, pipe, since, self.now - since, instr.site,
+                                      "wait"))
+
+    def _wake(self, core: Core, pipe: int) -> None:
+        """Lets a pipe whose head is a wait look at its flag again."""
+        if core.blocked[pipe] is not None and not core.scheduled[pipe]:
+            core.scheduled[pipe] = True
+            self.schedule(self.now, self.pump, core, pipe)
+
+    def _pipe_emptied(self, core: Core) -> None:
+        stall = core.stall
+        if stall is not None and stall.kind == "drain":
+            when = core.drained_at()
+            if when is not None:
+                self.schedule(max(when, self.now), self.resume, core, stall)
+        elif core.done:
+            self._check_finished(core)
+
+    def _execute(self, core: Core, pipe: int, instr: Instr) -> None:
+        now = self.now
+        epoch = core.tick(pipe)
+        cycles = instr.cycles
+        if instr.gm_read is not None:
+            cycles += self.l2.read_cycles(instr.gm_read)
+        if instr.gm_write is not None:
+            cycles += self.l2.write_cycles(instr.gm_write)
+        if instr.reads or instr.writes:
+            self.races.access(instr.reads, instr.writes, core.actor0 + pipe, epoch,
+                              core.clocks[pipe], instr.site, core.where[pipe])
+        if instr.effect is not None:
+            instr.effect()
+        core.free_at[pipe] = now + cycles
+        core.busy[pipe] += cycles
+        if instr.path is not None:
+            self.path_bytes[instr.path] += instr.nbytes
+        self.macs += instr.macs
+        if self.timeline is not None:
+            self.timeline.append((core.index, pipe, now, cycles, instr.site, instr.path))
+
+    def scalar_access(self, core: Core, site: Site, reads: tuple[Region, ...],
+                      writes: tuple[Region, ...], cycles: int) -> None:
+        """A load/store by the scalar unit itself, at the current time."""
+        epoch = core.tick(S)
+        self.races.access(reads, writes, core.actor0 + S, epoch, core.clocks[S], site,
+                          core.where[S])
+        core.busy[S] += cycles
+        if self.timeline is not None:
+            self.timeline.append((core.index, S, self.now, cycles, site, None))
+
+    # -- flags within a core ---------------------------------------------------
+
+    def set_flag(self, core: Core, pipe: int, key: tuple[int, int, int], site: Site) -> None:
+        """`set_flag` executing on `pipe` now (every earlier op of the pipe has finished)."""
+        core.tick(pipe)
+        if key in core.flags:
+            _, previous = core.flags[key]
+            self.findings.append(error(
+                site.location,
+                f"{site.text} on {core.name} sets flag {flag_text(key)} that is already set "
+                f"(the hardware may hang)",
+                note(previous.location, "the flag was set here and not waited for since")))
+            return
+        core.flags[key] = (core.clocks[pipe].copy(), site)
+        if key[1] != S:
+            self._wake(core, key[1])
+            return
+        stall = core.stall
+        if stall is not None and stall.kind == "flag" and stall.detail == key:
+            self.schedule(self.now, self.resume, core, stall)
+
+    def _set_flag(self, core: Core, pipe: int, instr: Instr) -> None:
+        self.set_flag(core, pipe, instr.key, instr.site)
+
+    def try_wait(self, core: Core, pipe: int, key: tuple[int, int, int]) -> bool:
+        entry = core.flags.pop(key, None)
+        if entry is None:
+            return False
+        np.maximum(core.clocks[pipe], entry[0], out=core.clocks[pipe])
+        return True
+
+    # -- cross-core counting semaphores --------------------------------------------
+
+    def cross_targets(self, core: Core, mode: int, site: Site) -> list[Core]:
+        if mode == 0:
+            return [c for c in self.cores if c.kind == core.kind]
+        if mode == 1:
+            if core.kind != "aiv":
+                raise fail(site.location, f"{site.text}: mode 1 syncs the two AIVs of an AI "
+                           f"core, but it runs on {core.name}")
+            return self.siblings(core)
+        if self.program.core_kind != "mix":
+            raise fail(site.location, f"{site.text}: mode {mode} syncs the AIC with its AIVs, "
+                       f"which needs a mix kernel")
+        if core.kind == "aic":
+            return self.siblings(core)
+        return [self.cube_of(core)]
+
+    def cross_sources(self, core: Core, mode: int) -> list[Core] | None:
+        """Cores whose sets a wait of `mode` needs one each of (None: any one)."""
+        if mode == 0:
+            return [c for c in self.cores if c.kind == core.kind]
+        if mode == 1:
+            return self.siblings(core)
+        if core.kind == "aiv":
+            return [self.cube_of(core)]
+        return self.siblings(core) if mode == 2 else _ANY
+
+    def cross_set(self, core: Core, pipe: int, instr: Instr) -> None:
+        mode, flag = instr.key
+        core.tick(pipe)
+        snapshot = core.clocks[pipe].copy()
+        targets = self.cross_targets(core, mode, instr.site)
+        self.schedule(self.now + self.profile.cross_core_latency_cycles, self._deliver,
+                      targets, flag, (mode, core.index), snapshot, instr.site)
+
+    def _deliver(self, targets: list[Core], flag: int, source: tuple[int, int],
+                 snapshot: np.ndarray, site: Site) -> None:
+        for target in targets:
+            tokens = target.tokens.setdefault(flag, {}).setdefault(source, collections.deque())
+            tokens.append(snapshot)
+            if len(tokens) > self.profile.cross_core_max_pending and site not in \
+                    self._reported_pending:
+                self._reported_pending.add(site)
+                self.findings.append(error(
+                    site.location,
+                    f"{site.text}: more than {self.profile.cross_core_max_pending} sets of "
+                    f"cross-core flag {flag} are pending on {target.name}"))
+            self._wake_cross(target, flag)
+
+    def _wake_cross(self, core: Core, flag: int) -> None:
+        for pipe in range(1, N_PIPES):
+            blocked = core.blocked[pipe]
+            if blocked is not None and blocked.kind == CROSS_WAIT and blocked.key[0] == flag:
+                self._wake(core, pipe)
+        stall = core.stall
+        if stall is not None and stall.kind == "cross" and stall.detail == flag:
+            self.schedule(self.now, self.resume, core, stall)
+
+    def try_cross_wait(self, core: Core, pipe: int, flag: int) -> bool:
+        pending = core.tokens.get(flag)
+        if not pending:
+            return False
+        for mode in sorted({mode for mode, _ in pending}):
+            sources = self.cross_sources(core, mode)
+            if sources is _ANY:
+                queues = [q for (m, _), q in sorted(pending.items()) if m == mode and q]
+                queues = queues[:1]
+            else:
+                queues = [pending.get((mode, source.index)) for source in sources]
+                if not all(queues):
+                    continue
+            if not queues:
+                continue
+            clock = core.clocks[pipe]
+            for queue in queues:
+                np.maximum(clock, queue.popleft(), out=clock)
+            return True
+        return False
+
+    # -- barriers -------------------------------------------------------------
+
+    def sync_all_arrive(self, core: Core, site: Site, resume_pc: int) -> int:
+        """The scalar unit of a drained core reaches `sync_all`: stop it until every core has."""
+        stop = self.stall(core, "sync_all", site, resume_pc)
+        self.sync_arrived.append(core)
+        if len(self.sync_arrived) == len(self.cores):
+            joined = np.maximum.reduce([c for core_ in self.cores for c in core_.clocks])
+            release = self.now + self.profile.sync_all_cycles
+            for waiting in self.sync_arrived:
+                for clock in waiting.clocks:
+                    np.maximum(clock, joined, out=clock)
+                self.schedule(release, self.resume, waiting, waiting.stall)
+            self.sync_arrived = []
+        return stop
+
+    # -- completion -------------------------------------------------------------
+
+    def _check_finished(self, core: Core) -> None:
+        if core.finished_at is not None:
+            return
+        when = core.drained_at()
+        if when is None:
+            return
+        core.finished_at = when
+        cores = self.blocks[core.block]
+        if all(c.finished_at is not None for c in cores):
+            end = max(c.finished_at for c in cores)
+            self.end_time = max(self.end_time, end)
+            if self.next_block < len(self.blocks):
+                self.schedule(end, self._start_block, end)
+
+    def finished(self) -> bool:
+        return all(c.finished_at is not None for c in self.cores)
