@@ -56,7 +56,8 @@ def Ascend_BlockNumOp : Ascend_IndexOp<"block_num", "block_num"> {
   let summary = "number of blocks in the launch grid";
   let description = [{
     The number of blocks the kernel was launched with (S pipe), AscendC's
-    `GetBlockNum()`. Grid-stride loops step by it.
+    `GetBlockNum()`. The tile-to-ascend lowering steps grid-stride loops by
+    it when the grid of `tile.kernel` is larger than the launch.
 
     Example:
 
@@ -76,8 +77,9 @@ def Ascend_SubBlockIdxOp : Ascend_IndexOp<"sub_block_idx", "sub_block_idx"> {
   let summary = "index of the vector core within its AI core";
   let description = [{
     0 or 1 on the two AIVs of an AI core, 0 on the AIC (S pipe); AscendC's
-    `GetSubBlockIdx()`. A `mix` kernel splits the work that the AIC hands to
-    the vector side between the two AIVs with it.
+    `GetSubBlockIdx()`. The tile-to-ascend lowering splits the work that the
+    AIC hands to the vector side of a `mix` kernel between the two AIVs
+    with it.
 
     Example:
 
@@ -519,7 +521,9 @@ def Ascend_VCastOp : Ascend_VectorOp<"vcast"> {
   let description = [{
     `dst[i] = convert(src[i])` with the rounding mode `round` (default
     `none`, which is not printed). `dst` and `src` have one shape. V pipe;
-    AscendC `Cast(dst, src, RoundMode::CAST_*, count)`.
+    AscendC `Cast(dst, src, RoundMode::CAST_*, count)`. Produced by the
+    tile-to-ascend lowering for conversions in element-wise `tile` code
+    (for example an f32 accumulator stored as f16).
 
     Example:
 
@@ -603,7 +607,8 @@ def Ascend_VCmpOp : Ascend_VectorOp<"vcmp"> {
     `mask[i] = a[i] CMP b[i]` (1 or 0). `mask` is a UB buffer of the shape
     of `a` with element type i1 or i8, one element per lane (not a packed
     bit mask); `a` and `b` share shape and element type. V pipe; AscendC
-    `Compare`. Feeds `ascend.vsel`.
+    `Compare`. Produced with `ascend.vsel` from `arith.cmpf`/`arith.select`
+    in element-wise `tile` code (masking, causal attention).
 
     Example:
 
@@ -634,7 +639,7 @@ def Ascend_VSelOp : Ascend_VectorOp<"vsel"> {
     `ascend.vcmp`) has the shape of the other operands; `dst`, `a` and `b`
     share shape and element type. Types are written `dst, mask` when `a` and
     `b` have the type of `dst`, else `dst, mask, a, b`. V pipe; AscendC
-    `Select`.
+    `Select`. Consumes the mask of `ascend.vcmp`.
 
     Example:
 
@@ -725,7 +730,10 @@ def Ascend_PipeBarrierOp : Ascend_Op<"pipe_barrier"> {
   let description = [{
     Later ops on `pipe` start only after every earlier op on that pipe has
     finished; with `all`, later ops on every pipe wait for every earlier op
-    (correct but slow). AscendC `PipeBarrier<PIPE_*>()`.
+    (correct but slow). AscendC `PipeBarrier<PIPE_*>()`. The tile-to-ascend
+    lowering uses it between ops of one pipe that the pipe does not order by
+    itself (a vector op reading what the previous one wrote), and `tile`
+    barriers lower to `all`.
 
     Example:
 
@@ -779,7 +787,8 @@ def Ascend_CrossCoreWaitFlagOp : Ascend_Op<"cross_core_wait_flag"> {
     Stalls `pipe` until the semaphore `flag` (0..10) of this core is
     positive, then decrements it. Without `, pipe` the wait is on the scalar
     pipe `s`, which stalls the issue of everything after it. AscendC
-    `CrossCoreWaitFlag(flag)`.
+    `CrossCoreWaitFlag(flag)`. The tile-to-ascend lowering puts it before the
+    first read of a GM workspace that the other core kind writes.
 
     Example:
 
@@ -807,8 +816,9 @@ def Ascend_SyncAllOp : Ascend_Op<"sync_all"> {
   let summary = "grid-wide barrier across all cores";
   let description = [{
     Every core of the launch waits here until all have arrived and all
-    their earlier work has finished (AscendC `SyncAll()`). Used between
-    phases that exchange data through GM across blocks.
+    their earlier work has finished (AscendC `SyncAll()`). The tile-to-ascend
+    lowering uses it between phases that exchange data through GM across
+    blocks (for example a split-K reduction).
 
     Example:
 
