@@ -65,7 +65,8 @@ class SimResult:
     pipe_busy: dict[str, int]
     """Busy cycles per pipe, summed over all cores."""
     pipe_utilization: dict[str, float]
-    """Busy cycles / (cycles x number of cores that have the pipe)."""
+    """Busy cycles / (cycles x number of cores that have the pipe), for the
+    pipes that the launch's cores have."""
     cube_utilization: float
     vector_utilization: float
     macs: int
@@ -99,8 +100,8 @@ class SimResult:
         return format_report(self)
 
 
-def _parse(module: str | os.PathLike | ir.Module,
-           context: ir.Context) -> tuple[ir.Module, str | None]:
+def _parse(module: str | os.PathLike | ir.Module, context: ir.Context,
+           source_name: str) -> tuple[ir.Module, str | None]:
     """The module and its source text (None when given parsed)."""
     if isinstance(module, ir.Module):
         return module, None
@@ -111,16 +112,23 @@ def _parse(module: str | os.PathLike | ir.Module,
         except (OSError, UnicodeDecodeError) as exc:
             raise SimError(Diagnostic("error", f"cannot read {path}: {exc}")) from None
         return tilec_ir.parse_module(text, str(path), context), text
-    return tilec_ir.parse_module(module, "<string>", context), module
+    return tilec_ir.parse_module(module, source_name, context), module
 
 
 def load_program(module: str | os.PathLike | ir.Module, *, kernel: str | None = None,
-                 profile: str | Profile = "910b") -> Program:
-    """Parses (when needed) and compiles the kernel `kernel` (default: the only one)."""
+                 profile: str | Profile = "910b", source_name: str = "<string>") -> Program:
+    """Parses (when needed) and compiles the kernel `kernel` (default: the only one).
+
+    MLIR text is named `source_name` in locations."""
     profile = get_profile(profile)
     context = module.context if isinstance(module, ir.Module) else tilec_ir.make_context()
     with context:
-        parsed, text = _parse(module, context)
+        try:
+            parsed, text = _parse(module, context, source_name)
+        except CompileError as exc:
+            if isinstance(exc, SimError):
+                raise
+            raise SimError(exc.diagnostics) from None
         kernels = kernel_functions(parsed)
         names = [ir.StringAttr(k.attributes["sym_name"]).value for k in kernels]
         if not kernels:
@@ -202,13 +210,11 @@ def simulate(module: str | os.PathLike | ir.Module | Program,
              trace: str | os.PathLike | None = None) -> SimResult:
     """Runs the kernel on every core of a `block_dim` grid and reports what happened."""
     profile = get_profile(profile)
-    try:
-        program = module if isinstance(module, Program) else load_program(
-            module, kernel=kernel, profile=profile)
-    except CompileError as exc:
-        if isinstance(exc, SimError):
-            raise
-        raise SimError(exc.diagnostics) from None
+    program = module if isinstance(module, Program) else load_program(
+        module, kernel=kernel, profile=profile)
+    if program.profile != profile:
+        raise fail(program.site.location, f"the kernel was compiled for the "
+                                          f"{program.profile.name} profile, not {profile.name}")
     if block_dim < 1:
         raise fail(program.site.location, f"block_dim must be at least 1, not {block_dim}")
     program.arg_values = _bind(program, inputs)
@@ -218,7 +224,8 @@ def simulate(module: str | os.PathLike | ir.Module | Program,
     deadlocks = find_deadlocks(machine)
     result = _result(program, profile, machine, deadlocks)
     if trace is not None:
-        write_trace(trace, machine.timeline, [c.name for c in machine.cores], profile.clock_ghz,
+        write_trace(trace, machine.timeline, [(c.name, c.kind) for c in machine.cores],
+                    profile.clock_ghz,
                     {"kernel": program.name, "profile": profile.name, "block_dim": block_dim,
                      "cycles": result.cycles})
     return result

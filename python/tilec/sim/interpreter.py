@@ -306,6 +306,7 @@ class Program:
 
     def __init__(self, func: ir.Operation, profile, arg_names: Sequence[str] | None = None):
         self.func = func
+        self.profile = profile
         self.name = ir.StringAttr(func.attributes["sym_name"]).value
         self.site = Site("func.func", location(func), f"@{self.name}")
         self.core_kind = kernel_kind(func)

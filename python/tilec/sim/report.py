@@ -24,10 +24,8 @@ def format_report(result: SimResult) -> str:
         f"cycles: {result.cycles} ({result.microseconds:.3f} us at {profile.clock_ghz} GHz)",
         "pipe busy (cycles summed over cores, % of cycles x cores that have the pipe):",
     ]
-    for pipe, busy in result.pipe_busy.items():
-        share = result.pipe_utilization.get(pipe)
-        percent = f"{100 * share:6.2f}%" if share is not None else ""
-        lines.append(f"  {pipe:<5}{busy:>14} {percent}")
+    for pipe, share in result.pipe_utilization.items():
+        lines.append(f"  {pipe:<5}{result.pipe_busy[pipe]:>14} {100 * share:6.2f}%")
     lines.append(f"cube utilization: {100 * result.cube_utilization:.2f}%")
     lines.append(f"vector utilization: {100 * result.vector_utilization:.2f}%")
     if result.macs:

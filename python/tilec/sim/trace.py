@@ -12,23 +12,27 @@ from __future__ import annotations
 import json
 import os
 
-from tilec.sim.instruction import PIPE_NAMES
+from tilec.sim.instruction import PIPE_NAMES, PIPES_OF_CORE
 
 
-def trace_events(timeline: list[tuple], core_names: list[str], clock_ghz: float) -> list[dict]:
+def trace_events(timeline: list[tuple], cores: list[tuple[str, str]],
+                 clock_ghz: float) -> list[dict]:
+    """Events of `timeline` entries (core, pipe, start, cycles, site, category);
+    `cores` gives each core's name and kind."""
     per_us = clock_ghz * 1e3
     events: list[dict] = []
     seen: set[int] = set()
     for core, pipe, start, cycles, site, category in timeline:
         if core not in seen:
             seen.add(core)
+            name, kind = cores[core]
             events.append({"ph": "M", "name": "process_name", "pid": core,
-                           "args": {"name": core_names[core]}})
+                           "args": {"name": name}})
             events.append({"ph": "M", "name": "process_sort_index", "pid": core,
                            "args": {"sort_index": core}})
-            for tid, name in enumerate(PIPE_NAMES):
+            for tid in sorted(PIPES_OF_CORE[kind]):
                 events.append({"ph": "M", "name": "thread_name", "pid": core, "tid": tid,
-                               "args": {"name": name}})
+                               "args": {"name": PIPE_NAMES[tid]}})
                 events.append({"ph": "M", "name": "thread_sort_index", "pid": core, "tid": tid,
                                "args": {"sort_index": tid}})
         event = {"name": site.text, "cat": category or "op", "pid": core, "tid": pipe,
@@ -42,9 +46,9 @@ def trace_events(timeline: list[tuple], core_names: list[str], clock_ghz: float)
     return events
 
 
-def write_trace(path: str | os.PathLike, timeline: list[tuple], core_names: list[str],
+def write_trace(path: str | os.PathLike, timeline: list[tuple], cores: list[tuple[str, str]],
                 clock_ghz: float, metadata: dict) -> None:
-    document = {"traceEvents": trace_events(timeline, core_names, clock_ghz),
+    document = {"traceEvents": trace_events(timeline, cores, clock_ghz),
                 "displayTimeUnit": "ns", "otherData": metadata}
     with open(path, "w") as stream:
         json.dump(document, stream)

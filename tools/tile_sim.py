@@ -1,0 +1,204 @@
+"""tile-sim: run an `ascend` kernel in the simulator and print what happened.
+
+    tile-sim kernel.mlir --kernel vadd --arg x=random:1024xf32 --arg y=y.npy \\
+        --arg z=zeros:1024xf32 --arg n=1024 --block-dim 8 --profile 910b \\
+        --trace timeline.json --print-outputs
+
+Prints the report (cycles, pipe busy time, utilization, traffic per path) on
+stdout. Races, deadlocks and flag misuse are printed as
+`file:line:col: error: ...` on stderr and make the exit code 1, as does any
+bad input; a Python traceback reaching the user is a bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+from tilec.diagnostics import print_all
+from tilec.sim import SimError, SimResult, load_program, simulate
+from tilec.sim.dtypes import ELEMENT_TYPES
+from tilec.sim.interpreter import Argument, Program
+from tilec.sim.profile import get_profile
+
+USAGE_EPILOG = """\
+argument values (--arg [NAME=]VALUE, in order or by name):
+  random[:SHAPExTYPE]   normal floats / small integers (seeded by --seed)
+  zeros[:SHAPExTYPE]    ones[:SHAPExTYPE]    arange[:SHAPExTYPE]
+  FILE.npy              an array saved by numpy
+  NUMBER                a scalar argument (index, integer or float)
+  SHAPE is like 64x128 and TYPE an element type (f16, bf16, f32, i8, i32, ...);
+  both default to the argument's memref type when it is static. GM arguments
+  of static shape that are not given start as zeros.
+"""
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="tile-sim", description="Simulate an ascend kernel on numpy data.",
+                     epilog=USAGE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("input", help="the .mlir file ('-' reads stdin)")
+    parser.add_argument("--kernel", help="the kernel function (default: the only one)")
+    parser.add_argument("--arg", action="append", default=[], metavar="[NAME=]VALUE",
+                        help="a kernel argument (see below)")
+    parser.add_argument("--block-dim", type=int, default=1, help="number of blocks (default 1)")
+    parser.add_argument("--profile", default="910b", help="architecture profile: 910b or 950")
+    parser.add_argument("--trace", metavar="FILE", help="write a Chrome-trace/Perfetto timeline")
+    parser.add_argument("--print-outputs", action="store_true",
+                        help="print every GM argument after the run")
+    parser.add_argument("--save-outputs", metavar="DIR",
+                        help="save every GM argument as DIR/NAME.npy")
+    parser.add_argument("--seed", type=int, default=0, help="seed of random inputs (default 0)")
+    return parser
+
+
+_GENERATED = re.compile(r"^(random|zeros|ones|arange)(?::(.+))?$")
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+def _shape_and_type(spec: str | None, argument: Argument) -> tuple[tuple[int, ...], str]:
+    if spec is None:
+        if not argument.type.has_static_shape:
+            raise UsageError(f"argument %{argument.name} has dynamic shape {argument.type}: "
+                             f"give it as {argument.name}=random:SHAPExTYPE")
+        return tuple(argument.type.shape), str(argument.type.element_type)
+    *dims, last = spec.split("x")
+    if re.fullmatch(r"\d+", last):
+        dims.append(last)
+        last = str(argument.type.element_type)
+    if not all(re.fullmatch(r"\d+", d) for d in dims):
+        raise UsageError(f"bad shape '{spec}' for argument %{argument.name} (expected like "
+                         f"64x128xf16)")
+    return tuple(int(d) for d in dims), last
+
+
+def _generated(kind: str, spec: str | None, argument: Argument,
+               rng: np.random.Generator) -> np.ndarray:
+    shape, type_name = _shape_and_type(spec, argument)
+    element = ELEMENT_TYPES.get(type_name)
+    if element is None:
+        raise UsageError(f"unknown element type '{type_name}' for argument %{argument.name}")
+    if kind == "zeros":
+        values = np.zeros(shape)
+    elif kind == "ones":
+        values = np.ones(shape)
+    elif kind == "arange":
+        values = np.arange(int(np.prod(shape))).reshape(shape)
+    elif element.is_float:
+        values = rng.standard_normal(shape)
+    elif element.kind == "bool":
+        values = rng.integers(0, 2, shape)
+    else:
+        values = rng.integers(-8, 8, shape) if element.kind == "int" else rng.integers(0, 16, shape)
+    return element.store(values)
+
+
+def _value(text: str, argument: Argument, rng: np.random.Generator) -> object:
+    generated = _GENERATED.match(text)
+    if generated and argument.is_memref:
+        return _generated(generated.group(1), generated.group(2), argument, rng)
+    if _NUMBER.match(text) and not argument.is_memref:
+        return float(text) if re.search(r"[.eE]", text) else int(text)
+    if text.endswith(".npy") and argument.is_memref:
+        try:
+            return np.load(text, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot load {text} for argument %{argument.name}: {exc}") from None
+    kind = "an array (random/zeros/ones/arange/FILE.npy)" if argument.is_memref else "a number"
+    raise UsageError(f"argument %{argument.name} ({argument.type}) needs {kind}, not '{text}'")
+
+
+def _inputs(program: Program, specs: list[str], seed: int) -> dict[str, object]:
+    rng = np.random.default_rng(seed)
+    arguments = {a.name: a for a in program.arguments}
+    given: dict[str, str] = {}
+    position = 0
+    for spec in specs:
+        name, sep, text = spec.partition("=")
+        if sep and name in arguments:
+            given[name] = text
+            continue
+        if sep and re.fullmatch(r"[\w$.-]+", name):
+            raise UsageError(f"no kernel argument named '{name}' "
+                             f"(arguments: {', '.join(arguments)})")
+        while position < len(program.arguments) and program.arguments[position].name in given:
+            position += 1
+        if position >= len(program.arguments):
+            raise UsageError(f"too many --arg values: the kernel has {len(arguments)} arguments")
+        given[program.arguments[position].name] = spec
+    values = {}
+    for argument in program.arguments:
+        text = given.get(argument.name)
+        if text is None:
+            if not (argument.is_memref and argument.type.has_static_shape):
+                raise UsageError(f"missing --arg for %{argument.name} ({argument.type})")
+            text = "zeros"
+        values[argument.name] = _value(text, argument, rng)
+    return values
+
+
+def _print_outputs(result: SimResult) -> None:
+    for name, array in result.outputs.items():
+        text = np.array2string(array, threshold=256, precision=4, suppress_small=True,
+                               max_line_width=100)
+        print(f"%{name} = {text}")
+
+
+def run(argv: list[str]) -> int:
+    options = _parser().parse_args(argv)
+    try:
+        profile = get_profile(options.profile)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        if options.input == "-":
+            program = load_program(sys.stdin.read(), kernel=options.kernel, profile=profile,
+                                   source_name="<stdin>")
+        else:
+            program = load_program(Path(options.input), kernel=options.kernel, profile=profile)
+        inputs = _inputs(program, options.arg, options.seed)
+        result = simulate(program, inputs, profile=profile, block_dim=options.block_dim,
+                          trace=options.trace)
+    except SimError as exc:
+        print_all(exc.diagnostics)
+        return 1
+    print(result.report())
+    if options.print_outputs:
+        _print_outputs(result)
+    if options.save_outputs:
+        directory = Path(options.save_outputs)
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, array in result.outputs.items():
+            np.save(directory / f"{name}.npy", array)
+    print_all(result.diagnostics)
+    return 0 if result.ok else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return run(sys.argv[1:] if argv is None else argv)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # the last line of defence against a traceback
+        print(f"error: internal simulator error ({type(exc).__name__}: {exc}); please report it",
+              file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
