@@ -2,6 +2,7 @@
 // Checked by test/tile-opt/examples.mlir: the zero fill becomes a clear, and
 // the gemm keeps accumulating because it runs once per k step.
 // CHECK-LABEL: func.func @gemm
+// PLUGIN-GEMM: tile.pipelined %{{.*}} num_stages = 2
 // CHECK: tile.clear
 // CHECK: tile.pipelined
 // CHECK-NOT: clear_accum

@@ -1,3 +1,4 @@
+#include "lib/OperandSegments.h"
 #include "ascend/AscendDialect.h"
 
 #include "mlir/IR/Matchers.h"
@@ -523,6 +524,9 @@ Pipe CopyOp::getPipe() {
 }
 
 LogicalResult CopyOp::verify() {
+  // src, src_offsets, dst, dst_offsets
+  if (failed(tilec::verifyOperandSegments(*this, getProperties().operandSegmentSizes, "1*1*")))
+    return failure();
   std::optional<MemSpace> src = getMemSpace(getSrc().getType());
   std::optional<MemSpace> dst = getMemSpace(getDst().getType());
   if (!src)

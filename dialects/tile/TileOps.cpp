@@ -1,6 +1,7 @@
 // Verifiers and custom syntax of the `tile` ops. Everything here checks or
 // spells IR; the semantics live in the op descriptions (TileOps.td) and the
 // lowerings in passes/.
+#include "lib/OperandSegments.h"
 #include "tile/TileDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -375,6 +376,9 @@ static FailureOr<SmallVector<int64_t>> getOperandExtent(Operation *op, ArrayRef<
 }
 
 LogicalResult CopyOp::verify() {
+  // src, src_offsets, dst, dst_offsets, pad
+  if (failed(tilec::verifyOperandSegments(*this, getProperties().operandSegmentSizes, "1*1*?")))
+    return failure();
   MemRefType srcType = getSrc().getType(), dstType = getDst().getType();
   FailureOr<Scope> srcScope = getScope(*this, "src", srcType);
   FailureOr<Scope> dstScope = getScope(*this, "dst", dstType);

@@ -8,6 +8,7 @@ naming the input that caused it, without killing the test runner.
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 import textwrap
@@ -29,6 +30,20 @@ _DRIVER = textwrap.dedent(
     print("DONE", flush=True)
     """
 )
+
+
+def _run_driver(paths: list[str]) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", _DRIVER, *paths], capture_output=True, text=True, timeout=600
+    )
+    lines = result.stdout.splitlines()
+    last_input = next((line for line in reversed(lines) if line.startswith("INPUT")), "none")
+    assert result.returncode == 0, (
+        f"driver died ({result.returncode}) on {last_input}\n{result.stderr[-3000:]}"
+    )
+    assert lines[-1] == "DONE"
+    bad = [line for line in lines if line.startswith("BAD")]
+    assert not bad, "\n".join(bad[:5])
 
 
 def _mutations(seed_texts: list[str], count: int, rng: random.Random) -> list[bytes]:
@@ -70,14 +85,81 @@ def test_malformed_inputs_get_diagnostics_not_crashes(repo, tmp_path):
         path = tmp_path / f"input{i}.mlir"
         path.write_bytes(data)
         paths.append(str(path))
-    result = subprocess.run(
-        [sys.executable, "-c", _DRIVER, *paths], capture_output=True, text=True, timeout=600
+    _run_driver(paths)
+
+
+_OP_NAME = re.compile(r'def \w+ : (Tile|Ascend)_\w*Op<"(?P<name>[a-z_0-9]+)"')
+_VALUES = {
+    "%g": "memref<?x?xf16>",
+    "%s": "memref<16x16xf16, #tile.scope<shared>>",
+    "%f": "memref<16x16xf32, #tile.scope<fragment>>",
+    "%u": "memref<256xf32, #ascend.mem<ub>>",
+    "%l": "memref<1x1x16x16xf16, #ascend.mem<l1>>",
+    "%i": "index",
+    "%x": "f32",
+}
+_ATTRS = [
+    "threads = 128 : i64",
+    "threads = -1 : i64",
+    "num_stages = 0 : i64",
+    "extents = array<i64: 4, 0>",
+    "dim = 7 : i64",
+    "event = 9 : i64",
+    "id = 11 : i64",
+    "mode = 3 : i64",
+    "sizes = array<i64: 16, 16>",
+    "sizes = array<i64>",
+    "src = 3 : i32",
+    "dst = 3 : i32",
+    "kind = 99 : i32",
+    "transpose_a",
+    "operandSegmentSizes = array<i32: 1, 0, 1, 0, 0>",
+    "operandSegmentSizes = array<i32: 0, 1, 1, 1, 0>",
+    "operandSegmentSizes = array<i32: 1, 1, 0, 0>",
+    "operandSegmentSizes = array<i32: 1, 0, 1, 1>",
+]
+
+
+def _generic_ops(repo, rng: random.Random, count: int) -> list[bytes]:
+    """Generic-form ops of both dialects with random operands, attributes and
+    regions: the shapes of IR that custom parsers never produce."""
+    names = sorted(
+        {
+            f"{m.group(1).lower()}.{m['name']}"
+            for td in (repo / "dialects").rglob("*Ops.td")
+            for m in _OP_NAME.finditer(td.read_text())
+        }
     )
-    lines = result.stdout.splitlines()
-    last_input = next((line for line in reversed(lines) if line.startswith("INPUT")), "none")
-    assert result.returncode == 0, (
-        f"driver died ({result.returncode}) on {last_input}\n{result.stderr[-3000:]}"
-    )
-    assert lines[-1] == "DONE"
-    bad = [line for line in lines if line.startswith("BAD")]
-    assert not bad, "\n".join(bad[:5])
+    args = ", ".join(f"{v}: {t}" for v, t in _VALUES.items())
+    out = []
+    for _ in range(count):
+        name = rng.choice(names)
+        operands = rng.sample(list(_VALUES), rng.randrange(0, 5))
+        attrs = ", ".join(rng.sample(_ATTRS, rng.randrange(0, 4)))
+        results = rng.choice(["", "index", "memref<16x16xf16, #tile.scope<shared>>"])
+        region = rng.choice(
+            [
+                "",
+                " ({\n})",
+                ' ({\n^bb0(%b: index):\n  "tile.yield"() : () -> ()\n})',
+                ' ({\n^bb0(%b: index, %c: f32):\n  "func.return"() : () -> ()\n})',
+            ]
+        )
+        op = (
+            f'"{name}"({", ".join(operands)}) <{{{attrs}}}>{region} : '
+            f'({", ".join(_VALUES[v] for v in operands)}) -> ({results})'
+        )
+        if results:
+            op = "%r = " + op
+        out.append(f"func.func @f({args}) {{\n  {op}\n  return\n}}\n".encode())
+    return out
+
+
+def test_generic_form_ops_get_diagnostics_not_crashes(repo, tmp_path):
+    rng = random.Random(99)
+    paths = []
+    for i, data in enumerate(_generic_ops(repo, rng, 400)):
+        path = tmp_path / f"generic{i}.mlir"
+        path.write_bytes(data)
+        paths.append(str(path))
+    _run_driver(paths)

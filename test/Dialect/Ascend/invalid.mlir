@@ -947,3 +947,13 @@ func.func @cross_core_wait_flag_id() {
   ascend.cross_core_wait_flag 16, mte2
   return
 }
+
+// -----
+
+// Generic form can give a required operand no value; the verifier says so
+// instead of reading past the operand list.
+func.func @copy_segment_without_dst(%a: memref<4xf32, #ascend.mem<ub>>, %i: index) {
+  // expected-error @+1 {{'ascend.copy' op operand group #2 expects exactly one operand but operandSegmentSizes gives 0}}
+  "ascend.copy"(%a, %i) <{operandSegmentSizes = array<i32: 1, 1, 0, 0>, sizes = array<i64: 4>}> : (memref<4xf32, #ascend.mem<ub>>, index) -> ()
+  return
+}

@@ -525,3 +525,13 @@ func.func @cumsum_element_type(%s: memref<64x128xf32, #tile.scope<fragment>>, %d
   tile.cumsum %s, %d dim = 1 : memref<64x128xf32, #tile.scope<fragment>>, memref<64x128xi32, #tile.scope<fragment>>
   return
 }
+
+// -----
+
+// Generic form can give a required operand no value; the verifier says so
+// instead of reading past the operand list.
+func.func @copy_segment_without_dst(%a: memref<4xf32>, %i: index) {
+  // expected-error @+1 {{'tile.copy' op operand group #2 expects exactly one operand but operandSegmentSizes gives 0}}
+  "tile.copy"(%a, %i) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0>}> : (memref<4xf32>, index) -> ()
+  return
+}
