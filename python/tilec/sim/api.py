@@ -207,11 +207,13 @@ def _bind(program: Program, inputs: Sequence | Mapping) -> list:
 def simulate(module: str | os.PathLike | ir.Module | Program,
              inputs: Sequence | Mapping, *, kernel: str | None = None,
              profile: str | Profile = "910b", block_dim: int = 1,
-             trace: str | os.PathLike | None = None) -> SimResult:
-    """Runs the kernel on every core of a `block_dim` grid and reports what happened."""
+             trace: str | os.PathLike | None = None, source_name: str = "<string>") -> SimResult:
+    """Runs the kernel on every core of a `block_dim` grid and reports what happened.
+
+    MLIR text is named `source_name` in locations."""
     profile = get_profile(profile)
     program = module if isinstance(module, Program) else load_program(
-        module, kernel=kernel, profile=profile)
+        module, kernel=kernel, profile=profile, source_name=source_name)
     if program.profile != profile:
         raise fail(program.site.location, f"the kernel was compiled for the "
                                           f"{program.profile.name} profile, not {profile.name}")

@@ -1,0 +1,117 @@
+"""Fractal layouts: the spec's index formulas, and GEMMs whose numbers depend on them.
+
+The GEMM kernels here cover every C0 (16 for f16, 8 for f32, 32 for i8) and
+the transposing loads, with M, N, K that are not multiples of the fractal
+so that padding matters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tilec.sim import SimError, layout, simulate
+
+_C0 = {"f16": 16, "f32": 8, "i8": 32, "f8E4M3FN": 32}
+_NUMPY = {"f16": np.float16, "f32": np.float32, "i8": np.int8}
+
+
+@pytest.mark.parametrize("c0", [8, 16, 32])
+def test_layouts_follow_the_spec_formulas(c0: int) -> None:
+    rows, cols = 48, 4 * c0
+    matrix = np.arange(rows * cols).reshape(rows, cols)
+    nz, zz, zn = (layout.nd_to_nz(matrix, c0), layout.nd_to_zz(matrix, c0),
+                  layout.nd_to_zn(matrix.T.copy(), c0))
+    for r, c in [(0, 0), (17, c0 + 3), (rows - 1, cols - 1), (31, 2 * c0 - 1)]:
+        assert nz[c // c0, r // 16, r % 16, c % c0] == matrix[r, c]
+        assert zz[r // 16, c // c0, r % 16, c % c0] == matrix[r, c]
+        # Zn of the K x N matrix matrix.T: (k, n) at [k/C0, n/16, n%16, k%C0].
+        k, n = c, r
+        assert zn[k // c0, n // 16, n % 16, k % c0] == matrix[r, c]
+    np.testing.assert_array_equal(layout.nz_to_nd(nz), matrix)
+    np.testing.assert_array_equal(layout.zz_to_nd(zz), matrix)
+    np.testing.assert_array_equal(layout.zn_to_nd(zn), matrix.T)
+
+
+def _blocks(x: int, per: int) -> int:
+    return -(-x // per)
+
+
+def _nz(rows: int, cols: int, c0: int) -> str:
+    return f"{_blocks(cols, c0)}x{_blocks(rows, 16)}x16x{c0}"
+
+
+def gemm_kernel(dtype: str, m: int, n: int, k: int, ta: bool, tb: bool) -> str:
+    """One tile C = op(A) op(B) with A stored K x M when `ta`, B stored N x K when `tb`."""
+    c0 = _C0[dtype]
+    acc = "i32" if dtype == "i8" else "f32"
+    a_shape = (k, m) if ta else (m, k)
+    b_shape = (n, k) if tb else (k, n)
+    l1a = f"memref<{_nz(*a_shape, c0)}x{dtype}, #ascend.mem<l1>>"
+    l1b = f"memref<{_nz(*b_shape, c0)}x{dtype}, #ascend.mem<l1>>"
+    l0a = f"memref<{_blocks(m, 16)}x{_blocks(k, c0)}x16x{c0}x{dtype}, #ascend.mem<l0a>>"
+    l0b = f"memref<{_blocks(k, c0)}x{_blocks(n, 16)}x16x{c0}x{dtype}, #ascend.mem<l0b>>"
+    l0c = f"memref<{_blocks(n, 16)}x{_blocks(m, 16)}x16x16x{acc}, #ascend.mem<l0c>>"
+    gm_a = f"memref<{a_shape[0]}x{a_shape[1]}x{dtype}, #ascend.mem<gm>>"
+    gm_b = f"memref<{b_shape[0]}x{b_shape[1]}x{dtype}, #ascend.mem<gm>>"
+    gm_c = f"memref<{m}x{n}x{acc}, #ascend.mem<gm>>"
+    t_a = " {transpose}" if ta else ""
+    t_b = " {transpose}" if tb else ""
+    return f"""
+func.func @gemm(%a: {gm_a}, %b: {gm_b}, %c: {gm_c})
+    attributes {{ascend.kernel = #ascend.core<aic>}} {{
+  %c0 = arith.constant 0 : index
+  %l1a = memref.alloc() : {l1a}
+  %l1b = memref.alloc() : {l1b}
+  %l0a = memref.alloc() : {l0a}
+  %l0b = memref.alloc() : {l0b}
+  %l0c = memref.alloc() : {l0c}
+  ascend.copy_nd2nz %a[%c0, %c0], %l1a sizes [{a_shape[0]}, {a_shape[1]}] : {gm_a}, {l1a}
+  ascend.copy_nd2nz %b[%c0, %c0], %l1b sizes [{b_shape[0]}, {b_shape[1]}] : {gm_b}, {l1b}
+  ascend.set_flag mte2 -> mte1, 0
+  ascend.wait_flag mte2 -> mte1, 0
+  ascend.load_l0a %l1a, %l0a{t_a} sizes [{m}, {k}] : {l1a}, {l0a}
+  ascend.load_l0b %l1b, %l0b{t_b} sizes [{k}, {n}] : {l1b}, {l0b}
+  ascend.set_flag mte1 -> m, 0
+  ascend.wait_flag mte1 -> m, 0
+  ascend.mmad %l0a, %l0b, %l0c sizes [{m}, {n}, {k}] {{init}} : {l0a}, {l0b}, {l0c}
+  ascend.set_flag m -> fix, 0
+  ascend.wait_flag m -> fix, 0
+  ascend.fixpipe %l0c, %c[%c0, %c0] sizes [{m}, {n}] : {l0c}, {gm_c}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("dtype", ["f16", "f32", "i8"])
+@pytest.mark.parametrize(("ta", "tb"), [(False, False), (True, False), (False, True)])
+def test_gemm_reads_fractals(dtype: str, ta: bool, tb: bool) -> None:
+    m, n, k = 40, 24, 2 * _C0[dtype] + (16 if dtype != "i8" else 0)
+    rng = np.random.default_rng(7)
+    if dtype == "i8":
+        a = rng.integers(-100, 100, (m, k)).astype(np.int8)
+        b = rng.integers(-100, 100, (k, n)).astype(np.int8)
+        expected = a.astype(np.int64) @ b.astype(np.int64)
+        out = np.zeros((m, n), np.int32)
+    else:
+        a = rng.standard_normal((m, k)).astype(_NUMPY[dtype])
+        b = rng.standard_normal((k, n)).astype(_NUMPY[dtype])
+        expected = a.astype(np.float64) @ b.astype(np.float64)
+        out = np.zeros((m, n), np.float32)
+    stored_a = a.T.copy() if ta else a
+    stored_b = b.T.copy() if tb else b
+    result = simulate(gemm_kernel(dtype, m, n, k, ta, tb), [stored_a, stored_b, out])
+    assert result.ok, "\n".join(d.render() for d in result.diagnostics)
+    if dtype == "i8":
+        np.testing.assert_array_equal(result["c"], expected)
+    else:
+        np.testing.assert_allclose(result["c"], expected, rtol=1e-5, atol=1e-4)
+
+
+def test_fp8_needs_the_950_cube() -> None:
+    text = gemm_kernel("f8E4M3FN", 16, 16, 32, False, False)
+    a = np.ones((16, 32), np.float32)
+    b = np.ones((32, 16), np.float32)
+    result = simulate(text, [a, b, np.zeros((16, 16), np.float32)], profile="950")
+    np.testing.assert_array_equal(result["c"], np.full((16, 16), 32.0))
+    with pytest.raises(SimError, match="the cube of the 910b profile has no f8E4M3FN mode"):
+        simulate(text, [a, b, np.zeros((16, 16), np.float32)], profile="910b")
