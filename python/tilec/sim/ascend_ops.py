@@ -643,6 +643,8 @@ def _flag(c: Compiler, op: ir.Operation) -> None:
     if not 0 <= event < c.profile.flag_event_ids:
         raise fail(where, f"{name}: event {event} is not in [0, {c.profile.flag_event_ids})")
     key = (src, dst, event)
+    if name == "ascend.set_flag":
+        c.flags_set.add(key)
     site = c.site(op, f"{name} {PIPE_NAMES[src].lower()} -> {PIPE_NAMES[dst].lower()}, {event}")
     pc = c.pc
     nxt = pc + 1
@@ -729,6 +731,7 @@ def _cross_core_set_flag(c: Compiler, op: ir.Operation) -> None:
     site = c.site(op, f"ascend.cross_core_set_flag mode {mode}, "
                       f"{PIPE_NAMES[pipe].lower()}, {flag}")
     instr = Instr(CROSS_SET, pipe, site, key=(mode, flag))
+    c.cross_sets.add((c.core_scope, mode, flag))
     nxt = c.pc + 1
 
     def step(core) -> int:

@@ -82,10 +82,13 @@ def _blocker(machine: Machine, waits: dict, wait: _Wait) -> _Wait | None:
             if other.started and other.finished_at is None and other not in machine.sync_arrived:
                 return _stuck_point(machine, waits, other, S)
         return None
+    program = machine.program
     if len(wait.key) == 3:
         src = wait.key[0]
         if src == S:
-            return None if core.done else _stuck_point(machine, waits, core, S)
+            if core.done or wait.key not in program.flags_set:
+                return None
+            return _stuck_point(machine, waits, core, S)
         if any(i.kind == SET and i.key == wait.key for i in core.queues[src]):
             return _stuck_point(machine, waits, core, src)
         return None
@@ -95,9 +98,21 @@ def _blocker(machine: Machine, waits: dict, wait: _Wait) -> _Wait | None:
             if any(i.kind == CROSS_SET and i.key[1] == flag for i in other.queues[pipe]):
                 return _stuck_point(machine, waits, other, pipe)
     for other in machine.cores:
-        if other is not core and other.started and not other.done:
+        if other.started and not other.done and _could_set(machine, other, core, flag):
             return _stuck_point(machine, waits, other, S)
     return None
+
+
+def _could_set(machine: Machine, setter: Core, waiter: Core, flag: int) -> bool:
+    """Whether the kernel has a cross_core_set_flag of `flag` that `setter`
+    runs and that reaches `waiter`."""
+    for kind, mode, set_flag in machine.program.cross_sets:
+        if set_flag != flag or kind not in (None, setter.kind):
+            continue
+        if machine.cross_mode_problem(setter, mode) is None and \
+                waiter in machine.cross_targets(setter, mode):
+            return True
+    return False
 
 
 def _pipe_states(core: Core, location: str) -> list[Diagnostic]:

@@ -70,6 +70,15 @@ class Compiler:
         self.slots: dict[ir.Value, int] = {}
         self.template: list = []
         self.code: list[Step | None] = []
+        self.flags_set: set[tuple[int, int, int]] = set()
+        """(src, dst, event) of every set_flag in the kernel."""
+        self.cross_sets: set[tuple[str | None, int, int]] = set()
+        """(core kind that runs it or None for both, mode, flag) of every
+        cross_core_set_flag in the kernel: the deadlock report asks which
+        cores could still set a flag."""
+        kind = kernel_kind(func)
+        self.core_scope: str | None = None if kind == "mix" else kind
+        """The kind of core that runs the ops being compiled (None: both)."""
 
     @property
     def pc(self) -> int:
@@ -279,7 +288,9 @@ def _ascend_core(c: Compiler, op: ir.Operation) -> None:
     kind = keyword(op.attributes["core"])
     head = c.reserve()
     body_start = c.pc
+    c.core_scope = kind
     c.compile_block(op.regions[0].blocks[0], None)
+    c.core_scope = None
     exit_pc = c.pc
     c.patch(head, lambda core: body_start if core.kind == kind else exit_pc)
 
@@ -321,6 +332,8 @@ class Program:
         compiler.compile_block(body, None)
         self.code: list[Step] = compiler.code  # type: ignore[assignment]
         self.template = compiler.template
+        self.flags_set = compiler.flags_set
+        self.cross_sets = compiler.cross_sets
         self.arg_values: list = []
         self.module: ir.Module | None = None
         """The module the kernel came from, kept alive as long as the program."""

@@ -69,9 +69,10 @@ def _alloc(c: Compiler, op: ir.Operation) -> None:
         arena = arena_of(core, space, where)
         offset = arena.allocate(nbytes, label)
         if offset is None:
+            count = len(arena.allocations)
             raise fail(where, f"memref.alloc of {nbytes} bytes does not fit in the {space} of "
                               f"{core.name}: {arena.used_bytes()} of {arena.usable} usable "
-                              f"bytes are taken by {len(arena.allocations)} buffers")
+                              f"bytes are taken by {count} buffer{'' if count == 1 else 's'}")
         array = arena.data[offset:offset + nbytes].view(element.storage).reshape(shape)
         core.env[out] = Buffer(array, arena, element)
         return nxt

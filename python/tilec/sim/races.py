@@ -136,7 +136,11 @@ class RaceDetector:
                 history.add(new)
 
     def _report(self, earlier: Access, later: Access, hit: tuple[int, int]) -> None:
-        key = (earlier.site, later.site, earlier.write, later.write)
+        arena = later.region.arena
+        # One report per pair of ops and memory (a GM argument, or an on-chip
+        # space of whichever core): loops and blocks repeat the same race.
+        key = (frozenset((earlier.site, later.site)),
+               arena.owner if arena.space == "gm" else arena.space)
         found = self.races.get(key)
         if found is None:
             self.races[key] = Race(earlier, later, hit[0], hit[1])

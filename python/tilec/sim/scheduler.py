@@ -192,17 +192,20 @@ class Machine:
 
     def run(self) -> None:
         for _ in range(min(self.slots, len(self.blocks))):
-            self._start_block(0)
+            self._start_block(self._take_block(), 0)
         heap = self.heap
         while heap:
             time, _, fn, args = heapq.heappop(heap)
             self.now = time
             fn(*args)
 
-    def _start_block(self, time: int) -> None:
-        cores = self.blocks[self.next_block]
+    def _take_block(self) -> int:
+        """The next block to dispatch to a free core."""
         self.next_block += 1
-        for core in cores:
+        return self.next_block - 1
+
+    def _start_block(self, block: int, time: int) -> None:
+        for core in self.blocks[block]:
             core.started = True
             core.clocks = [np.zeros(self.n_actors, dtype=np.int64) for _ in PIPE_NAMES]
             core.env = self.program.new_env(core)
@@ -328,6 +331,7 @@ class Machine:
         self.races.access(reads, writes, core.actor0 + S, epoch, core.clocks[S], site,
                           core.where[S])
         core.busy[S] += cycles
+        core.free_at[S] = self.now + cycles
         if self.timeline is not None:
             self.timeline.append((core.index, S, self.now, cycles, site, None))
 
@@ -364,18 +368,19 @@ class Machine:
 
     # -- cross-core counting semaphores --------------------------------------------
 
-    def cross_targets(self, core: Core, mode: int, site: Site) -> list[Core]:
+    def cross_mode_problem(self, core: Core, mode: int) -> str | None:
+        """Why `core` cannot set a cross-core flag in `mode` (None: it can)."""
+        if mode == 1 and core.kind != "aiv":
+            return f"mode 1 syncs the two AIVs of an AI core, but it runs on {core.name}"
+        if mode in (2, 4) and self.program.core_kind != "mix":
+            return f"mode {mode} syncs the AIC with its AIVs, which needs a mix kernel"
+        return None
+
+    def cross_targets(self, core: Core, mode: int) -> list[Core]:
+        """The cores whose semaphore a set by `core` in `mode` increments."""
         if mode == 0:
             return [c for c in self.cores if c.kind == core.kind]
-        if mode == 1:
-            if core.kind != "aiv":
-                raise fail(site.location, f"{site.text}: mode 1 syncs the two AIVs of an AI "
-                           f"core, but it runs on {core.name}")
-            return self.siblings(core)
-        if self.program.core_kind != "mix":
-            raise fail(site.location, f"{site.text}: mode {mode} syncs the AIC with its AIVs, "
-                       f"which needs a mix kernel")
-        if core.kind == "aic":
+        if mode == 1 or core.kind == "aic":
             return self.siblings(core)
         return [self.cube_of(core)]
 
@@ -393,7 +398,10 @@ class Machine:
         mode, flag = instr.key
         core.tick(pipe)
         snapshot = core.clocks[pipe].copy()
-        targets = self.cross_targets(core, mode, instr.site)
+        problem = self.cross_mode_problem(core, mode)
+        if problem is not None:
+            raise fail(instr.site.location, f"{instr.site.text}: {problem}")
+        targets = self.cross_targets(core, mode)
         self.schedule(self.now + self.profile.cross_core_latency_cycles, self._deliver,
                       targets, flag, (mode, core.index), snapshot, instr.site)
 
@@ -471,7 +479,7 @@ class Machine:
             end = max(c.finished_at for c in cores)
             self.end_time = max(self.end_time, end)
             if self.next_block < len(self.blocks):
-                self.schedule(end, self._start_block, end)
+                self.schedule(end, self._start_block, self._take_block(), end)
 
     def finished(self) -> bool:
         return all(c.finished_at is not None for c in self.cores)

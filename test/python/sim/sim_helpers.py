@@ -23,15 +23,11 @@ def line_of(text: str, needle: str, occurrence: int = 1) -> int:
     return hits[occurrence - 1]
 
 
-def column_of(text: str, line: int) -> int:
-    row = text.split("\n")[line - 1]
-    return len(row) - len(row.lstrip()) + 1
-
-
 def location(name: str, text: str, needle: str, occurrence: int = 1) -> str:
-    """`name:line:col` of the op on the line containing `needle`."""
+    """`name:line:col` of the op whose name starts `needle` (MLIR locates an op
+    at its name, after any results)."""
     line = line_of(text, needle, occurrence)
-    return f"{name}:{line}:{column_of(text, line)}"
+    return f"{name}:{line}:{text.split(chr(10))[line - 1].index(needle) + 1}"
 
 
 def without_lines(text: str, *needles: str) -> str:
