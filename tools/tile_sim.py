@@ -181,6 +181,8 @@ def run(argv: list[str]) -> int:
         directory.mkdir(parents=True, exist_ok=True)
         for name, array in result.outputs.items():
             np.save(directory / f"{name}.npy", array)
+    # The report comes first also when both streams go to one pipe.
+    sys.stdout.flush()
     print_all(result.diagnostics)
     return 0 if result.ok else 1
 

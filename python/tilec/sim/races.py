@@ -54,6 +54,9 @@ class Race:
     lo: int
     hi: int
     count: int = 1
+    """How many times the two ops met unordered (loops, blocks)."""
+    last: tuple[int, int] = (-1, -1)
+    """(actor, epoch) of the later op's execution counted last."""
 
     @property
     def kind(self) -> str:
@@ -142,10 +145,13 @@ class RaceDetector:
         key = (frozenset((earlier.site, later.site)),
                arena.owner if arena.space == "gm" else arena.space)
         found = self.races.get(key)
+        meeting = (later.actor, later.epoch)
         if found is None:
-            self.races[key] = Race(earlier, later, hit[0], hit[1])
-        else:
-            self.races[key] = dataclasses.replace(found, count=found.count + 1)
+            self.races[key] = Race(earlier, later, hit[0], hit[1], last=meeting)
+        elif found.last != meeting:
+            # Another access of the same execution of the op (say, the in-place
+            # write of an op that read the bytes) is the same meeting.
+            self.races[key] = dataclasses.replace(found, count=found.count + 1, last=meeting)
 
     def diagnostics(self) -> list[Diagnostic]:
         return [race.diagnostic() for race in self.races.values()]
