@@ -49,12 +49,17 @@ class L2Model:
             self.resident[arena.id] = bits
         return bits
 
-    def _touch(self, bits: np.ndarray, lines: np.ndarray) -> float:
-        """Marks `lines` resident; returns the fraction that already was."""
-        hit = bits[lines]
-        fraction = float(hit.mean())
+    def _touch(self, bits: np.ndarray, region: Region) -> float:
+        """Marks the lines of `region` resident; returns the fraction that already was."""
+        if region.starts is None:  # one run: a slice, no index arrays
+            lines = np.arange(region.lo // self.line, (region.hi - 1) // self.line + 1)
+            hit = bits[lines[0]:lines[-1] + 1]
+        else:
+            lines = self._lines(region)
+            hit = bits[lines]
+        fraction = np.count_nonzero(hit) / len(hit)
         if fraction < 1.0:
-            new = np.unique(lines[~hit])
+            new = lines[~hit] if region.starts is None else np.unique(lines[~hit])
             bits[new] = True
             self.fifo.append((bits, new))
             self.resident_lines += len(new)
@@ -65,11 +70,11 @@ class L2Model:
         return fraction
 
     def read_cycles(self, region: Region) -> int:
-        hit = self._touch(self._bits(region.arena), self._lines(region))
+        hit = self._touch(self._bits(region.arena), region)
         nbytes = region.nbytes
         return math.ceil(nbytes * (1.0 - hit) / self.profile.hbm_bytes_per_cycle
                          + nbytes * hit / self.profile.l2_read_bytes_per_cycle)
 
     def write_cycles(self, region: Region) -> int:
-        self._touch(self._bits(region.arena), self._lines(region))
+        self._touch(self._bits(region.arena), region)
         return math.ceil(region.nbytes / self.profile.l2_write_bytes_per_cycle)

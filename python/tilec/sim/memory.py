@@ -124,6 +124,8 @@ def region(arena: Arena, array: np.ndarray) -> Region | None:
     if array.size == 0:
         return None
     offset = address(array) - arena.base
+    if array.flags.c_contiguous:
+        return Region(arena, offset, offset + array.nbytes, array.nbytes, None)
     itemsize = array.itemsize
     dims = [(n, s) for n, s in zip(array.shape, array.strides, strict=True) if n != 1]
     run = itemsize
