@@ -24,7 +24,12 @@ from mlir import ir
 
 from tilec import ir as tilec_ir
 from tilec.diagnostics import CompileError, Diagnostic
-from tilec.sim import ascend_ops, memref_ops, scalar_ops  # noqa: F401  (register op semantics)
+from tilec.sim import (  # noqa: F401  (they register the semantics of their ops)
+    affine_ops,
+    ascend_ops,
+    memref_ops,
+    scalar_ops,
+)
 from tilec.sim.blas import single_threaded
 from tilec.sim.deadlock import deadlocks as find_deadlocks
 from tilec.sim.diagnostics import SimError, fail

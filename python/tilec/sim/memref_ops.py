@@ -190,6 +190,82 @@ def _expand_shape(c: Compiler, op: ir.Operation) -> None:
     c.emit_compute(expand, c.slot(op.results[0]), [source, *dynamic])
 
 
+def _allocation_start(buffer: Buffer) -> int:
+    """Byte offset in its arena of the allocation that holds `buffer` (0 for GM)."""
+    offset = address(buffer.array) - buffer.arena.base
+    for allocation in buffer.arena.allocations:
+        if allocation.offset <= offset < allocation.offset + allocation.nbytes:
+            return allocation.offset
+    return 0
+
+
+def _allocation_end(buffer: Buffer) -> int:
+    start = _allocation_start(buffer)
+    for allocation in buffer.arena.allocations:
+        if allocation.offset == start:
+            return start + allocation.nbytes
+    return buffer.arena.data.nbytes
+
+
+@compiles("memref.view")
+def _view(c: Compiler, op: ir.Operation) -> None:
+    """A typed view at a byte shift into a 1-D i8 buffer (static memory planning)."""
+    where = location(op)
+    source, shift, *sizes = c.slots_of(op.operands)
+    result = op.results[0].type
+    element = element_type(result.element_type)
+    static = list(result.shape)
+
+    def view(buffer: Buffer, offset: int, *dynamic: int) -> Buffer:
+        values = iter(dynamic)
+        shape = tuple(next(values) if d == _DYNAMIC else d for d in static)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * element.itemsize
+        raw = buffer.array.view(np.uint8)
+        if offset < 0 or offset + nbytes > raw.nbytes:
+            raise fail(where, f"memref.view of {nbytes} bytes at byte {offset} is outside "
+                              f"its {raw.nbytes}-byte source")
+        return Buffer(raw[offset:offset + nbytes].view(element.storage).reshape(shape),
+                      buffer.arena, element)
+
+    c.emit_compute(view, c.slot(op.results[0]), [source, shift, *sizes])
+
+
+@compiles("memref.reinterpret_cast")
+def _reinterpret_cast(c: Compiler, op: ir.Operation) -> None:
+    """Offset, sizes and strides (in elements) from the start of the source's allocation."""
+    where = location(op)
+    (source,), dyn_offsets, dyn_sizes, dyn_strides = segments(op)
+    static = [list(op.attributes[name]) for name in
+              ("static_offsets", "static_sizes", "static_strides")]
+    dynamic = [c.slots_of(group) for group in (dyn_offsets, dyn_sizes, dyn_strides)]
+    source_slot = c.slot(source)
+    out = c.slot(op.results[0])
+    nxt = c.pc + 1
+
+    def resolve(env: list, kind: int) -> list[int]:
+        slots = iter(dynamic[kind])
+        return [env[next(slots)] if v == _DYNAMIC else v for v in static[kind]]
+
+    def step(core) -> int:
+        env = core.env
+        buffer: Buffer = env[source_slot]
+        (offset,), sizes, strides = resolve(env, 0), resolve(env, 1), resolve(env, 2)
+        itemsize = buffer.array.itemsize
+        start = _allocation_start(buffer) + offset * itemsize
+        last = start + itemsize * (1 + sum((n - 1) * s for n, s in zip(sizes, strides,
+                                                                        strict=True)))
+        if offset < 0 or any(s < 0 for s in strides) or last > _allocation_end(buffer):
+            raise fail(where, f"memref.reinterpret_cast reaches byte {last} of a buffer that "
+                              f"ends at byte {_allocation_end(buffer)}")
+        flat = buffer.arena.data[start:last].view(buffer.array.dtype)
+        array = np.lib.stride_tricks.as_strided(
+            flat, shape=sizes, strides=[s * itemsize for s in strides])
+        env[out] = buffer.view(array)
+        return nxt
+
+    c.emit(step)
+
+
 def _element_region(buffer: Buffer, index: tuple[int, ...], where: str) -> Region:
     shape = buffer.array.shape
     for dim, (i, extent) in enumerate(zip(index, shape, strict=True)):
