@@ -29,6 +29,8 @@ class _Wait:
     since: int
     key: tuple | None = None
     """(src, dst, event) of a flag wait, (flag,) of a cross-core wait, None for sync_all."""
+    never: str = "which is never set"
+    """How the message ends when nothing will satisfy the wait."""
 
     @property
     def where(self) -> str:
@@ -57,9 +59,10 @@ def _stuck_waits(machine: Machine) -> dict[tuple[int, int], _Wait]:
         elif stall.kind == "cross":
             what, key = f"cross-core flag {stall.detail}", (stall.detail,)
         else:
-            what = (f"every core of the grid ({len(machine.sync_arrived)} of "
-                    f"{len(machine.cores)} arrived)")
-            key = None
+            waits[core.index, S] = _Wait(
+                core, S, stall.site, "every core of the grid", stall.since,
+                never=f"but only {len(machine.sync_arrived)} of {len(machine.cores)} arrive")
+            continue
         waits[core.index, S] = _Wait(core, S, stall.site, what, stall.since, key)
     return waits
 
@@ -167,8 +170,8 @@ def deadlocks(machine: Machine) -> list[Diagnostic]:
         more = f" (and on {len(group) - 1} more cores)" if len(group) > 1 else ""
         diagnostics.append(error(
             site.location,
-            f"deadlock: {site.text} on {first.where}{more} waits for {first.what}, which is "
-            f"never set",
+            f"deadlock: {site.text} on {first.where}{more} waits for {first.what}, "
+            f"{first.never}",
             *_pipe_states(first.core, site.location), *_unstarted(machine, site.location)))
     if diagnostics or not waits:
         if not diagnostics:

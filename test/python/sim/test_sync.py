@@ -93,8 +93,8 @@ def test_sync_all_that_some_core_skips_is_a_deadlock() -> None:
                       source_name=NAME)
     [deadlock] = result.deadlocks
     assert position(deadlock) == location(NAME, text, "ascend.sync_all")
-    assert "waits for every core of the grid (1 of 2 arrived), which is never set" in \
-        deadlock.message
+    assert deadlock.message == ("deadlock: ascend.sync_all on S of block 0 aiv0 waits for every "
+                                "core of the grid, but only 1 of 2 arrive")
 
 
 COUNTING = """
@@ -108,6 +108,16 @@ WAITS  }
   return
 }
 """
+
+
+def test_sync_all_over_more_blocks_than_cores_is_a_deadlock() -> None:
+    blocks = get_profile("910b").aiv_cores + 2
+    text = exchange_kernel("  ascend.sync_all")
+    result = simulate(text, [np.zeros(8 * blocks, np.float32)] * 2, block_dim=blocks)
+    [deadlock] = result.deadlocks
+    assert deadlock.message.endswith(f"but only {blocks - 2} of {blocks} arrive")
+    assert deadlock.notes[-1].message == (f"2 blocks never started: the grid has {blocks} blocks "
+                                          f"for {blocks - 2} cores")
 
 
 def test_cross_core_flags_count() -> None:
