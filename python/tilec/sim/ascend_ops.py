@@ -114,7 +114,7 @@ def _grid(c: Compiler, op: ir.Operation) -> None:
     name = op.operation.name
     if name == "ascend.block_idx":
         def step(core) -> int:
-            core.env[out] = core.block_idx
+            core.env[out] = core.block
             return nxt
     elif name == "ascend.block_num":
         def step(core) -> int:

@@ -63,6 +63,10 @@ class Profile:
     l2_read_bytes_per_cycle: int
     l2_write_bytes_per_cycle: int
     l2_line_bytes: int
+    dma_burst_bytes: int
+    dma_unaligned_efficiency: float
+    """Share of the GM rate a DMA reaches when its rows are not whole,
+    aligned bursts (ASCEND.md: 32 B-aligned transfers reach ~70%)."""
     startup_cycles: Mapping[str, int]
     """Fixed cost of every instruction on a pipe, before its bytes or repeats:
     no public per-instruction latency exists, these are guesses."""
@@ -119,6 +123,8 @@ PROFILE_910B = Profile(
     l2_read_bytes_per_cycle=110,
     l2_write_bytes_per_cycle=86,
     l2_line_bytes=512,
+    dma_burst_bytes=512,
+    dma_unaligned_efficiency=0.7,
     startup_cycles=_frozen(
         {"s": 0, "v": 8, "m": 8, "mte1": 16, "mte2": 64, "mte3": 64, "fix": 32}
     ),
@@ -162,6 +168,8 @@ PROFILE_950 = Profile(
     l2_read_bytes_per_cycle=110,
     l2_write_bytes_per_cycle=86,
     l2_line_bytes=512,
+    dma_burst_bytes=512,
+    dma_unaligned_efficiency=0.7,
     startup_cycles=_frozen(
         {"s": 0, "v": 8, "m": 8, "mte1": 16, "mte2": 64, "mte3": 64, "fix": 32}
     ),

@@ -12,7 +12,7 @@ per-instruction start-up cost of the pipes stands for issue overhead, and
 the scalar unit normally runs far ahead of the pipes.
 
 When nothing is left to happen and some core has not finished, the program
-is deadlocked; `deadlocks()` explains which waits can never be satisfied.
+is deadlocked; `tilec.sim.deadlock` explains which waits can never be satisfied.
 """
 
 from __future__ import annotations
@@ -26,18 +26,17 @@ import numpy as np
 
 from tilec.diagnostics import Diagnostic
 from tilec.sim.diagnostics import error, fail, note
+from tilec.sim.gm_transfer import GmTransferModel
 from tilec.sim.instruction import (
     CROSS_SET,
     CROSS_WAIT,
     EXEC,
-    MARK,
     PIPE_NAMES,
     SET,
     WAIT,
     Instr,
     S,
 )
-from tilec.sim.l2 import L2Model
 from tilec.sim.memory import Arena, Region
 from tilec.sim.profile import Profile
 from tilec.sim.races import RaceDetector, Site
@@ -66,15 +65,14 @@ class Stall:
 class Core:
     """One AIC or AIV: its scalar unit's state, pipe queues, flags, memories and clocks."""
 
-    def __init__(self, machine: Machine, index: int, block: int, kind: str, sub: int,
-                 block_idx: int):
+    def __init__(self, machine: Machine, index: int, block: int, kind: str, sub: int):
         self.machine = machine
         self.index = index
         self.block = block
+        """The block index (`ascend.block_idx`) this core runs."""
         self.kind = kind
         self.sub = sub
-        self.block_idx = block_idx
-        self.name = f"block {block_idx} {kind}" + (str(sub) if kind == "aiv" else "")
+        self.name = f"block {block} {kind}" + (str(sub) if kind == "aiv" else "")
         self.where = tuple(f"{p} of {self.name}" for p in PIPE_NAMES)
         self.actor0 = index * N_PIPES
         self.env: list = []
@@ -133,7 +131,7 @@ class Machine:
         self.heap: list = []
         self.sequence = itertools.count()
         self.races = RaceDetector()
-        self.l2 = L2Model(profile)
+        self.gm = GmTransferModel(profile)
         self.findings: list[Diagnostic] = []
         self.path_bytes: dict[str, int] = collections.defaultdict(int)
         self.macs = 0
@@ -154,11 +152,11 @@ class Machine:
         index = itertools.count()
         for block in range(self.block_dim):
             if kind == "mix":
-                cores = [Core(self, next(index), block, "aic", 0, block)]
-                cores += [Core(self, next(index), block, "aiv", sub, block) for sub in (0, 1)]
+                cores = [Core(self, next(index), block, "aic", 0)]
+                cores += [Core(self, next(index), block, "aiv", sub) for sub in (0, 1)]
             else:
-                cores = [Core(self, next(index), block, kind, block % 2 if kind == "aiv" else 0,
-                              block)]
+                # An AIV-only kernel puts blocks 2i and 2i+1 on the two AIVs of one AI core.
+                cores = [Core(self, next(index), block, kind, block % 2 if kind == "aiv" else 0)]
             self.blocks.append(cores)
             self.cores.extend(cores)
 
@@ -252,7 +250,7 @@ class Machine:
                 self._execute(core, pipe, instr)
             elif kind == SET:
                 queue.popleft()
-                self._set_flag(core, pipe, instr)
+                self.set_flag(core, pipe, instr.key, instr.site)
             elif kind == WAIT:
                 if not self.try_wait(core, pipe, instr.key):
                     self._block(core, pipe, instr)
@@ -268,8 +266,7 @@ class Machine:
                     return
                 queue.popleft()
                 self._unblocked(core, pipe, instr)
-            else:
-                assert kind == MARK
+            else:  # MARK
                 queue.popleft()
                 if self.timeline is not None:
                     self.timeline.append((core.index, pipe, now, 0, instr.site, "barrier"))
@@ -308,9 +305,9 @@ class Machine:
         epoch = core.tick(pipe)
         cycles = instr.cycles
         if instr.gm_read is not None:
-            cycles += self.l2.read_cycles(instr.gm_read)
+            cycles += self.gm.read_cycles(instr.gm_read)
         if instr.gm_write is not None:
-            cycles += self.l2.write_cycles(instr.gm_write)
+            cycles += self.gm.write_cycles(instr.gm_write)
         if instr.reads or instr.writes:
             self.races.access(instr.reads, instr.writes, core.actor0 + pipe, epoch,
                               core.clocks[pipe], instr.site, core.where[pipe])
@@ -355,9 +352,6 @@ class Machine:
         stall = core.stall
         if stall is not None and stall.kind == "flag" and stall.detail == key:
             self.schedule(self.now, self.resume, core, stall)
-
-    def _set_flag(self, core: Core, pipe: int, instr: Instr) -> None:
-        self.set_flag(core, pipe, instr.key, instr.site)
 
     def try_wait(self, core: Core, pipe: int, key: tuple[int, int, int]) -> bool:
         entry = core.flags.pop(key, None)
@@ -474,6 +468,7 @@ class Machine:
         if when is None:
             return
         core.finished_at = when
+        core.clocks = []  # nothing orders against a finished core any more
         cores = self.blocks[core.block]
         if all(c.finished_at is not None for c in cores):
             end = max(c.finished_at for c in cores)

@@ -1,15 +1,18 @@
-"""A coarse model of the chip-wide L2 cache in front of HBM.
+"""What a DMA to or from GM costs: the L2 cache in front of HBM, and burst efficiency.
 
-Why model it at all: a tiled GEMM reads every A and B tile from many cores,
-and on the real chip all but the first read hit L2 (192 MB on 910B), so a
-cycle model that charged HBM bandwidth for every read would predict a
-memory-bound kernel where the hardware is compute-bound.
+L2, because a tiled GEMM reads every A and B tile from many cores, and on the
+real chip all but the first read hit L2 (192 MB on 910B): charging HBM
+bandwidth for every read would predict a memory-bound kernel where the
+hardware is compute-bound. GM is split into lines of `profile.l2_line_bytes`;
+a line becomes resident when an op reads or writes it, and lines leave in
+first-in first-out order once more than `profile.l2_bytes` are resident. A
+read pays HBM bandwidth for the share of its lines that are not resident and
+L2 bandwidth for the rest; a write pays L2 write bandwidth (write-back).
 
-The model: GM is split into lines of `profile.l2_line_bytes`; a line becomes
-resident when an op reads or writes it, and lines leave in first-in
-first-out order once more than `profile.l2_bytes` are resident. A read pays
-HBM bandwidth for the share of its lines that are not resident and L2
-bandwidth for the rest; a write pays L2 write bandwidth (write-back).
+Bursts, because the DMA moves GM in bursts of `profile.dma_burst_bytes`
+(512 B): a transfer whose rows start off a burst boundary, or are shorter
+than a burst, reaches only `profile.dma_unaligned_efficiency` of the rate.
+GM arguments are taken to start on a burst boundary.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from tilec.sim.memory import Arena, Region
 from tilec.sim.profile import Profile
 
 
-class L2Model:
+class GmTransferModel:
     def __init__(self, profile: Profile):
         self.profile = profile
         self.line = profile.l2_line_bytes
@@ -69,12 +72,21 @@ class L2Model:
                 self.resident_lines -= len(old_lines)
         return fraction
 
+    def _efficiency(self, region: Region) -> float:
+        burst = self.profile.dma_burst_bytes
+        if region.starts is None:
+            aligned = region.lo % burst == 0
+        else:
+            aligned = region.length % burst == 0 and not (region.starts % burst).any()
+        return 1.0 if aligned else self.profile.dma_unaligned_efficiency
+
     def read_cycles(self, region: Region) -> int:
         hit = self._touch(self._bits(region.arena), region)
-        nbytes = region.nbytes
+        nbytes = region.nbytes / self._efficiency(region)
         return math.ceil(nbytes * (1.0 - hit) / self.profile.hbm_bytes_per_cycle
                          + nbytes * hit / self.profile.l2_read_bytes_per_cycle)
 
     def write_cycles(self, region: Region) -> int:
         self._touch(self._bits(region.arena), region)
-        return math.ceil(region.nbytes / self.profile.l2_write_bytes_per_cycle)
+        return math.ceil(region.nbytes / self._efficiency(region)
+                         / self.profile.l2_write_bytes_per_cycle)
