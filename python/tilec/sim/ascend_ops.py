@@ -722,10 +722,10 @@ def _cross_core_set_flag(c: Compiler, op: ir.Operation) -> None:
     mode = ir.IntegerAttr(op.attributes["mode"]).value
     flag = ir.IntegerAttr(op.attributes["flag"]).value
     pipe = PIPE_IDS[keyword(op.attributes["pipe"])]
-    modes = (0, 1, 2, 4) if c.profile.name == "950" else (0, 1, 2)
+    modes = c.profile.cross_core_modes
     if mode not in modes:
         raise fail(where, f"cross-core mode {mode} does not exist on the {c.profile.name} "
-                          f"profile (modes: {', '.join(map(str, modes))})")
+                          f"profile (modes: {', '.join(map(str, sorted(modes)))})")
     if not 0 <= flag < c.profile.cross_core_flag_ids:
         raise fail(where, f"cross-core flag {flag} is not in [0, {c.profile.cross_core_flag_ids})")
     site = c.site(op, f"ascend.cross_core_set_flag mode {mode}, "

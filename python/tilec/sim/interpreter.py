@@ -10,8 +10,8 @@ becomes jumps, so the scalar unit of a core is the loop
 S pipe, a barrier, a scalar load that advances time) saves its resume point
 in `core.pc` and returns -1; the scheduler calls the loop again later.
 
-Op semantics live in `scalar_ops` (arith/math), `memref_ops` and
-`ascend_ops`, each registering compile functions in `COMPILERS`.
+Op semantics live in `scalar_ops` (arith/math), `affine_ops`, `memref_ops`
+and `ascend_ops`, each registering compile functions in `COMPILERS`.
 """
 
 from __future__ import annotations

@@ -77,6 +77,8 @@ class Profile:
     cross_core_latency_cycles: int
     """From a cross-core set to the waiting core seeing its count (guess)."""
     cross_core_max_pending: int
+    cross_core_modes: frozenset[int]
+    """Modes of `cross_core_set_flag` (4, AIC <-> one AIV, is new in the 950)."""
     sync_all_cycles: int
     """Cost of a grid barrier once every core has arrived (guess)."""
     copy_paths: frozenset[tuple[str, str]]
@@ -132,6 +134,7 @@ PROFILE_910B = Profile(
     scalar_gm_access_cycles=200,
     cross_core_latency_cycles=100,
     cross_core_max_pending=15,
+    cross_core_modes=frozenset({0, 1, 2}),
     sync_all_cycles=500,
     copy_paths=_COMMON_COPY_PATHS,
     fixpipe_destinations=frozenset({"gm", "l1"}),
@@ -177,6 +180,7 @@ PROFILE_950 = Profile(
     scalar_gm_access_cycles=200,
     cross_core_latency_cycles=100,
     cross_core_max_pending=15,
+    cross_core_modes=frozenset({0, 1, 2, 4}),
     sync_all_cycles=500,
     copy_paths=_COMMON_COPY_PATHS | {("l1", "ub"), ("ub", "l1")},
     fixpipe_destinations=frozenset({"gm", "l1", "ub"}),

@@ -279,3 +279,30 @@ def test_bad_inputs_are_reported() -> None:
         simulate(text, {"out": np.zeros(1, np.float32), "y": 1})
     with pytest.raises(SimError, match=r"<string>:1:\d+: error: expected"):
         simulate("func.func @k( {", [])
+
+
+MODE4 = """
+func.func @one_aiv() attributes {ascend.kernel = #ascend.core<mix>} {
+  %c0 = arith.constant 0 : index
+  ascend.core aiv {
+    %sub = ascend.sub_block_idx : index
+    %first = arith.cmpi eq, %sub, %c0 : index
+    scf.if %first {
+      ascend.cross_core_set_flag mode MODE, mte3, 2
+    }
+  }
+  ascend.core aic {
+    ascend.cross_core_wait_flag 2
+  }
+  return
+}
+"""
+
+
+def test_mode_4_lets_one_aiv_release_the_cube_on_950() -> None:
+    assert simulate(MODE4.replace("MODE", "4"), [], profile="950").ok
+    # In mode 2 the AIC waits for both AIVs.
+    assert len(simulate(MODE4.replace("MODE", "2"), [], profile="950").deadlocks) == 1
+    with pytest.raises(SimError, match=r"cross-core mode 4 does not exist on the 910b profile "
+                                       r"\(modes: 0, 1, 2\)"):
+        simulate(MODE4.replace("MODE", "4"), [], profile="910b")
