@@ -16,7 +16,8 @@
 // CHECK-NEXT: MTE3 {{ +}}0
 // CHECK-NEXT: FIX {{ +}}175
 // CHECK: cube MACs: 98304
-// CHECK: races: 0
+// CHECK: on-chip memory (peak per core): l0a 4.00 KiB of 64.00 KiB, l0b 3.00 KiB of 64.00 KiB, l0c 12.00 KiB of 128.00 KiB, l1 7.00 KiB of 511.75 KiB
+// CHECK-NEXT: races: 0
 // CHECK-NEXT: deadlocks: 0
 
 // 950: HBM share 72 B/cycle (MTE2 128 + 57 + 43 = 228), L1 -> L0A/L0B at

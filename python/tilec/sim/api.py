@@ -78,6 +78,8 @@ class SimResult:
     bandwidth: dict[str, PathTraffic]
     core_cycles: dict[str, int]
     """Cycle at which each core finished (unfinished cores are absent)."""
+    memory_peak: dict[str, int]
+    """Most bytes of each on-chip memory in use at once on any one core."""
     races: list[Diagnostic]
     deadlocks: list[Diagnostic]
     errors: list[Diagnostic]
@@ -238,6 +240,14 @@ def simulate(module: str | os.PathLike | ir.Module | Program,
     return result
 
 
+def _memory_peak(cores: list) -> dict[str, int]:
+    peak: dict[str, int] = {}
+    for core in cores:
+        for space, arena in core.arenas.items():
+            peak[space] = max(peak.get(space, 0), arena.peak)
+    return dict(sorted(peak.items()))
+
+
 def _result(program: Program, profile: Profile, machine: Machine,
             deadlocks: list[Diagnostic]) -> SimResult:
     cores = [c for c in machine.cores if c.started]
@@ -266,5 +276,6 @@ def _result(program: Program, profile: Profile, machine: Machine,
         cube_utilization=utilization.get("M", 0.0), vector_utilization=utilization.get("V", 0.0),
         macs=machine.macs, bandwidth=bandwidth,
         core_cycles={c.name: c.finished_at for c in cores if c.finished_at is not None},
+        memory_peak=_memory_peak(cores),
         races=machine.races.diagnostics(), deadlocks=deadlocks, errors=machine.findings)
 

@@ -49,6 +49,8 @@ class Arena:
         self.usable = data.nbytes if usable is None else usable
         self.alignment = alignment
         self.allocations: list[Allocation] = []  # sorted by offset
+        self.peak = 0
+        """The most bytes in use at once."""
 
     def allocate(self, nbytes: int, label: str) -> int | None:
         """First-fit placement of `nbytes`; None when no aligned gap is large enough."""
@@ -57,12 +59,14 @@ class Arena:
             start = -(-cursor // self.alignment) * self.alignment
             if start + nbytes <= existing.offset:
                 self.allocations.insert(index, Allocation(start, nbytes, label))
+                self.peak = max(self.peak, self.used_bytes())
                 return start
             cursor = existing.offset + existing.nbytes
         start = -(-cursor // self.alignment) * self.alignment
         if start + nbytes > self.usable:
             return None
         self.allocations.append(Allocation(start, nbytes, label))
+        self.peak = max(self.peak, self.used_bytes())
         return start
 
     def free(self, offset: int) -> bool:

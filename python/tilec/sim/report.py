@@ -35,6 +35,10 @@ def format_report(result: SimResult) -> str:
         for path, traffic in sorted(result.bandwidth.items()):
             lines.append(f"  {path:<9}{_bytes(traffic.bytes):>12} {traffic.bytes_per_cycle:10.2f}"
                          f" {traffic.gb_per_s:10.2f}")
+    if result.memory_peak:
+        usage = ", ".join(f"{space} {_bytes(peak)} of {_bytes(profile.usable_bytes(space))}"
+                          for space, peak in result.memory_peak.items())
+        lines.append(f"on-chip memory (peak per core): {usage}")
     lines.append(f"races: {len(result.races)}")
     lines.append(f"deadlocks: {len(result.deadlocks)}")
     if result.errors:
