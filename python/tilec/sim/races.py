@@ -81,7 +81,7 @@ class Race:
 
 
 class _History:
-    """Accesses to one memory, sorted by first byte."""
+    """Accesses of one kind (reads or writes) to one memory, sorted by first byte."""
 
     def __init__(self) -> None:
         self.los: list[int] = []
@@ -97,7 +97,7 @@ class _History:
     def add(self, access: Access) -> None:
         region = access.region
         count = 1 if region.starts is None else len(region.starts)
-        key = (access.actor, access.write, region.lo, region.hi, region.length, count)
+        key = (access.actor, region.lo, region.hi, region.length, count)
         previous = self.latest.get(key)
         if previous is not None and (
             region.starts is None or np.array_equal(previous.region.starts, region.starts)
@@ -115,9 +115,19 @@ class _History:
 
 
 class RaceDetector:
+    """Reads and writes are kept apart: a read need only be checked against
+    writes, so the many reads of a GEMM's inputs cost nothing to check."""
+
     def __init__(self) -> None:
-        self.histories: dict[int, _History] = {}
+        self.histories: dict[tuple[int, bool], _History] = {}
         self.races: dict[tuple, Race] = {}
+
+    def _history(self, region: Region, write: bool) -> _History:
+        key = (region.arena.id, write)
+        history = self.histories.get(key)
+        if history is None:
+            history = self.histories[key] = _History()
+        return history
 
     def access(self, regions_read: tuple[Region, ...], regions_written: tuple[Region, ...],
                actor: int, epoch: int, clock: np.ndarray, site: Site, where: str) -> None:
@@ -125,18 +135,14 @@ class RaceDetector:
         for write, regions in ((False, regions_read), (True, regions_written)):
             for region in regions:
                 new = Access(region, write, actor, epoch, site, where)
-                history = self.histories.get(region.arena.id)
-                if history is None:
-                    history = self.histories[region.arena.id] = _History()
-                for old in history.candidates(region):
-                    if old.actor == actor or not (write or old.write):
-                        continue
-                    if clock[old.actor] >= old.epoch:
-                        continue
-                    hit = overlap(old.region, region)
-                    if hit is not None:
-                        self._report(old, new, hit)
-                history.add(new)
+                for against in (True, False) if write else (True,):
+                    for old in self._history(region, against).candidates(region):
+                        if old.actor == actor or clock[old.actor] >= old.epoch:
+                            continue
+                        hit = overlap(old.region, region)
+                        if hit is not None:
+                            self._report(old, new, hit)
+                self._history(region, write).add(new)
 
     def _report(self, earlier: Access, later: Access, hit: tuple[int, int]) -> None:
         arena = later.region.arena
