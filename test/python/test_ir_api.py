@@ -94,3 +94,21 @@ def test_ops_built_from_python_verify_and_print(context):
             func.ReturnOp([])
     assert module.operation.verify()
     assert "tile.fill %arg0, %arg1 : memref<16xf32, #tile.scope<local>>, f32" in str(module)
+
+
+def test_parsed_ascend_ops_come_back_as_their_classes(context):
+    from tilec.dialects import ascend
+
+    module = ir.parse_module(
+        """
+        func.func @k() attributes {ascend.kernel = #ascend.core<aiv>} {
+          ascend.set_flag mte2 -> v, 3
+          ascend.wait_flag mte2 -> v, 3
+          return
+        }
+        """
+    )
+    ops = list(module.body.operations[0].regions[0].blocks[0].operations)
+    assert isinstance(ops[0], ascend.SetFlagOp)
+    assert isinstance(ops[1], ascend.WaitFlagOp)
+    assert str(ops[0].attributes["src"]) == "#ascend.pipe<mte2>"

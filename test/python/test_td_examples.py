@@ -33,3 +33,12 @@ def test_dialects_have_examples():
 def test_example_round_trips(context, where, text):
     printed = str(ir.parse_module(text, where))
     assert str(ir.parse_module(printed, where + "(printed)")) == printed
+
+
+@pytest.mark.parametrize("dialect", ["Tile", "Ascend"])
+def test_op_test_files_print_identically_after_a_round_trip(context, dialect):
+    """print(parse(text)) is a fixed point for every op form the lit tests use."""
+    path = _REPO / "test" / "Dialect" / dialect / "ops.mlir"
+    for index, chunk in enumerate(path.read_text().split("// -----")):
+        printed = str(ir.parse_module(chunk, f"{path.name}#{index}"))
+        assert str(ir.parse_module(printed, f"{path.name}#{index}(printed)")) == printed
