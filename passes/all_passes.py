@@ -1,3 +1,16 @@
 """Imports every pass module so that each registers itself."""
 
-from tilec.passes import canonicalize_ops, pipelines_builtin, verify_kernels  # noqa: F401
+from tilec.passes import (  # noqa: F401
+    canonicalize_ops,
+    erase_scopes,
+    hoist_allocas,
+    lower_atomics,
+    lower_copies,
+    lower_fills,
+    lower_gemm,
+    lower_kernels,
+    lower_parallel,
+    lower_reductions,
+    pipelines_builtin,
+    verify_kernels,
+)

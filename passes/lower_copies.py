@@ -1,0 +1,208 @@
+"""tile-lower-copies: tile.copy to masked vector loads and stores (cpu).
+
+The copy's innermost dimension, when it is the last dimension of both
+operands, is cut into vectors of one register; the other dimensions become
+`scf.for` loops. Every bound that is not known to hold statically turns
+into a vector mask: a lane whose source element lies past the end of `src`
+reads the pad value (the pass-through of `vector.maskedload`), and a lane
+whose destination lies past the end of `dst` is not written
+(`vector.maskedstore`). A row that is out of bounds as a whole gets an
+all-false mask, so edge tiles need no branches. When the innermost copy
+dimension is a dropped unit dimension of one operand, each element is a
+one-lane vector with the same masking. Element types are converted with
+arith casts between the load and the store.
+
+Before:
+
+    tile.copy %A[%i, %j], %t[%c0, %c0] : memref<?x?xf32>, memref<4x8xf32, #tile.scope<shared>>
+
+After (schematically):
+
+    scf.for %r = %c0 to %c4 step %c1 {
+      %row = arith.addi %i, %r : index
+      %n = ... min(max(dim(A, 1) - %j, 0), 8), or 0 when %row >= dim(A, 0)
+      %m = vector.create_mask %n : vector<8xi1>
+      %v = vector.maskedload %A[%row, %j], %m, %pad : ... into vector<8xf32>
+      vector.store %v, %t[%r, %c0] : memref<4x8xf32, #tile.scope<shared>>, vector<8xf32>
+    }
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, memref, vector
+from tilec.passes import _cpu_ir as cpu
+from tilec.passes.registry import Pass, register_pass
+
+
+@dataclass(frozen=True)
+class _Side:
+    """One operand of a copy: the buffer, its offsets and, for each of its
+    dimensions, which dimension of the copy extent it follows."""
+
+    buffer: ir.Value
+    offsets: list[ir.Value]
+    copy_dims: list[int]
+
+    @property
+    def type(self) -> ir.MemRefType:
+        return ir.MemRefType(self.buffer.type)
+
+
+def _copy_dims(sizes: list[int], rank: int) -> list[int]:
+    """The copy dimensions an operand of `rank` follows: the extent with its
+    first unit dimensions dropped until the ranks agree (as the verifier)."""
+    to_drop = len(sizes) - rank
+    kept = []
+    for dim, size in enumerate(sizes):
+        if size == 1 and to_drop > 0:
+            to_drop -= 1
+            continue
+        kept.append(dim)
+    return kept
+
+
+def _sizes(op: ir.Operation, src: ir.MemRefType, dst: ir.MemRefType) -> list[int]:
+    if "sizes" in op.attributes:
+        return list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
+    dst_on_chip = dst.memory_space is not None
+    src_on_chip = src.memory_space is not None
+    return list(dst.shape if dst_on_chip or not src_on_chip else src.shape)
+
+
+def _statically_inside(side: _Side, dim: int, size: int) -> bool:
+    extent = side.type.shape[dim]
+    offset = cpu.constant_int(side.offsets[dim])
+    if ir.ShapedType.is_dynamic_size(extent) or offset is None:
+        return False
+    return offset >= 0 and offset + size <= extent
+
+
+class _Access:
+    """Indices and mask of one vector access of a side, built at the current
+    insertion point for the copy point `ivs` and the chunk at `start`."""
+
+    def __init__(
+        self,
+        side: _Side,
+        sizes: list[int],
+        ivs: dict[int, ir.Value],
+        vector_dim: int | None,
+        start: int | ir.Value,
+        width: int,
+    ):
+        self.indices: list[ir.Value] = []
+        self.count: ir.Value | None = None
+        row_ok: ir.Value | None = None
+        for dim, copy_dim in enumerate(side.copy_dims):
+            position = (
+                cpu.add(side.offsets[dim], ivs[copy_dim]) if copy_dim in ivs else side.offsets[dim]
+            )
+            if copy_dim == vector_dim:
+                position = cpu.add(position, start)
+            self.indices.append(position)
+            if _statically_inside(side, dim, sizes[copy_dim]):
+                continue
+            extent = memref.dim(side.buffer, cpu.index(dim))
+            if copy_dim == vector_dim:
+                self.count = cpu.clamped_count(extent, position, width)
+            else:
+                inside = arith.cmpi(arith.CmpIPredicate.ult, position, extent)
+                row_ok = inside if row_ok is None else arith.andi(row_ok, inside)
+        if row_ok is not None:
+            self.count = arith.select(row_ok, self.count or cpu.index(width), cpu.index(0))
+
+    def load(self, buffer: ir.Value, type_: ir.VectorType, pad: ir.Value) -> ir.Value:
+        if self.count is None:
+            return vector.load(type_, buffer, self.indices)
+        lanes = type_.shape[0]
+        return vector.maskedload(
+            type_, buffer, self.indices, cpu.mask(self.count, lanes), cpu.splat(pad, lanes)
+        )
+
+    def store(self, value: ir.Value, buffer: ir.Value) -> None:
+        if self.count is None:
+            vector.store(value, buffer, self.indices)
+            return
+        lanes = ir.VectorType(value.type).shape[0]
+        vector.maskedstore(buffer, self.indices, cpu.mask(self.count, lanes), value)
+
+
+def _chunk(
+    src: _Side,
+    dst: _Side,
+    sizes: list[int],
+    ivs: dict[int, ir.Value],
+    vector_dim: int | None,
+    start: int | ir.Value,
+    width: int,
+    pad: ir.Value,
+) -> None:
+    src_type, dst_type = src.type, dst.type
+    read = _Access(src, sizes, ivs, vector_dim, start, width)
+    value = read.load(src.buffer, ir.VectorType.get([width], src_type.element_type), pad)
+    value = cpu.convert(value, dst_type.element_type)
+    _Access(dst, sizes, ivs, vector_dim, start, width).store(value, dst.buffer)
+
+
+def lower_copy(op: ir.Operation) -> None:
+    operands = list(op.operands)
+    src_type = ir.MemRefType(operands[0].type)
+    src_rank = src_type.rank
+    dst_value = operands[1 + src_rank]
+    dst_type = ir.MemRefType(dst_value.type)
+    sizes = _sizes(op, src_type, dst_type)
+    src = _Side(operands[0], operands[1 : 1 + src_rank], _copy_dims(sizes, src_rank))
+    dst_offsets = operands[2 + src_rank : 2 + src_rank + dst_type.rank]
+    dst = _Side(dst_value, dst_offsets, _copy_dims(sizes, dst_type.rank))
+    last = len(sizes) - 1
+    vector_dim = last if src.copy_dims[-1:] == [last] == dst.copy_dims[-1:] else None
+    loop_dims = [d for d in range(len(sizes)) if d != vector_dim and sizes[d] > 1]
+    with ir.InsertionPoint(op), op.location:
+        pad_operands = operands[2 + src_rank + dst_type.rank :]
+        pad = pad_operands[0] if pad_operands else cpu.zero(src_type.element_type)
+        with cpu.loop_nest([sizes[d] for d in loop_dims]) as loop_ivs:
+            ivs = dict(zip(loop_dims, loop_ivs, strict=True))
+            if vector_dim is None:
+                _chunk(src, dst, sizes, ivs, None, 0, 1, pad)
+            else:
+                _vector_chunks(src, dst, sizes, ivs, vector_dim, pad)
+    op.erase()
+
+
+def _vector_chunks(
+    src: _Side,
+    dst: _Side,
+    sizes: list[int],
+    ivs: dict[int, ir.Value],
+    vector_dim: int,
+    pad: ir.Value,
+) -> None:
+    """The innermost dimension in register-wide chunks and one narrower tail."""
+    lanes = cpu.lanes(src.type.element_type, dst.type.element_type)
+    extent = sizes[vector_dim]
+    full = extent // lanes * lanes
+    if full > lanes:
+        with cpu.loop(0, full, lanes) as start:
+            _chunk(src, dst, sizes, ivs, vector_dim, start, lanes, pad)
+    elif full:
+        _chunk(src, dst, sizes, ivs, vector_dim, 0, lanes, pad)
+    if extent > full:
+        _chunk(src, dst, sizes, ivs, vector_dim, full, extent - full, pad)
+
+
+@register_pass
+@dataclass(frozen=True)
+class LowerCopiesPass(Pass):
+    """Lowers every tile.copy to vector loads/stores, masked at the edges."""
+
+    argument = "tile-lower-copies"
+    anchor = "func.func"
+    summary = "Lower tile.copy to masked vector loads and stores with pad and type conversion (cpu)"
+
+    def run(self, op: ir.Operation) -> None:
+        with op.context, op.location:
+            for copy in cpu.collect(op, "tile.copy"):
+                lower_copy(copy)
