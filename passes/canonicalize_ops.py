@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 from mlir.rewrite import PatternRewriter, RewritePatternSet, apply_patterns_and_fold_greedily
+
 from tilec.passes.registry import Pass, register_pass
 
 # Pattern callbacks return a truthy value for "did not match" (bindings' rule).

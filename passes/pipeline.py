@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 from mlir.passmanager import PassManager
+
 from tilec.diagnostics import CompileError, Diagnostic
 from tilec.passes.registry import NamedPipeline, Pass, PassFailure, instantiate, lookup
 

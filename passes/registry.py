@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from mlir import ir
+
 from tilec.diagnostics import CompileError, Diagnostic
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from mlir import ir
+
 from tilec.passes.registry import Pass, PassFailure, option, register_pass
 
 # Ops that only make sense inside a kernel body (they touch on-chip tiles or

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+
 from tilec.diagnostics import print_all
 from tilec.sim import SimError, SimResult, load_program, simulate
 from tilec.sim.dtypes import ELEMENT_TYPES

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from tilec import ir
 
 REPO = Path(__file__).resolve().parents[2]

@@ -4,6 +4,7 @@ parsing with file locations, op classes."""
 from __future__ import annotations
 
 import pytest
+
 from tilec import ir
 from tilec.diagnostics import CompileError
 from tilec.dialects import tile

@@ -8,6 +8,7 @@ import inspect
 import re
 
 import pytest
+
 from tilec import passes
 from tilec.passes.registry import instantiate
 

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 import pytest
+
 from tilec import ir
 from tilec.diagnostics import CompileError
 from tilec.passes import Pass, emit_error, parse_pipeline, run_pipeline

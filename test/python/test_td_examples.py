@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from tilec import ir
 
 _REPO = Path(__file__).resolve().parents[2]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from tilec.sim import get_profile, simulate
 
 P = get_profile("910b")

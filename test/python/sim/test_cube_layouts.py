@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tilec.sim import SimError, layout, simulate
 
 _C0 = {"f16": 16, "f32": 8, "i8": 32, "f8E4M3FN": 32}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sim_helpers import location, position, race_pairs, read_input, without_lines
+
 from tilec.sim import simulate
 
 NAME = "handoff.mlir"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tilec.sim import SimError, simulate
 
 GM = "memref<?xf32, #ascend.mem<gm>>"

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 from sim_helpers import location, position, race_pairs
+
 from tilec.sim import SimError, get_profile, simulate
 
 NAME = "sync.mlir"

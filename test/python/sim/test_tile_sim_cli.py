@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from sim_helpers import INPUTS
+
 from tilec.tools.tile_sim import main
 
 VADD = str(INPUTS / "vadd_double_buffer.mlir")

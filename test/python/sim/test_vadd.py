@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 from sim_helpers import location, position, race_pairs, read_input, without_lines
+
 from tilec.sim import get_profile, simulate
 
 NAME = "vadd.mlir"

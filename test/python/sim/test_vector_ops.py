@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tilec.sim import simulate
 from tilec.sim.dtypes import ELEMENT_TYPES
 
