@@ -1,0 +1,93 @@
+"""Element types of the DSL, named as in TileLang ("float16", T.float32, ...).
+
+A `DType` is the DSL's view of an MLIR element type plus what the semantic
+rules need to know about it: is it a float, an integer, `index` (the type of
+block indices, loop variables and sizes) or a boolean (comparisons).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from mlir import ir
+
+Kind = Literal["float", "int", "index", "bool"]
+
+
+@dataclass(frozen=True)
+class DType:
+    name: str
+    kind: Kind
+    bits: int
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_integer(self) -> bool:
+        """Integers and `index`: the types integer arithmetic and subscripts accept."""
+        return self.kind in ("int", "index")
+
+    def mlir_type(self) -> ir.Type:
+        return _MLIR_TYPES[self.name]()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+float16 = DType("float16", "float", 16)
+bfloat16 = DType("bfloat16", "float", 16)
+float32 = DType("float32", "float", 32)
+float64 = DType("float64", "float", 64)
+float8_e4m3 = DType("float8_e4m3", "float", 8)
+float8_e5m2 = DType("float8_e5m2", "float", 8)
+int8 = DType("int8", "int", 8)
+int16 = DType("int16", "int", 16)
+int32 = DType("int32", "int", 32)
+int64 = DType("int64", "int", 64)
+boolean = DType("bool", "bool", 1)
+index = DType("index", "index", 64)
+
+_MLIR_TYPES: dict[str, Callable[[], ir.Type]] = {
+    "float16": ir.F16Type.get,
+    "bfloat16": ir.BF16Type.get,
+    "float32": ir.F32Type.get,
+    "float64": ir.F64Type.get,
+    "float8_e4m3": ir.Float8E4M3FNType.get,
+    "float8_e5m2": ir.Float8E5M2Type.get,
+    "int8": lambda: ir.IntegerType.get_signless(8),
+    "int16": lambda: ir.IntegerType.get_signless(16),
+    "int32": lambda: ir.IntegerType.get_signless(32),
+    "int64": lambda: ir.IntegerType.get_signless(64),
+    "bool": lambda: ir.IntegerType.get_signless(1),
+    "index": ir.IndexType.get,
+}
+
+BY_NAME: dict[str, DType] = {
+    d.name: d
+    for d in (
+        float16,
+        bfloat16,
+        float32,
+        float64,
+        float8_e4m3,
+        float8_e5m2,
+        int8,
+        int16,
+        int32,
+        int64,
+        boolean,
+    )
+}
+
+
+def parse_dtype(value: object) -> DType | None:
+    """The DType `value` names (a DType or a name such as "float16"), or None."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str):
+        return BY_NAME.get(value)
+    return None

@@ -1,0 +1,132 @@
+"""Loops: `T.Parallel`, `T.Pipelined` and `T.serial`.
+
+Each is iterated by a Python `for`, which runs its body exactly once while
+the loop's region is open, with the induction variables as symbolic values.
+Leaving the body early (`break`, `return`) cannot be traced and is reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from . import builder, semantic
+from .builder import OpenRegion, RegionKind
+from .dtypes import index
+from .errors import SourceLoc
+from .source import at, dsl_api, site
+from .values import Scalar
+
+
+def _body(region: OpenRegion, loc: SourceLoc, values: tuple[Scalar, ...]) -> Iterator[object]:
+    """Yields the induction variables once, then closes `region` (or reports a `break`)."""
+    finished = False
+    try:
+        yield values[0] if len(values) == 1 else values
+        finished = True
+    finally:
+        if finished:
+            with at(loc):
+                semantic.close_region(region)
+        else:
+            semantic.abandon_region(region)
+
+
+def _static_extents(extents: tuple[object, ...]) -> list[int]:
+    if not extents:
+        raise semantic.error("T.Parallel needs at least one extent")
+    for axis, extent in enumerate(extents):
+        if isinstance(extent, bool) or not isinstance(extent, int):
+            raise semantic.error(
+                f"T.Parallel extents are the static shape of the tiles it covers, so extent "
+                f"{axis} must be a Python int but got {extent!r}; loop with T.serial for a "
+                "run-time bound"
+            )
+        if extent < 1:
+            raise semantic.error(f"T.Parallel extent {axis} must be positive but got {extent}")
+    return [int(e) for e in extents]
+
+
+class Parallel:
+    """`for i, j in T.Parallel(m, n):` element-wise code over an m x n index space.
+
+    The extents are Python ints; iterations are independent and may run in
+    any order. The body is scalar code: element reads and writes
+    (`C[i, j] = A[i, j] * 2`), arithmetic, math, `T.if_then_else`, `T.serial`.
+    Becomes a `tile.parallel`.
+    """
+
+    @dsl_api
+    def __init__(self, *extents: object):
+        self.extents = extents
+        self.loc = site()
+
+    def __iter__(self) -> Iterator[object]:
+        with at(self.loc):
+            trace = semantic.require_kernel("T.Parallel")
+            outer = trace.current.enclosing(RegionKind.PARALLEL)
+            if outer is not None:
+                raise semantic.error(
+                    f"T.Parallel cannot be nested in T.Parallel (line {outer.loc.line}); use one "
+                    "T.Parallel over all the dims"
+                )
+            region, indices = builder.open_parallel(_static_extents(self.extents))
+        return _body(region, self.loc, tuple(Scalar(i, index, region) for i in indices))
+
+
+def _bounds(start: object, stop: object) -> tuple[object, object]:
+    """`(0, n)` for a loop written with one bound `n`."""
+    return (0, start) if stop is None else (start, stop)
+
+
+class Pipelined:
+    """`for k in T.Pipelined(n, num_stages=3):` a serial loop a target may software-pipeline.
+
+    `T.Pipelined(stop)` or `T.Pipelined(start, stop)`, step 1; the body may
+    hold tile ops (copies, gemm). `num_stages` (at least 1) is how many
+    iterations' copies may be in flight. Becomes a `tile.pipelined`.
+    """
+
+    @dsl_api
+    def __init__(self, start: object, stop: object = None, num_stages: object = 1):
+        self.start, self.stop = _bounds(start, stop)
+        self.num_stages = num_stages
+        self.loc = site()
+
+    def __iter__(self) -> Iterator[object]:
+        with at(self.loc):
+            semantic.require_tile_context("T.Pipelined")
+            stages = self.num_stages
+            if isinstance(stages, bool) or not isinstance(stages, int) or stages < 1:
+                raise semantic.error(
+                    f"T.Pipelined: num_stages must be a Python int of at least 1 but got {stages!r}"
+                )
+            lower = semantic.index_value(self.start, "the start of T.Pipelined")
+            upper = semantic.index_value(self.stop, "the stop of T.Pipelined")
+            step = semantic.index_value(1, "the step of T.Pipelined")
+            region, iv = builder.open_pipelined(lower, upper, step, stages)
+        return _body(region, self.loc, (Scalar(iv, index, region),))
+
+
+class serial:
+    """`for k in T.serial(n):` or `T.serial(start, stop, step=1)`: a plain loop (`scf.for`).
+
+    Bounds may be symbolic; the step must be positive. Usable anywhere in a
+    kernel, including inside T.Parallel.
+    """
+
+    @dsl_api
+    def __init__(self, start: object, stop: object = None, step: object = 1):
+        self.start, self.stop = _bounds(start, stop)
+        self.step = step
+        self.loc = site()
+
+    def __iter__(self) -> Iterator[object]:
+        with at(self.loc):
+            semantic.require_kernel("T.serial")
+            if isinstance(self.step, int) and not isinstance(self.step, bool) and self.step < 1:
+                raise semantic.error(f"T.serial: step must be positive but got {self.step}")
+            lower = semantic.index_value(self.start, "the start of T.serial")
+            upper = semantic.index_value(self.stop, "the stop of T.serial")
+            step = semantic.index_value(self.step, "the step of T.serial")
+            region, iv = builder.open_serial(lower, upper, step)
+        return _body(region, self.loc, (Scalar(iv, index, region),))

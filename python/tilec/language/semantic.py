@@ -1,0 +1,884 @@
+"""The semantic layer: what each DSL call means, and whether it is legal.
+
+Every rule of the DSL lives here, with the error a user sees when a kernel
+breaks it: where an op may appear (tile ops inside `T.Kernel` but not inside
+`T.Parallel`, ...), which values are still in scope, how operands of mixed
+types combine, and the shape, dtype and scope rules of the tile ops. Checks
+run before any op is built, so the messages speak about the user's program
+("T.gemm: B must be 32x64 ...") rather than about the IR. Ops are then
+created through `builder`.
+
+Type rules for scalar operators:
+- Python ints and floats take the dtype of the other operand (a float
+  literal needs a float operand).
+- Two integer values combine as `index` if either is `index`, else as the
+  wider integer type.
+- Two float values combine as the wider type (float16 with bfloat16 gives
+  float32); float16 arithmetic stays float16, as written.
+- Integers never mix with floats implicitly: the user writes `T.cast`.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import operator
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import count
+
+from mlir import ir
+
+from . import builder
+from . import values as v
+from .builder import OpenRegion, RegionKind, Trace
+from .dtypes import DType, boolean, float32, index, parse_dtype
+from .errors import DSLError
+from .source import assigned_name, site
+
+GENERIC_SCOPES = ("shared", "fragment", "local")
+ASCEND_SCOPES = ("l1", "l0a", "l0b", "l0c", "ub")
+# Element types a tile.gemm accepts for A and B, and the accumulators for each.
+GEMM_ACCUMULATORS = {
+    "float16": ("float32", "float16"),
+    "bfloat16": ("float32",),
+    "float32": ("float32",),
+    "float8_e4m3": ("float32",),
+    "float8_e5m2": ("float32",),
+    "int8": ("int32",),
+}
+
+
+def error(message: str) -> DSLError:
+    """A DSLError at the user line of the current DSL call."""
+    return DSLError(message, site())
+
+
+# -- where things may appear --------------------------------------------------
+
+
+def require_trace(what: str) -> Trace:
+    trace = builder.active()
+    if trace is None:
+        raise error(f"{what} can only be used inside the body of a @T.prim_func kernel")
+    if trace.pending is not None:
+        raise trace.pending
+    return trace
+
+
+def require_kernel(what: str) -> Trace:
+    trace = require_trace(what)
+    if trace.current.enclosing(RegionKind.KERNEL) is None:
+        raise error(f"{what} must be inside a `with T.Kernel(...)` block")
+    return trace
+
+
+def require_tile_context(what: str) -> Trace:
+    """Tile ops act on whole tiles: inside a kernel, outside element-wise loops."""
+    trace = require_kernel(what)
+    parallel = trace.current.enclosing(RegionKind.PARALLEL)
+    if parallel is not None:
+        raise error(
+            f"{what} cannot be used inside T.Parallel (line {parallel.loc.line}), whose body "
+            "is element-wise scalar code; move it out of the loop"
+        )
+    return trace
+
+
+def close_region(region: OpenRegion) -> None:
+    trace = require_trace(region.kind.value)
+    if trace.current is not region:
+        raise error(
+            f"{region.kind.value} at line {region.loc.line} ends while "
+            f"{trace.current.kind.value} at line {trace.current.loc.line} is still open"
+        )
+    trace.close(region)
+
+
+def abandon_region(region: OpenRegion) -> None:
+    """A loop generator was closed before its body finished: `break` or `return`.
+
+    Raising here would be lost (generators are closed by the garbage
+    collector), so the error waits for the next DSL call or the end of the trace.
+    """
+    trace = region.trace
+    if region.is_open and builder.active() is trace and trace.pending is None:
+        trace.pending = DSLError(
+            f"leaving {region.kind.value} with 'break' or 'return' cannot be traced: the loop "
+            "body runs once, symbolically; compute a mask with T.if_then_else instead",
+            region.loc,
+        )
+
+
+def check_visible(home: OpenRegion, what: str) -> None:
+    """`what` was created in `home`, which must be open in the trace being built."""
+    trace = require_trace(what)
+    if home.trace is not trace:
+        raise error(
+            f"{what} belongs to another kernel; each @T.prim_func is traced on its own, so "
+            "pass it as a parameter or create it inside this kernel"
+        )
+    if not home.is_open:
+        raise error(
+            f"{what} comes from the {home.kind.value} at line {home.loc.line} and cannot be "
+            "used after it ends"
+        )
+
+
+def _describe(x: object) -> str:
+    if isinstance(x, v.Buffer):
+        return f"buffer '{x.name}'"
+    if isinstance(x, v.Scalar):
+        return f"a {x.dtype} value"
+    return f"{type(x).__name__} {x!r}"
+
+
+# -- scalar operands ----------------------------------------------------------
+
+Number = int | float
+
+
+@dataclass(frozen=True)
+class Affine:
+    """An index value as `const + sum(coefficient * atom)`; atoms are opaque values."""
+
+    terms: tuple[tuple[int, int], ...]
+    const: int
+
+    def plus(self, other: Affine, sign: int = 1) -> Affine:
+        terms = dict(self.terms)
+        for atom, coefficient in other.terms:
+            terms[atom] = terms.get(atom, 0) + sign * coefficient
+        kept = tuple(sorted((a, c) for a, c in terms.items() if c != 0))
+        return Affine(kept, self.const + sign * other.const)
+
+    def times(self, factor: int) -> Affine:
+        if factor == 0:
+            return Affine((), 0)
+        return Affine(tuple((a, c * factor) for a, c in self.terms), self.const * factor)
+
+
+_atoms = count()
+
+
+def affine_of(x: v.Scalar | Number) -> Affine | None:
+    """`x` as an affine form, when it is an integer (an atom unless it has a known form)."""
+    if isinstance(x, bool) or not isinstance(x, int | v.Scalar):
+        return None
+    if isinstance(x, int):
+        return Affine((), x)
+    if x.dtype != index:
+        return None
+    if x.affine is None:
+        x.affine = Affine(((next(_atoms), 1),), 0)
+    return x.affine
+
+
+def _combine_affine(op: str, a: v.Scalar | Number, b: v.Scalar | Number) -> Affine | None:
+    fa, fb = affine_of(a), affine_of(b)
+    if fa is None or fb is None:
+        return None
+    if op == "+":
+        return fa.plus(fb)
+    if op == "-":
+        return fa.plus(fb, -1)
+    if op == "*" and not fa.terms:
+        return fb.times(fa.const)
+    if op == "*" and not fb.terms:
+        return fa.times(fb.const)
+    return None
+
+
+def operand(x: object, what: str) -> v.Scalar | Number:
+    """A Scalar (visible here) or a Python number; symbolic dims become their values."""
+    if isinstance(x, v.SymbolicDim):
+        return dim_value(x)
+    if isinstance(x, v.Scalar):
+        check_visible(x.home, "this value")
+        return x
+    if isinstance(x, bool):
+        return int(x)
+    if isinstance(x, numbers.Integral):
+        return int(x)
+    if isinstance(x, numbers.Real):
+        return float(x)
+    if isinstance(x, v.BufferRegion):
+        raise error(f"{what}: a sliced region A[a:b] is not a value; it can only be copied")
+    raise error(f"{what} expects a number or a symbolic value but got {_describe(x)}")
+
+
+def dim_value(dim: v.SymbolicDim) -> v.Scalar:
+    trace = require_trace(f"symbolic dim '{dim.name}'")
+    value = trace.dims.get(dim.name)
+    if value is None:
+        raise error(
+            f"symbolic dim '{dim.name}' is not a dim of any T.Tensor parameter of this kernel"
+        )
+    assert isinstance(value, v.Scalar)
+    return value
+
+
+def scalar(value: ir.Value, dtype: DType) -> v.Scalar:
+    return v.Scalar(value, dtype, require_trace("a value").current)
+
+
+def literal(x: Number, dtype: DType, what: str) -> v.Scalar:
+    """The Python number `x` as a constant of `dtype`."""
+    if isinstance(x, float) and not dtype.is_float:
+        raise error(
+            f"{what}: the float {x!r} cannot be used as {dtype}; write an int, or convert the "
+            f'other side with T.cast(x, "float32")'
+        )
+    if dtype.kind == "bool" and x not in (0, 1):
+        raise error(f"{what}: {x!r} is not a boolean")
+    if dtype.kind == "int":
+        low, high = -(2 ** (dtype.bits - 1)), 2 ** (dtype.bits - 1) - 1
+        if not low <= x <= high:
+            raise error(f"{what}: {x!r} does not fit in {dtype} ({low} to {high})")
+    result = scalar(builder.constant(dtype, x), dtype)
+    if dtype == index:
+        result.affine = Affine((), int(x))
+    return result
+
+
+def promoted_dtype(a: DType, b: DType, what: str) -> DType:
+    if a == b:
+        return a
+    if a.kind == "bool" or b.kind == "bool":
+        raise error(
+            f"{what}: cannot combine {a} with {b}; convert the boolean with "
+            f'T.cast(x, "{b if a.kind == "bool" else a}")'
+        )
+    if a.is_float and b.is_float:
+        return a if a.bits > b.bits else b if b.bits > a.bits else float32
+    if a.is_integer and b.is_integer:
+        if index in (a, b):
+            return index
+        return a if a.bits > b.bits else b
+    float_side = a if a.is_float else b
+    raise error(
+        f"{what}: cannot mix {a} and {b} implicitly; convert one side with "
+        f'T.cast(x, "{float_side}")'
+    )
+
+
+def unify(a: object, b: object, what: str) -> tuple[v.Scalar, v.Scalar, DType]:
+    """Both operands as Scalars of one dtype, by the rules in the module docstring."""
+    x, y = operand(a, what), operand(b, what)
+    if not isinstance(x, v.Scalar) and not isinstance(y, v.Scalar):
+        dtype = float32 if isinstance(x, float) or isinstance(y, float) else index
+        return literal(x, dtype, what), literal(y, dtype, what), dtype
+    if not isinstance(x, v.Scalar):
+        assert isinstance(y, v.Scalar)
+        return literal(x, y.dtype, what), y, y.dtype
+    if not isinstance(y, v.Scalar):
+        return x, literal(y, x.dtype, what), x.dtype
+    dtype = promoted_dtype(x.dtype, y.dtype, what)
+    return convert(x, dtype), convert(y, dtype), dtype
+
+
+def convert(x: v.Scalar, dtype: DType) -> v.Scalar:
+    if x.dtype == dtype:
+        return x
+    return scalar(builder.convert(x.value, x.dtype, dtype), dtype)
+
+
+_PYTHON_BINARY: dict[str, Callable[[Number, Number], Number]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
+    "max": max,
+    "min": min,
+}
+
+
+def binary(op: str, lhs: object, rhs: object) -> v.Scalar:
+    """`lhs op rhs` for the arithmetic and bit operators, `max` and `min`."""
+    what = f"'{op}'" if op not in ("max", "min") else f"T.{op}"
+    x, y = operand(lhs, what), operand(rhs, what)
+    if not isinstance(x, v.Scalar) and not isinstance(y, v.Scalar):
+        return _PYTHON_BINARY[op](x, y)  # type: ignore[return-value]
+    a, b, dtype = unify(x, y, what)
+    if op in ("&", "|", "^"):
+        if dtype.is_float:
+            raise error(f"{what} needs integer or boolean operands but got {dtype}")
+        return scalar(builder.binary(op, a.value, b.value, is_float=False), dtype)
+    if dtype.kind == "bool":
+        raise error(f'{what} on booleans: use & | ^ to combine conditions, or T.cast(x, "int32")')
+    if op == "/" and not dtype.is_float:
+        raise error(
+            f"'/' on {dtype} operands: use '//' for floor division, or convert to a float "
+            'type with T.cast(x, "float32")'
+        )
+    if op in ("//", "%") and dtype.is_float:
+        raise error(f"'{op}' needs integer operands but got {dtype}; use T.floor(a / b) for floats")
+    if op == "%":
+        # Python's floor modulo: a - (a // b) * b.
+        quotient = builder.binary("//", a.value, b.value, is_float=False)
+        product = builder.binary("*", quotient, b.value, is_float=False)
+        return scalar(builder.binary("-", a.value, product, is_float=False), dtype)
+    result = scalar(builder.binary(op, a.value, b.value, is_float=dtype.is_float), dtype)
+    if dtype == index:
+        result.affine = _combine_affine(op, x, y)
+    return result
+
+
+def compare(op: str, lhs: object, rhs: object) -> v.Scalar:
+    a, b, dtype = unify(lhs, rhs, f"'{op}'")
+    return scalar(builder.compare(op, a.value, b.value, is_float=dtype.is_float), boolean)
+
+
+def negate(x: object) -> v.Scalar:
+    a = operand(x, "unary '-'")
+    assert isinstance(a, v.Scalar)
+    if a.dtype.kind == "bool":
+        raise error("unary '-' on a boolean: use ~ to negate a condition")
+    if a.dtype.is_float:
+        return scalar(builder.float_unary("neg", a.value), a.dtype)
+    return binary("-", 0, a)
+
+
+def invert(x: object) -> v.Scalar:
+    a = operand(x, "'~'")
+    assert isinstance(a, v.Scalar)
+    if a.dtype.is_float:
+        raise error(f"'~' needs an integer or boolean operand but got {a.dtype}")
+    return binary("^", a, 1 if a.dtype.kind == "bool" else -1)
+
+
+_PYTHON_UNARY: dict[str, Callable[[float], float]] = {
+    "exp": math.exp,
+    "exp2": lambda x: 2.0**x,
+    "log": math.log,
+    "log2": math.log2,
+    "sqrt": math.sqrt,
+    "rsqrt": lambda x: 1.0 / math.sqrt(x),
+    "tanh": math.tanh,
+    "floor": math.floor,
+    "ceil": math.ceil,
+}
+
+
+def float_unary(name: str, x: object) -> v.Scalar | float:
+    a = operand(x, f"T.{name}")
+    if not isinstance(a, v.Scalar):
+        return _PYTHON_UNARY[name](a)
+    if not a.dtype.is_float:
+        raise error(
+            f"T.{name} needs a float operand but got {a.dtype}; convert it with "
+            'T.cast(x, "float32")'
+        )
+    return scalar(builder.float_unary(name, a.value), a.dtype)
+
+
+def absolute(x: object) -> v.Scalar | Number:
+    a = operand(x, "T.abs")
+    if not isinstance(a, v.Scalar):
+        return abs(a)
+    if a.dtype.is_float:
+        return scalar(builder.float_unary("abs", a.value), a.dtype)
+    if a.dtype.kind == "bool":
+        raise error("T.abs needs a number but got a boolean")
+    return scalar(builder.int_abs(a.value), a.dtype)
+
+
+def select(condition: object, true_value: object, false_value: object) -> v.Scalar | Number:
+    cond = operand(condition, "T.if_then_else")
+    if not isinstance(cond, v.Scalar):
+        return operand(true_value if cond else false_value, "T.if_then_else")
+    if cond.dtype.kind != "bool":
+        raise error(f"T.if_then_else needs a boolean condition (a comparison) but got {cond.dtype}")
+    a, b, dtype = unify(true_value, false_value, "T.if_then_else")
+    return scalar(builder.select(cond.value, a.value, b.value), dtype)
+
+
+def as_dtype(value: object, what: str) -> DType:
+    dtype = parse_dtype(value)
+    if dtype is None:
+        from .dtypes import BY_NAME
+
+        raise error(
+            f"{what}: unknown dtype {value!r}; expected one of {', '.join(BY_NAME)} "
+            "(or T.float32, ...)"
+        )
+    return dtype
+
+
+def cast(x: object, dtype_name: object) -> v.Scalar:
+    dtype = as_dtype(dtype_name, "T.cast")
+    a = operand(x, "T.cast")
+    if not isinstance(a, v.Scalar):
+        return literal(a if dtype.is_float else int(a), dtype, "T.cast")
+    return convert(a, dtype)
+
+
+def ceildiv(lhs: object, rhs: object) -> v.Scalar | int:
+    x, y = operand(lhs, "T.ceildiv"), operand(rhs, "T.ceildiv")
+    if not isinstance(x, v.Scalar) and not isinstance(y, v.Scalar):
+        if isinstance(x, float) or isinstance(y, float):
+            raise error("T.ceildiv needs integer operands")
+        return -(-x // y)
+    a, b, dtype = unify(x, y, "T.ceildiv")
+    if not dtype.is_integer:
+        raise error(f"T.ceildiv needs integer operands but got {dtype}")
+    return scalar(builder.binary("ceildiv", a.value, b.value, is_float=False), dtype)
+
+
+def index_value(x: object, what: str) -> ir.Value:
+    """An `index` value for a subscript, offset or bound (integer values are converted)."""
+    a = operand(x, what)
+    if not isinstance(a, v.Scalar):
+        if isinstance(a, float):
+            raise error(f"{what} must be an integer but got the float {a!r}")
+        return literal(a, index, what).value
+    if not a.dtype.is_integer:
+        raise error(f"{what} must be an integer but got a {a.dtype} value")
+    return convert(a, index).value
+
+
+def coerce(x: object, dtype: DType, what: str) -> v.Scalar:
+    """`x` as a value of exactly `dtype`: numbers convert, symbolic values must match."""
+    a = operand(x, what)
+    if not isinstance(a, v.Scalar):
+        return literal(a, dtype, what)
+    if a.dtype != dtype:
+        raise error(
+            f'{what} needs a {dtype} value but got {a.dtype}; convert it with T.cast(x, "{dtype}")'
+        )
+    return a
+
+
+# -- buffers ------------------------------------------------------------------
+
+
+def check_buffer(buffer: v.Buffer) -> None:
+    check_visible(buffer.home, f"buffer '{buffer.name}'")
+
+
+def _subscripts(buffer: v.Buffer, key: object) -> tuple[object, ...]:
+    subscripts = key if isinstance(key, tuple) else (key,)
+    if len(subscripts) != buffer.ndim:
+        raise error(
+            f"buffer '{buffer.name}' has {buffer.ndim} dims but is indexed with "
+            f"{len(subscripts)} subscripts"
+        )
+    return subscripts
+
+
+def _element_indices(buffer: v.Buffer, subscripts: Sequence[object]) -> list[ir.Value]:
+    indices = []
+    for axis, (subscript, size) in enumerate(zip(subscripts, buffer.shape, strict=True)):
+        if isinstance(subscript, slice):
+            raise error(
+                f"buffer '{buffer.name}': a slice selects a region, which can only be copied "
+                "(T.copy) or added (T.atomic_add); index elements one by one in T.Parallel"
+            )
+        if isinstance(subscript, int) and isinstance(size, int) and not 0 <= subscript < size:
+            raise error(
+                f"index {subscript} is out of bounds for dim {axis} of buffer "
+                f"'{buffer.name}' (size {size})"
+            )
+        indices.append(index_value(subscript, f"index {axis} of buffer '{buffer.name}'"))
+    return indices
+
+
+def _region(buffer: v.Buffer, subscripts: Sequence[object]) -> v.BufferRegion:
+    offsets, sliced, extents = [], [], []
+    for axis, subscript in enumerate(subscripts):
+        what = f"index {axis} of buffer '{buffer.name}'"
+        if not isinstance(subscript, slice):
+            offsets.append(index_value(subscript, what))
+            sliced.append(False)
+            extents.append(None)
+            continue
+        if subscript.step is not None:
+            raise error(f"{what}: slices with a step are not supported")
+        start = 0 if subscript.start is None else subscript.start
+        offsets.append(index_value(start, what))
+        sliced.append(True)
+        extent = None
+        if subscript.stop is not None:
+            begin, end = affine_of(_dim_or(start)), affine_of(_dim_or(subscript.stop))
+            difference = None if begin is None or end is None else end.plus(begin, -1)
+            if difference is None or difference.terms:
+                raise error(
+                    f"{what}: cannot tell the extent of this slice; write only its start "
+                    f"(A[start:]) and let the other side of the copy give the extent"
+                )
+            extent = difference.const
+        extents.append(extent)
+    return v.BufferRegion(buffer, tuple(offsets), tuple(sliced), tuple(extents))
+
+
+def _dim_or(x: object) -> object:
+    return dim_value(x) if isinstance(x, v.SymbolicDim) else operand(x, "a slice bound")
+
+
+def subscript(buffer: v.Buffer, key: object) -> v.Element | v.BufferRegion:
+    require_kernel(f"indexing buffer '{buffer.name}'")
+    check_buffer(buffer)
+    subscripts = _subscripts(buffer, key)
+    if any(isinstance(s, slice) for s in subscripts):
+        return _region(buffer, subscripts)
+    indices = _element_indices(buffer, subscripts)
+    region = v.BufferRegion(buffer, tuple(indices), (False,) * buffer.ndim, (None,) * buffer.ndim)
+    trace = require_trace("indexing")
+    return v.Element(builder.load(buffer.value, indices), region, trace.current)
+
+
+def store(buffer: v.Buffer, key: object, value: object) -> None:
+    require_kernel(f"writing to buffer '{buffer.name}'")
+    check_buffer(buffer)
+    indices = _element_indices(buffer, _subscripts(buffer, key))
+    stored = coerce(value, buffer.dtype, f"storing into buffer '{buffer.name}'")
+    builder.store(stored.value, buffer.value, indices)
+
+
+def _release(x: object) -> None:
+    """Erases the load of an Element that was only used to name a region."""
+    if isinstance(x, v.Element) and not list(x.value.uses):
+        x.load.erase()
+
+
+# -- tile ops -----------------------------------------------------------------
+
+
+def static_shape(shape: object, what: str) -> tuple[int, ...]:
+    dims = shape if isinstance(shape, tuple | list) else (shape,)
+    if not dims:
+        raise error(f"{what}: a tile needs at least one dim")
+    for axis, d in enumerate(dims):
+        if isinstance(d, bool) or not isinstance(d, int):
+            raise error(
+                f"{what}: tile shapes are static, so dim {axis} must be a Python int but got "
+                f"{_describe(d)}"
+            )
+        if d <= 0:
+            raise error(f"{what}: dim {axis} must be positive but got {d}")
+    return tuple(dims)
+
+
+def alloc(shape: object, dtype_name: object, scope: str, what: str) -> v.Buffer:
+    trace = require_tile_context(what)
+    dims = static_shape(shape, what)
+    dtype = as_dtype(dtype_name, what)
+    here = site()
+    value = builder.alloc(dims, dtype, scope)
+    name = assigned_name(here) or f"{scope} tile of line {here.line}"
+    return v.Buffer(value, dims, dtype, scope, name, trace.current, here)
+
+
+def _family(scope: str) -> str:
+    if scope == "global":
+        return "global"
+    return "generic" if scope in GENERIC_SCOPES else "ascend"
+
+
+def _format_shape(shape: Sequence[object]) -> str:
+    return (
+        "("
+        + ", ".join(str(d) if isinstance(d, int) else getattr(d, "name", "?") for d in shape)
+        + ")"
+    )
+
+
+def _copy_side(x: object, role: str) -> v.Buffer | v.BufferRegion:
+    if isinstance(x, v.Element):
+        return x.region
+    if isinstance(x, v.Buffer | v.BufferRegion):
+        return x
+    raise error(
+        f"T.copy: {role} must be a buffer or a region such as A[i, j] but got {_describe(x)}"
+    )
+
+
+def _region_sizes(region: v.BufferRegion, tile: v.Buffer, tile_shape: tuple[int, ...]) -> list[int]:
+    """The copy extent, in the region's rank, when `tile` covers the region."""
+    buffer = region.buffer
+    if not any(region.sliced):
+        rank = max(buffer.ndim, tile.ndim)
+        return [1] * (rank - tile.ndim) + list(tile_shape)
+    covered = [axis for axis, s in enumerate(region.sliced) if s]
+    if len(covered) != tile.ndim:
+        raise error(
+            f"T.copy: the region of '{buffer.name}' slices {len(covered)} dims but tile "
+            f"'{tile.name}' has {tile.ndim}; slice the dims the tile covers and index the others"
+        )
+    sizes = [1] * buffer.ndim
+    for axis, size in zip(covered, tile_shape, strict=True):
+        extent = region.extents[axis]
+        if extent is not None and extent != size:
+            raise error(
+                f"T.copy: the slice of dim {axis} of '{buffer.name}' has extent {extent} but "
+                f"tile '{tile.name}' has {size} there"
+            )
+        sizes[axis] = size
+    return sizes
+
+
+def _verifier_default_sizes(src: v.Buffer, dst: v.Buffer) -> tuple[int, ...] | None:
+    """The sizes tile.copy assumes when none are given (see its description)."""
+    if src.ndim != dst.ndim:
+        return None
+    reference = dst if dst.scope != "global" or src.scope == "global" else src
+    return reference.static_shape
+
+
+def copy(src_arg: object, dst_arg: object) -> None:
+    require_tile_context("T.copy")
+    src, dst = _copy_side(src_arg, "src"), _copy_side(dst_arg, "dst")
+    src_buffer = src if isinstance(src, v.Buffer) else src.buffer
+    dst_buffer = dst if isinstance(dst, v.Buffer) else dst.buffer
+    check_buffer(src_buffer)
+    check_buffer(dst_buffer)
+    families = {_family(src_buffer.scope), _family(dst_buffer.scope)} - {"global"}
+    if len(families) > 1:
+        raise error(
+            f"T.copy from {src_buffer.scope} buffer '{src_buffer.name}' to {dst_buffer.scope} "
+            f"buffer '{dst_buffer.name}' mixes the generic scopes ({', '.join(GENERIC_SCOPES)}) "
+            f"with the Ascend scopes ({', '.join(ASCEND_SCOPES)}); copy through global memory"
+        )
+
+    if isinstance(src, v.BufferRegion) and isinstance(dst, v.BufferRegion):
+        raise error(
+            "T.copy: both sides are regions; give one side as a whole buffer, whose shape is "
+            "the extent of the copy"
+        )
+    if isinstance(src, v.Buffer) and isinstance(dst, v.Buffer):
+        sizes = _whole_copy_sizes(src, dst)
+    else:
+        tile, region = (src, dst) if isinstance(src, v.Buffer) else (dst, src)
+        assert isinstance(tile, v.Buffer) and isinstance(region, v.BufferRegion)
+        tile_shape = tile.static_shape
+        if tile_shape is None:
+            raise error(
+                f"T.copy: the extent of the copy is the shape of '{tile.name}', which is not "
+                f"static {_format_shape(tile.shape)}; copy into a tile instead"
+            )
+        sizes = _region_sizes(region, tile, tile_shape)
+
+    src_offsets = _offsets(src)
+    dst_offsets = _offsets(dst)
+    default = _verifier_default_sizes(src_buffer, dst_buffer)
+    builder.copy(
+        src_buffer.value,
+        src_offsets,
+        dst_buffer.value,
+        dst_offsets,
+        None if default is not None and tuple(sizes) == default else sizes,
+    )
+    _release(src_arg)
+    _release(dst_arg)
+
+
+def _whole_copy_sizes(src: v.Buffer, dst: v.Buffer) -> list[int]:
+    on_chip = [b for b in (dst, src) if b.scope != "global"]
+    if len(on_chip) == 2 and src.shape != dst.shape:
+        raise error(
+            f"T.copy: '{src.name}' has shape {_format_shape(src.shape)} but '{dst.name}' has "
+            f"{_format_shape(dst.shape)}; index one side (A[i, j]) to copy a region"
+        )
+    for reference in (*on_chip, dst, src):
+        shape = reference.static_shape
+        if shape is not None:
+            rank = max(src.ndim, dst.ndim)
+            return [1] * (rank - len(shape)) + list(shape)
+    raise error(
+        f"T.copy between '{src.name}' and '{dst.name}': neither has a static shape to give the "
+        "extent of the copy; copy through a tile"
+    )
+
+
+def _offsets(side: v.Buffer | v.BufferRegion) -> list[ir.Value]:
+    if isinstance(side, v.BufferRegion):
+        return list(side.offsets)
+    return [literal(0, index, "an offset").value for _ in side.shape]
+
+
+def _whole_tile(x: object, what: str, role: str) -> v.Buffer:
+    if isinstance(x, v.Element | v.BufferRegion):
+        raise error(
+            f"{what}: {role} must be a whole tile, not a region; T.copy the region into a "
+            "tile first"
+        )
+    if not isinstance(x, v.Buffer):
+        raise error(f"{what}: {role} must be a buffer but got {_describe(x)}")
+    check_buffer(x)
+    return x
+
+
+def _flag(value: object, what: str, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise error(f"{what}: {name} must be a Python bool but got {_describe(value)}")
+    return value
+
+
+def gemm(
+    a_arg: object,
+    b_arg: object,
+    c_arg: object,
+    transpose_a: object,
+    transpose_b: object,
+    clear_accum: object,
+) -> None:
+    what = "T.gemm"
+    require_tile_context(what)
+    a, b, c = (_whole_tile(x, what, r) for x, r in ((a_arg, "A"), (b_arg, "B"), (c_arg, "C")))
+    ta = _flag(transpose_a, what, "transpose_A")
+    tb = _flag(transpose_b, what, "transpose_B")
+    clear = _flag(clear_accum, what, "clear_accum")
+    for role, tile in (("A", a), ("B", b), ("C", c)):
+        if tile.ndim != 2:
+            raise error(
+                f"{what}: {role} ('{tile.name}') must be 2-D but has shape "
+                f"{_format_shape(tile.shape)}"
+            )
+    for role, tile in (("A", a), ("B", b)):
+        if tile.scope == "global":
+            raise error(
+                f"{what}: {role} ('{tile.name}') is a global tensor; T.copy a tile of it into "
+                "a shared or fragment buffer first"
+            )
+    if c.scope not in ("fragment", "local", "l0c"):
+        raise error(
+            f"{what}: the accumulator C ('{c.name}') must be a fragment "
+            f"(T.alloc_fragment) but is a {c.scope} buffer"
+        )
+    m, n = c.shape
+    a_rows, a_cols = a.shape
+    if (a_cols if ta else a_rows) != m:
+        layout = "K x M, transposed" if ta else "M x K"
+        raise error(
+            f"{what}: C ('{c.name}') is {m}x{n}, so A ('{a.name}', {layout}) needs M = {m} but "
+            f"is {a_rows}x{a_cols}"
+        )
+    k = a_rows if ta else a_cols
+    expected_b = (n, k) if tb else (k, n)
+    if tuple(b.shape) != expected_b:
+        layout = "N x K, transposed" if tb else "K x N"
+        hint = ""
+        if tuple(b.shape) == expected_b[::-1]:
+            hint = f"; pass transpose_B={not tb} if it is stored the other way"
+        raise error(
+            f"{what}: B ('{b.name}') must be {expected_b[0]}x{expected_b[1]} ({layout}) to "
+            f"multiply A ('{a.name}', K = {k}) into C ('{c.name}', {m}x{n}) but is "
+            f"{b.shape[0]}x{b.shape[1]}{hint}"
+        )
+    if a.dtype != b.dtype:
+        raise error(f"{what}: A is {a.dtype} but B is {b.dtype}; both need one element type")
+    accumulators = GEMM_ACCUMULATORS.get(a.dtype.name)
+    if accumulators is None:
+        raise error(
+            f"{what}: cannot multiply {a.dtype} tiles; use one of {', '.join(GEMM_ACCUMULATORS)}"
+        )
+    if c.dtype.name not in accumulators:
+        raise error(
+            f"{what}: {a.dtype} tiles accumulate into {' or '.join(accumulators)} but C "
+            f"('{c.name}') is {c.dtype}"
+        )
+    builder.gemm(a.value, b.value, c.value, transpose_a=ta, transpose_b=tb, clear=clear)
+
+
+def _on_chip(x: object, what: str, role: str) -> v.Buffer:
+    tile = _whole_tile(x, what, role)
+    if tile.scope == "global":
+        raise error(
+            f"{what}: {role} ('{tile.name}') must be an on-chip tile but is a global tensor; "
+            "T.copy it into a fragment first"
+        )
+    return tile
+
+
+def _axis(dim: object, rank: int, what: str) -> int:
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise error(f"{what}: dim must be a Python int but got {_describe(dim)}")
+    if not -rank <= dim < rank:
+        raise error(f"{what}: dim {dim} is out of range for a {rank}-D tile")
+    return dim % rank
+
+
+def reduce(kind: str, src_arg: object, dst_arg: object, dim: object, clear: object) -> None:
+    what = f"T.reduce_{kind}"
+    require_tile_context(what)
+    src, dst = _on_chip(src_arg, what, "src"), _on_chip(dst_arg, what, "dst")
+    axis = _axis(dim, src.ndim, what)
+    expected = tuple(d for i, d in enumerate(src.shape) if i != axis) or (1,)
+    if tuple(dst.shape) != expected:
+        raise error(
+            f"{what}: dst ('{dst.name}') must have shape {_format_shape(expected)} (src shape "
+            f"{_format_shape(src.shape)} without dim {axis}) but has {_format_shape(dst.shape)}"
+        )
+    if dst.dtype != src.dtype:
+        raise error(
+            f"{what}: dst ('{dst.name}') is {dst.dtype} but src ('{src.name}') is {src.dtype}; "
+            "reduce into a tile of the src element type"
+        )
+    builder.reduce(kind, src.value, dst.value, axis, _flag(clear, what, "clear"))
+
+
+def cumsum(src_arg: object, dst_arg: object, dim: object, reverse: object) -> None:
+    what = "T.cumsum"
+    require_tile_context(what)
+    src = _on_chip(src_arg, what, "src")
+    dst = src if dst_arg is None else _on_chip(dst_arg, what, "dst")
+    axis = _axis(dim, src.ndim, what)
+    if dst.shape != src.shape or dst.dtype != src.dtype:
+        raise error(
+            f"{what}: dst ('{dst.name}', {_format_shape(dst.shape)} {dst.dtype}) must have the "
+            f"shape and dtype of src ('{src.name}', {_format_shape(src.shape)} {src.dtype})"
+        )
+    builder.cumsum(src.value, dst.value, axis, _flag(reverse, what, "reverse"))
+
+
+def fill(dst_arg: object, value: object, what: str = "T.fill") -> None:
+    require_tile_context(what)
+    dst = _whole_tile(dst_arg, what, "the destination")
+    builder.fill(dst.value, coerce(value, dst.dtype, what).value)
+
+
+def clear(dst_arg: object) -> None:
+    require_tile_context("T.clear")
+    builder.clear(_whole_tile(dst_arg, "T.clear", "the destination").value)
+
+
+def atomic_add(dst_arg: object, value: object) -> None:
+    what = "T.atomic_add"
+    require_kernel(what)
+    if isinstance(dst_arg, v.Element | v.BufferRegion):
+        region = dst_arg.region if isinstance(dst_arg, v.Element) else dst_arg
+        dst, offsets = region.buffer, list(region.offsets)
+    elif isinstance(dst_arg, v.Buffer):
+        dst, offsets = dst_arg, _offsets(dst_arg)
+    else:
+        raise error(
+            f"{what}: the destination must be a buffer or a region such as Out[i, j] but got "
+            f"{_describe(dst_arg)}"
+        )
+    check_buffer(dst)
+    if isinstance(value, v.Buffer):
+        require_tile_context(f"{what} of a tile")
+        check_buffer(value)
+        if value.ndim != dst.ndim:
+            raise error(
+                f"{what}: tile '{value.name}' has {value.ndim} dims but '{dst.name}' has {dst.ndim}"
+            )
+        if value.dtype != dst.dtype:
+            raise error(
+                f"{what}: tile '{value.name}' is {value.dtype} but '{dst.name}' is {dst.dtype}; "
+                f"T.copy it into a {dst.dtype} tile first"
+            )
+        addend = value.value
+    else:
+        if not isinstance(dst_arg, v.Element):
+            raise error(
+                f"{what} of a scalar needs one element as the destination, such as Out[i, j]"
+            )
+        addend = coerce(value, dst.dtype, what).value
+    builder.atomic_add(addend, dst.value, offsets)
+    _release(dst_arg)

@@ -1,0 +1,114 @@
+"""Which line of the user's code a DSL call comes from.
+
+The DSL stamps every op with the position of the user's statement that
+created it, and points every error there. Public DSL entry points are
+wrapped with `dsl_api`: the outermost one records the caller's position (the
+innermost frame outside this package) as the current *site*; calls nested
+inside it keep that site, so an operator used inside `T.exp` reports the
+user's line, not ours.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import linecache
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from itertools import islice
+from types import CodeType, FrameType, TracebackType
+from typing import ParamSpec, TypeVar
+
+from .errors import SourceLoc
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_site: ContextVar[SourceLoc | None] = ContextVar("tilec_language_site", default=None)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@functools.lru_cache(maxsize=256)
+def is_internal(filename: str) -> bool:
+    """True for this package's own files, whose frames are never the user's."""
+    return os.path.abspath(filename).startswith(_PACKAGE_DIR)
+
+
+def _position(code: CodeType, lasti: int, line: int | None) -> SourceLoc:
+    """The start of the expression that instruction `lasti` of `code` belongs to."""
+    position = next(islice(code.co_positions(), max(lasti, 0) // 2, None), None)
+    start_line, col = (position[0], position[2]) if position else (None, None)
+    return SourceLoc(
+        code.co_filename, start_line or line or code.co_firstlineno, 1 if col is None else col + 1
+    )
+
+
+def frame_loc(frame: FrameType) -> SourceLoc:
+    return _position(frame.f_code, frame.f_lasti, frame.f_lineno)
+
+
+def caller_loc() -> SourceLoc:
+    """The innermost frame on the stack that is not in this package."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and is_internal(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        return SourceLoc("<unknown>", 0, 0)
+    return frame_loc(frame)
+
+
+def traceback_loc(tb: TracebackType | None) -> SourceLoc | None:
+    """The innermost user frame of a traceback: where the user's code was when it failed."""
+    found = None
+    while tb is not None:
+        if not is_internal(tb.tb_frame.f_code.co_filename):
+            found = _position(tb.tb_frame.f_code, tb.tb_lasti, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
+def site() -> SourceLoc:
+    """The user position the current DSL call is working for."""
+    current = _site.get()
+    return current if current is not None else caller_loc()
+
+
+@contextmanager
+def at(loc: SourceLoc) -> Iterator[None]:
+    """Makes `loc` the current site, e.g. while a loop closes the region it opened."""
+    token = _site.set(loc)
+    try:
+        yield
+    finally:
+        _site.reset(token)
+
+
+def dsl_api(fn: Callable[P, R]) -> Callable[P, R]:
+    """Runs `fn` with the caller's position as the site, unless a site is already set."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        if _site.get() is not None:
+            return fn(*args, **kwargs)
+        with at(caller_loc()):
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def assigned_name(loc: SourceLoc) -> str | None:
+    """`x` when the statement at `loc` is `x = ...`, to name buffers in messages."""
+    text = linecache.getline(loc.file, loc.line).strip()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    if tree.body and isinstance(tree.body[0], ast.Assign | ast.AnnAssign):
+        statement = tree.body[0]
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        if len(targets) == 1 and isinstance(targets[0], ast.Name):
+            return targets[0].id
+    return None

@@ -1,0 +1,681 @@
+"""Every DSL error: raised as DSLError at the user's line, with a message that says
+what to do, rendered with the source line and a caret.
+
+The offending line of each kernel carries a `# tag` comment that the test
+looks up.
+"""
+
+import pytest
+from dsl_helpers import expect_error, tagged_col, tagged_line
+
+import tilec.language as T
+from tilec.language import DSLError
+
+F = __file__
+
+
+def kernel_error(kernel: T.PrimFunc, tag: str, *fragments: str) -> DSLError:
+    return expect_error(kernel.ir, F, tag, *fragments)
+
+
+# -- where things may appear ----------------------------------------------------
+
+
+def test_tile_op_outside_kernel():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        T.fill(A, 0.0)  # fill-outside
+
+    kernel_error(k, "fill-outside", "T.fill must be inside a `with T.Kernel(...)` block")
+
+
+def test_dsl_call_outside_any_kernel():
+    expect_error(
+        lambda: T.alloc_shared((64,), "float32"),  # no-trace
+        F,
+        "no-trace",
+        "T.alloc_shared can only be used inside the body of a @T.prim_func kernel",
+    )
+
+
+def test_tile_op_inside_parallel():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            a = T.alloc_fragment((64,), "float32")
+            for _ in T.Parallel(64):  # loop
+                T.copy(A, a)  # copy-in-parallel
+
+    err = kernel_error(k, "copy-in-parallel", "T.copy cannot be used inside T.Parallel")
+    assert f"(line {tagged_line(F, 'loop')})" in err.message
+
+
+def test_nested_kernels():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):  # outer
+            T.fill(A, 0.0)
+            with T.Kernel(2):  # inner
+                pass
+
+    err = kernel_error(k, "inner", "T.Kernel cannot be nested")
+    assert f"line {tagged_line(F, 'outer')}" in err.message
+
+
+def test_nested_parallel():
+    @T.prim_func
+    def k(A: T.Tensor((64, 64), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                for j in T.Parallel(64):  # inner-parallel
+                    A[i, j] = 0.0
+
+    kernel_error(k, "inner-parallel", "T.Parallel cannot be nested in T.Parallel")
+
+
+def test_element_access_outside_kernel():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        A[0] = 1.0  # store-outside
+
+    kernel_error(k, "store-outside", "writing to buffer 'A' must be inside")
+
+
+# -- Python control flow ----------------------------------------------------------
+
+
+def test_python_if_on_a_symbolic_value():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                if A[i] > 0:  # if
+                    A[i] = 0.0
+
+    err = kernel_error(k, "if", "T.if_then_else")
+    assert err.loc.col == tagged_col(F, "if", "A[i] > 0")
+
+
+def test_python_while_and_boolean_operators():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32"), n: T.int32):
+        with T.Kernel(1):
+            while n > 0:  # while
+                pass
+
+    kernel_error(k, "while", "no Python truth value")
+
+    @T.prim_func
+    def k2(A: T.Tensor((64,), "float32"), n: T.int32):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                A[i] = T.if_then_else(i > 2 and i < n, 1.0, 0.0)  # and
+
+    kernel_error(k2, "and", "& and | instead of 'and'/'or'")
+
+
+def test_python_range_over_a_symbolic_value():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32"), n: T.int32):
+        with T.Kernel(1):
+            for _ in range(n):  # range
+                pass
+
+    kernel_error(k, "range", "loop over it with T.serial")
+
+
+def test_break_out_of_a_traced_loop():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):  # broken
+                A[i] = 0.0
+                break
+            T.fill(A, 1.0)
+
+    kernel_error(k, "broken", "leaving T.Parallel with 'break' or 'return'")
+
+
+def test_return_out_of_a_traced_loop():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32"), n: T.int32):
+        with T.Kernel(1):
+            for _ in T.serial(n):  # returned
+                return
+
+    kernel_error(k, "returned", "leaving T.serial with 'break' or 'return'")
+
+
+def test_kernel_returning_a_value():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):  # returns
+        return 1
+
+    kernel_error(k, "returns", "a kernel returns nothing")
+
+
+# -- scopes of values and buffers -------------------------------------------------
+
+
+def test_buffer_used_outside_its_kernel():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):  # first-kernel
+            a = T.alloc_fragment((64,), "float32")
+        with T.Kernel(1):
+            T.copy(a, A)  # reuse
+
+    err = kernel_error(k, "reuse", "buffer 'a' comes from the T.Kernel at line", "after it ends")
+    assert f"line {tagged_line(F, 'first-kernel')}" in err.message
+
+
+def test_loop_value_used_after_its_loop():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                x = A[i] * 2.0
+            A[0] = x  # escaped
+
+    kernel_error(k, "escaped", "comes from the T.Parallel at line")
+
+
+def test_buffer_of_another_kernel():
+    leaked = []
+
+    @T.prim_func
+    def first(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            leaked.append(T.alloc_fragment((64,), "float32"))
+
+    @T.prim_func
+    def second(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            T.copy(leaked[0], A)  # foreign
+
+    first.ir()
+    kernel_error(second, "foreign", "belongs to another kernel")
+
+
+def test_unknown_symbolic_dim():
+    N = T.symbolic("N")
+
+    @T.prim_func
+    def k(A: T.Tensor(("M",), "float32")):
+        with T.Kernel(T.ceildiv(N, 64)):  # unbound
+            pass
+
+    kernel_error(k, "unbound", "symbolic dim 'N' is not a dim of any T.Tensor parameter")
+
+
+# -- types ----------------------------------------------------------------------
+
+
+def test_mixing_index_and_float():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                A[i] = A[i] * i  # mix
+
+    kernel_error(k, "mix", "cannot mix float32 and index implicitly", 'T.cast(x, "float32")')
+
+
+def test_float_literal_with_an_integer():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "int32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                A[i] = A[i] + 0.5  # float-literal
+
+    kernel_error(k, "float-literal", "the float 0.5 cannot be used as int32")
+
+
+def test_integer_true_division_and_float_floor_division():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32"), n: T.int32):
+        with T.Kernel(n / 2):  # true-div
+            pass
+
+    kernel_error(k, "true-div", "'/' on index operands: use '//'")
+
+    @T.prim_func
+    def k2(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                A[i] = A[i] // 2.0  # floor-div
+
+    kernel_error(k2, "floor-div", "'//' needs integer operands but got float32")
+
+
+def test_store_of_the_wrong_dtype():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float16"), B: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                A[i] = B[i]  # narrowing
+
+    kernel_error(
+        k,
+        "narrowing",
+        "storing into buffer 'A' needs a float16 value but got float32",
+        'T.cast(x, "float16")',
+    )
+
+
+def test_math_on_integers_and_bad_conditions():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                A[i] = T.exp(i)  # exp-int
+
+    kernel_error(k, "exp-int", "T.exp needs a float operand but got index")
+
+    @T.prim_func
+    def k2(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                A[i] = T.if_then_else(A[i], 1.0, 0.0)  # cond
+
+    kernel_error(k2, "cond", "T.if_then_else needs a boolean condition")
+
+    @T.prim_func
+    def k3(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                A[i] = T.cast(A[i], "float13")  # dtype
+
+    kernel_error(k3, "dtype", "T.cast: unknown dtype 'float13'")
+
+
+def test_bad_subscripts():
+    @T.prim_func
+    def k(A: T.Tensor((64, 64), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                A[i] = 0.0  # rank
+
+    kernel_error(k, "rank", "buffer 'A' has 2 dims but is indexed with 1 subscripts")
+
+    @T.prim_func
+    def k2(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            a = T.alloc_fragment((64,), "float32")
+            a[64] = 0.0  # bounds
+
+    kernel_error(k2, "bounds", "index 64 is out of bounds for dim 0 of buffer 'a' (size 64)")
+
+    @T.prim_func
+    def k3(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                A[A[i]] = 0.0  # float-index
+
+    kernel_error(k3, "float-index", "must be an integer but got a float32 value")
+
+
+# -- tile ops ---------------------------------------------------------------------
+
+
+def test_alloc_with_bad_shapes_and_dtypes():
+    @T.prim_func
+    def k(A: T.Tensor(("M",), "float32")):
+        with T.Kernel(1):
+            T.alloc_shared((A.shape[0],), "float32")  # symbolic-shape
+
+    kernel_error(k, "symbolic-shape", "tile shapes are static")
+
+    @T.prim_func
+    def k2(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            T.alloc_fragment((64, 0), "float32")  # zero
+
+    kernel_error(k2, "zero", "dim 1 must be positive but got 0")
+
+    @T.prim_func
+    def k3(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            T.alloc_local((4,), "half")  # unknown-dtype
+
+    kernel_error(k3, "unknown-dtype", "unknown dtype 'half'; expected one of float16")
+
+
+def test_copy_between_incompatible_scopes():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            s = T.alloc_shared((64,), "float32")
+            u = T.alloc((64,), "float32", "ub")
+            T.copy(s, u)  # families
+
+    kernel_error(
+        k, "families", "T.copy from shared buffer 's' to ub buffer 'u' mixes the generic scopes"
+    )
+
+
+def test_copy_shapes_and_arguments():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            s = T.alloc_shared((64,), "float32")
+            f = T.alloc_fragment((32,), "float32")
+            T.copy(s, f)  # whole-mismatch
+
+    kernel_error(k, "whole-mismatch", "'s' has shape (64) but 'f' has (32)")
+
+    @T.prim_func
+    def k2(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            T.copy(A[0], B[0])  # two-regions
+
+    kernel_error(k2, "two-regions", "both sides are regions")
+
+    @T.prim_func
+    def k3(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            T.copy(0.0, A)  # not-a-buffer
+
+    kernel_error(k3, "not-a-buffer", "src must be a buffer or a region such as A[i, j]")
+
+
+def test_copy_slices():
+    @T.prim_func
+    def k(Q: T.Tensor((4, 256, 128), "float16")):
+        with T.Kernel(1):
+            q = T.alloc_shared((64, 128), "float16")
+            T.copy(Q[0:, 0:, 0:], q)  # slice-count
+
+    kernel_error(k, "slice-count", "slices 3 dims but tile 'q' has 2")
+
+    @T.prim_func
+    def k2(Q: T.Tensor((256, 128), "float16")):
+        with T.Kernel(1) as bx:
+            q = T.alloc_shared((64, 128), "float16")
+            T.copy(Q[bx * 64 : bx * 64 + 32, :], q)  # slice-extent
+
+    kernel_error(k2, "slice-extent", "the slice of dim 0 of 'Q' has extent 32 but tile 'q' has 64")
+
+    @T.prim_func
+    def k3(Q: T.Tensor((256, 128), "float16")):
+        with T.Kernel(2) as bx:
+            q = T.alloc_shared((64, 128), "float16")
+            T.copy(Q[bx * bx : 64, :], q)  # slice-unknown
+
+    kernel_error(k3, "slice-unknown", "cannot tell the extent of this slice")
+
+
+def test_copy_extent_that_does_not_fit_comes_from_the_verifier():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            f = T.alloc_fragment((64, 64), "float32")
+            s = T.alloc_shared((32, 32), "float32")
+            T.copy(f, s[0, 0])  # too-big
+
+    kernel_error(k, "too-big", "'tile.copy' op expected dst shape of at least 64x64")
+
+
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape", "flags", "fragments"),
+    [
+        ((32, 32), (32, 64), {}, ["C ('c') is 64x64, so A ('a', M x K) needs M = 64 but is 32x32"]),
+        (
+            (64, 32),
+            (64, 32),
+            {},
+            ["B ('b') must be 32x64 (K x N)", "pass transpose_B=True if it is stored the other"],
+        ),
+        ((32, 64), (32, 64), {"transpose_A": True}, []),
+        ((64, 32), (64, 32), {"transpose_B": True}, []),
+    ],
+)
+def test_gemm_shapes(a_shape, b_shape, flags, fragments):
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            a = T.alloc_shared(a_shape, "float16")
+            b = T.alloc_shared(b_shape, "float16")
+            c = T.alloc_fragment((64, 64), "float32")
+            T.gemm(a, b, c, **flags)  # gemm-shape
+
+    if fragments:
+        kernel_error(k, "gemm-shape", *fragments)
+    else:
+        assert "tile.gemm" in k.ir()
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "c", "fragment"),
+    [
+        (
+            ("shared", "float16"),
+            ("shared", "float32"),
+            ("fragment", "float32"),
+            "A is float16 but B is float32",
+        ),
+        (
+            ("shared", "bfloat16"),
+            ("shared", "bfloat16"),
+            ("fragment", "bfloat16"),
+            "bfloat16 tiles accumulate into float32 but C ('c') is bfloat16",
+        ),
+        (
+            ("shared", "float16"),
+            ("shared", "float16"),
+            ("shared", "float32"),
+            "the accumulator C ('c') must be a fragment (T.alloc_fragment) but is a shared buffer",
+        ),
+        (
+            ("shared", "int32"),
+            ("shared", "int32"),
+            ("fragment", "int32"),
+            "cannot multiply int32 tiles",
+        ),
+    ],
+)
+def test_gemm_dtypes_and_scopes(a, b, c, fragment):
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            ta = T.alloc((64, 32), a[1], a[0])
+            tb = T.alloc((32, 64), b[1], b[0])
+            tc = T.alloc((64, 64), c[1], c[0])
+            T.gemm(ta, tb, tc)  # gemm-type
+
+    kernel_error(k, "gemm-type", fragment.replace("('c')", "('tc')"))
+
+
+def test_gemm_operands():
+    @T.prim_func
+    def k(A: T.Tensor((64, 32), "float16")):
+        with T.Kernel(1):
+            b = T.alloc_shared((32, 64), "float16")
+            c = T.alloc_fragment((64, 64), "float32")
+            T.gemm(A, b, c)  # global-operand
+
+    kernel_error(k, "global-operand", "A ('A') is a global tensor; T.copy a tile of it")
+
+    @T.prim_func
+    def k2(A: T.Tensor((64, 32), "float16")):
+        with T.Kernel(1):
+            b = T.alloc_shared((32, 64), "float16")
+            c = T.alloc_fragment((64, 64), "float32")
+            T.gemm(A[0, 0], b, c)  # region-operand
+
+    kernel_error(k2, "region-operand", "A must be a whole tile, not a region")
+
+    @T.prim_func
+    def k3(A: T.Tensor((64, 32), "float16")):
+        with T.Kernel(1):
+            a = T.alloc_shared((2, 64, 32), "float16")
+            b = T.alloc_shared((32, 64), "float16")
+            c = T.alloc_fragment((64, 64), "float32")
+            T.gemm(a, b, c, transpose_A=1)  # flag
+
+    kernel_error(k3, "flag", "transpose_A must be a Python bool")
+
+
+def test_reductions():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            s = T.alloc_fragment((64, 128), "float32")
+            m = T.alloc_fragment((128,), "float32")
+            T.reduce_max(s, m, dim=1)  # reduce-shape
+
+    kernel_error(
+        k,
+        "reduce-shape",
+        "T.reduce_max: dst ('m') must have shape (64) (src shape (64, 128) "
+        "without dim 1) but has (128)",
+    )
+
+    @T.prim_func
+    def k2(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            s = T.alloc_fragment((64, 128), "float32")
+            m = T.alloc_fragment((64,), "float32")
+            T.reduce_sum(s, m, dim=2)  # reduce-dim
+
+    kernel_error(k2, "reduce-dim", "dim 2 is out of range for a 2-D tile")
+
+    @T.prim_func
+    def k3(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            s = T.alloc_fragment((64, 128), "float16")
+            m = T.alloc_fragment((64,), "float32")
+            T.reduce_sum(s, m)  # reduce-dtype
+
+    kernel_error(k3, "reduce-dtype", "dst ('m') is float32 but src ('s') is float16")
+
+    @T.prim_func
+    def k4(A: T.Tensor((64, 64), "float32")):
+        with T.Kernel(1):
+            m = T.alloc_fragment((64,), "float32")
+            T.reduce_absmax(A, m)  # reduce-global
+
+    kernel_error(k4, "reduce-global", "src ('A') must be an on-chip tile but is a global tensor")
+
+
+def test_cumsum_fill_and_atomic_add():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            s = T.alloc_fragment((64,), "float32")
+            d = T.alloc_fragment((32,), "float32")
+            T.cumsum(s, d)  # cumsum
+
+    kernel_error(k, "cumsum", "must have the shape and dtype of src")
+
+    @T.prim_func
+    def k2(A: T.Tensor((64,), "int32")):
+        with T.Kernel(1):
+            T.fill(A, 1.5)  # fill-float
+
+    kernel_error(k2, "fill-float", "the float 1.5 cannot be used as int32")
+
+    @T.prim_func
+    def k3(A: T.Tensor((64, 64), "float32")):
+        with T.Kernel(1):
+            t = T.alloc_fragment((16, 16), "float16")
+            T.atomic_add(A[0, 0], t)  # atomic-dtype
+
+    kernel_error(k3, "atomic-dtype", "tile 't' is float16 but 'A' is float32")
+
+    @T.prim_func
+    def k4(A: T.Tensor((64, 64), "float32")):
+        with T.Kernel(1):
+            T.atomic_add(A, 1.0)  # atomic-scalar
+
+    kernel_error(k4, "atomic-scalar", "needs one element as the destination")
+
+
+# -- launch and loops -------------------------------------------------------------
+
+
+def test_kernel_and_loop_arguments():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1, 2, 3, 4):  # four
+            pass
+
+    kernel_error(k, "four", "T.Kernel takes 1 to 3 grid sizes but got 4")
+
+    @T.prim_func
+    def k2(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1, threads=0):  # threads
+            pass
+
+    kernel_error(k2, "threads", "threads must be a positive Python int but got 0")
+
+    @T.prim_func
+    def k3(A: T.Tensor((64,), "float32"), n: T.int32):
+        with T.Kernel(1):
+            for i in T.Parallel(n):  # symbolic-extent
+                A[i] = 0.0
+
+    kernel_error(k3, "symbolic-extent", "extent 0 must be a Python int")
+
+    @T.prim_func
+    def k4(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for _ in T.Pipelined(4, num_stages=0):  # stages
+                pass
+
+    kernel_error(k4, "stages", "num_stages must be a Python int of at least 1 but got 0")
+
+    @T.prim_func
+    def k5(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for _ in T.serial(0, 8, -1):  # step
+                pass
+
+    kernel_error(k5, "step", "T.serial: step must be positive but got -1")
+
+
+# -- parameters and unexpected failures ------------------------------------------
+
+
+def test_parameter_annotations():
+    def missing(A):  # missing-annotation
+        pass
+
+    expect_error(
+        lambda: T.prim_func(missing), F, "missing-annotation", "kernel parameter 'A' needs an"
+    )
+
+    def wrong(A: int):  # wrong-annotation
+        pass
+
+    expect_error(lambda: T.prim_func(wrong), F, "wrong-annotation", "T.Tensor(shape, dtype)")
+
+    def variadic(*A: T.float32):  # variadic
+        pass
+
+    expect_error(lambda: T.prim_func(variadic), F, "variadic", "must be a plain parameter")
+
+    expect_error(
+        lambda: T.Tensor((64, 1.5), "float32"),  # tensor-dim
+        F,
+        "tensor-dim",
+        "T.Tensor: dim 1 must be a Python int, a name or T.symbolic(name) but got 1.5",
+    )
+
+
+def test_unexpected_python_errors_point_at_the_user_line():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                A[i] = undefined_name  # noqa: F821  # name-error
+
+    kernel_error(k, "name-error", "NameError: name 'undefined_name' is not defined")
+
+    @T.prim_func
+    def k2(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                A[i] = A[i] ** 2  # power
+
+    kernel_error(k2, "power", "TypeError: unsupported operand type(s) for ** or pow()")
