@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
+
 from tilec.passes.registry import Pass, emit_error, register_pass
 
 

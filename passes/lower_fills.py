@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import memref, vector
+
 from tilec.passes import _cpu_ir as cpu
 from tilec.passes.registry import Pass, register_pass
 

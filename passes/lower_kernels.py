@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import memref, scf
+
 from tilec.passes import _cpu_ir as cpu
 from tilec.passes.registry import Pass, register_pass
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
+
 from tilec.passes import _cpu_ir as cpu
 from tilec.passes.registry import Pass, register_pass
 
