@@ -1,0 +1,238 @@
+"""The parameters of a kernel's entry function and the checks on a call.
+
+The entry function's argument types say what each argument must be: a
+memref is a numpy array of that element type and rank, whose static dims
+must match; `index` is a Python int; a float type is a Python float. The
+DSL may name the parameters and their symbolic dims with argument
+attributes, so that errors speak the user's names:
+
+    func.func @gemm(%A: memref<?x64xf16> {tile.name = "A", tile.dims = ["M", "64"]}, ...)
+
+Without them, parameters are called arg0, arg1, ... and each dynamic dim is
+free. A symbolic dim that occurs in several parameters must have one value
+in a call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from mlir import ir
+
+
+class ArgumentError(TypeError):
+    """A kernel was called with arguments that do not fit its parameters."""
+
+
+def check_scalar_supported(param: Param) -> None:
+    """Raises ArgumentError for a scalar parameter the call interface cannot pass."""
+    if param.shape is None and param.element not in _SCALAR_CTYPES:
+        raise ArgumentError(
+            f"parameter '{param.name}' of type {param.element} cannot be passed as a scalar "
+            f"on cpu (use one of {', '.join(_SCALAR_CTYPES)})"
+        )
+
+
+_SCALAR_CTYPES = {
+    "index": ctypes.c_int64,
+    "i64": ctypes.c_int64,
+    "i32": ctypes.c_int32,
+    "i16": ctypes.c_int16,
+    "i8": ctypes.c_int8,
+    "f64": ctypes.c_double,
+    "f32": ctypes.c_float,
+}
+
+
+def numpy_dtype(element: str) -> np.dtype:
+    """The numpy dtype of an MLIR element type name (bf16 needs ml_dtypes)."""
+    if element == "bf16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    names = {
+        "f64": "float64",
+        "f32": "float32",
+        "f16": "float16",
+        "i64": "int64",
+        "i32": "int32",
+        "i16": "int16",
+        "i8": "int8",
+        "i1": "bool",
+        "index": "int64",
+    }
+    if element not in names:
+        raise ArgumentError(f"element type {element} has no numpy dtype on cpu")
+    return np.dtype(names[element])
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter: an array (`shape` with None for dynamic dims) or a scalar."""
+
+    name: str
+    element: str
+    shape: tuple[int | None, ...] | None
+    dim_names: tuple[str | None, ...] = ()
+
+    @property
+    def is_array(self) -> bool:
+        return self.shape is not None
+
+    def describe_shape(self) -> str:
+        assert self.shape is not None
+        parts = [
+            str(size) if size is not None else (self.dim_names[i] or "?")
+            for i, size in enumerate(self.shape)
+        ]
+        return "(" + ", ".join(parts) + (",)" if len(parts) == 1 else ")")
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "element": self.element,
+            "shape": None if self.shape is None else list(self.shape),
+            "dim_names": list(self.dim_names),
+        }
+
+    @staticmethod
+    def from_json(data: dict) -> Param:
+        shape = data["shape"]
+        return Param(
+            data["name"],
+            data["element"],
+            None if shape is None else tuple(shape),
+            tuple(data["dim_names"]),
+        )
+
+
+def entry_params(func: ir.Operation) -> list[Param]:
+    """The parameters of an entry `func.func`, named by its argument attributes."""
+    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    arg_attrs = (
+        list(ir.ArrayAttr(func.attributes["arg_attrs"])) if "arg_attrs" in func.attributes else []
+    )
+    params = []
+    for i, type_ in enumerate(function_type.inputs):
+        attrs = ir.DictAttr(arg_attrs[i]) if i < len(arg_attrs) else None
+        name = f"arg{i}"
+        if attrs is not None and "tile.name" in attrs:
+            name = ir.StringAttr(attrs["tile.name"]).value
+        if isinstance(type_, ir.MemRefType):
+            memref = ir.MemRefType(type_)
+            shape = tuple(None if ir.ShapedType.is_dynamic_size(d) else d for d in memref.shape)
+            dims: tuple[str | None, ...] = (None,) * len(shape)
+            if attrs is not None and "tile.dims" in attrs:
+                texts = [ir.StringAttr(a).value for a in ir.ArrayAttr(attrs["tile.dims"])]
+                dims = tuple(None if t.isdigit() else t for t in texts)
+            params.append(Param(name, str(memref.element_type), shape, dims))
+        else:
+            params.append(Param(name, str(type_), None))
+    return params
+
+
+def _shape_text(shape: Sequence[int]) -> str:
+    return "(" + ", ".join(map(str, shape)) + (",)" if len(shape) == 1 else ")")
+
+
+def check_arguments(kernel: str, params: Sequence[Param], args: Sequence[object]) -> None:
+    """Raises ArgumentError naming the first parameter that `args` do not fit."""
+    if len(args) != len(params):
+        names = ", ".join(p.name for p in params)
+        raise ArgumentError(
+            f"kernel '{kernel}' expects {len(params)} arguments ({names}) but got {len(args)}"
+        )
+    bound: dict[str, tuple[int, str]] = {}
+    for param, arg in zip(params, args, strict=True):
+        if not param.is_array:
+            _check_scalar(param, arg)
+            continue
+        _check_array(param, arg)
+        assert isinstance(arg, np.ndarray)
+        for dim, name in enumerate(param.dim_names):
+            if name is None:
+                continue
+            size = arg.shape[dim]
+            if name in bound and bound[name][0] != size:
+                other_size, other = bound[name]
+                raise ArgumentError(
+                    f"argument '{param.name}' has {name} = {size} but argument '{other}' "
+                    f"has {name} = {other_size}"
+                )
+            bound.setdefault(name, (size, param.name))
+
+
+def _check_scalar(param: Param, arg: object) -> None:
+    integral = param.element == "index" or param.element.startswith("i")
+    if integral and (isinstance(arg, bool) or not isinstance(arg, int | np.integer)):
+        raise ArgumentError(f"argument '{param.name}' expects an int but got {type(arg).__name__}")
+    if not integral and not isinstance(arg, int | float | np.integer | np.floating):
+        raise ArgumentError(f"argument '{param.name}' expects a float but got {type(arg).__name__}")
+
+
+def _check_array(param: Param, arg: object) -> None:
+    assert param.shape is not None
+    if not isinstance(arg, np.ndarray):
+        raise ArgumentError(
+            f"argument '{param.name}' expects a numpy array but got {type(arg).__name__}"
+        )
+    expected = numpy_dtype(param.element)
+    if arg.dtype != expected:
+        raise ArgumentError(f"argument '{param.name}' expects {expected} but got {arg.dtype}")
+    if arg.ndim != len(param.shape):
+        raise ArgumentError(
+            f"argument '{param.name}' expects a {len(param.shape)}-D array but got "
+            f"{arg.ndim}-D with shape {_shape_text(arg.shape)}"
+        )
+    if any(s is not None and s != a for s, a in zip(param.shape, arg.shape, strict=True)):
+        raise ArgumentError(
+            f"argument '{param.name}' expects shape {param.describe_shape()} but got "
+            f"{_shape_text(arg.shape)}"
+        )
+    if not arg.flags.c_contiguous:
+        raise ArgumentError(
+            f"argument '{param.name}' must be C-contiguous (use numpy.ascontiguousarray)"
+        )
+
+
+_DESCRIPTORS: dict[int, type[ctypes.Structure]] = {}
+
+
+def _descriptor_type(rank: int) -> type[ctypes.Structure]:
+    if rank not in _DESCRIPTORS:
+        fields = [
+            ("allocated", ctypes.c_void_p),
+            ("aligned", ctypes.c_void_p),
+            ("offset", ctypes.c_int64),
+        ]
+        if rank:
+            fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+        _DESCRIPTORS[rank] = type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
+    return _DESCRIPTORS[rank]
+
+
+def packed_arguments(params: Sequence[Param], args: Sequence[object]) -> tuple[object, list]:
+    """The `void**` array the packed C interface takes, and the ctypes
+    objects it points to (kept alive by the caller for the call)."""
+    keep: list = []
+    packed = (ctypes.c_void_p * len(params))()
+    for i, (param, arg) in enumerate(zip(params, args, strict=True)):
+        if param.is_array:
+            assert isinstance(arg, np.ndarray)
+            descriptor = _descriptor_type(arg.ndim)()
+            pointer = arg.ctypes.data
+            descriptor.allocated = descriptor.aligned = pointer
+            descriptor.offset = 0
+            if arg.ndim:
+                descriptor.sizes[:] = arg.shape
+                descriptor.strides[:] = [s // arg.itemsize for s in arg.strides]
+            value = ctypes.pointer(descriptor)
+        else:
+            value = _SCALAR_CTYPES[param.element](arg)
+        pointer_to_value = ctypes.pointer(value)
+        keep.append(pointer_to_value)
+        packed[i] = ctypes.cast(pointer_to_value, ctypes.c_void_p)
+    return packed, keep

@@ -1,0 +1,109 @@
+"""tilec.jit: shape specialization, the in-memory and on-disk caches, and
+rebuilding corrupt or stale disk entries."""
+
+from __future__ import annotations
+
+import json
+
+import cpu_tile_ir as tile_ir
+import numpy as np
+import pytest
+
+import tilec
+from tilec.runtime import ArgumentError, cache
+
+SOURCE = tile_ir.copy_through_tile(8, 8, "f32", "f16")
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def _run(kernel, shape=(10, 13)):
+    a = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    b = np.zeros(shape, np.float16)
+    kernel(a, b)
+    np.testing.assert_array_equal(b, a.astype(np.float16))
+
+
+def _entries(cache_dir):
+    return sorted(p for p in cache_dir.iterdir() if not p.name.startswith("."))
+
+
+def test_specializes_per_shape_and_caches_in_memory(cache_dir):
+    kernel = tilec.jit(SOURCE)
+    _run(kernel)
+    first = kernel.compiled(np.zeros((10, 13), np.float32), np.zeros((10, 13), np.float16))
+    _run(kernel)
+    _run(kernel, (3, 30))
+    assert len(_entries(cache_dir)) == 2
+    again = kernel.compiled(np.zeros((10, 13), np.float32), np.zeros((10, 13), np.float16))
+    assert again is first
+    # The dims are static in the specialized kernel.
+    assert "memref<10x13xf32>" in first.ir("tile")
+
+
+def test_disk_cache_is_used_by_a_new_jit_kernel(cache_dir):
+    _run(tilec.jit(SOURCE))
+    loaded = tilec.jit(SOURCE)
+    _run(loaded)
+    compiled = loaded.compiled(np.zeros((10, 13), np.float32), np.zeros((10, 13), np.float16))
+    assert compiled.stages() == ["tile", "llvm"]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda entry: (entry / "meta.json").write_text("{not json"),
+        lambda entry: (entry / "kernel.llvm.mlir").write_text("garbage"),
+        lambda entry: [p.write_bytes(p.read_bytes()[:100]) for p in entry.glob("*.so")],
+        lambda entry: (entry / "meta.json").unlink(),
+    ],
+)
+def test_corrupt_entries_are_rebuilt(cache_dir, damage):
+    _run(tilec.jit(SOURCE))
+    [entry] = _entries(cache_dir)
+    damage(entry)
+    rebuilt = tilec.jit(SOURCE)
+    _run(rebuilt)
+    compiled = rebuilt.compiled(np.zeros((10, 13), np.float32), np.zeros((10, 13), np.float16))
+    assert "tile-lower-copies" in compiled.stages()
+    assert json.loads((entry / "meta.json").read_text())["entry"] == "copy"
+
+
+def test_stale_entry_from_another_version_is_rebuilt(cache_dir):
+    _run(tilec.jit(SOURCE))
+    [entry] = _entries(cache_dir)
+    meta = json.loads((entry / "meta.json").read_text())
+    meta["tilec"] = "0.0.0-old"
+    (entry / "meta.json").write_text(json.dumps(meta))
+    rebuilt = tilec.jit(SOURCE)
+    _run(rebuilt)
+    assert json.loads((entry / "meta.json").read_text())["tilec"] == tilec.__version__
+
+
+def test_llvm_ir_entry_without_a_linker(cache_dir, monkeypatch):
+    monkeypatch.setattr(cache.native, "linker", lambda: None)
+    _run(tilec.jit(SOURCE))
+    [entry] = _entries(cache_dir)
+    assert not list(entry.glob("*.so"))
+    loaded = tilec.jit(SOURCE)
+    _run(loaded)
+    compiled = loaded.compiled(np.zeros((10, 13), np.float32), np.zeros((10, 13), np.float16))
+    assert compiled.stages() == ["tile", "llvm"]
+
+
+def test_key_covers_ir_and_options():
+    base = cache.cache_key(SOURCE, cache.Options())
+    assert base != cache.cache_key(SOURCE + " ", cache.Options())
+    assert base != cache.cache_key(SOURCE, cache.Options(opt_level=2))
+    assert base == cache.cache_key(SOURCE, cache.Options(timing=True))
+
+
+def test_jit_checks_arguments_before_compiling(cache_dir):
+    kernel = tilec.jit(opt_level=2)(SOURCE)
+    with pytest.raises(ArgumentError, match="argument 'arg1' expects float16 but got float32"):
+        kernel(np.zeros((2, 2), np.float32), np.zeros((2, 2), np.float32))
+    assert not cache_dir.exists() or not _entries(cache_dir)
