@@ -87,6 +87,18 @@ class Param:
             return self.type.mlir_type()
         return index.mlir_type() if not self.type.is_float else self.type.mlir_type()
 
+    def arg_attrs(self) -> ir.DictAttr:
+        """`tile.name` and, for tensors, `tile.dims`: the names the runtime's errors use."""
+        attrs = {"tile.name": ir.StringAttr.get(self.name)}
+        if isinstance(self.type, TensorType):
+            attrs["tile.dims"] = ir.ArrayAttr.get(
+                [
+                    ir.StringAttr.get(str(d) if isinstance(d, int) else d.name)
+                    for d in self.type.shape
+                ]
+            )
+        return ir.DictAttr.get(attrs)
+
 
 def _source_positions(fn: Callable[..., object]) -> tuple[SourceLoc, dict[str, SourceLoc]]:
     """Where `def` and each parameter are, for locations and messages.
@@ -189,7 +201,10 @@ class PrimFunc:
             with ir.InsertionPoint(module.body):
                 function = func.FuncOp(self.name, ir.FunctionType.get(types, []))
             function.attributes["tile.entry"] = ir.UnitAttr.get()
-            block = function.add_entry_block([_arg_loc(p, context) for p in self.params])
+            function.attributes["arg_attrs"] = ir.ArrayAttr.get(
+                [p.arg_attrs() for p in self.params]
+            )
+            block = function.add_entry_block([p.loc.mlir(context) for p in self.params])
             trace = Trace(context, function)
             with builder.tracing(trace):
                 body = trace.open(RegionKind.FUNCTION, block, self.loc)
@@ -222,11 +237,6 @@ class PrimFunc:
         return Buffer(
             arg, param.type.shape, param.type.dtype, "global", param.name, body, param.loc
         )
-
-
-def _arg_loc(param: Param, context: ir.Context) -> ir.Location:
-    """The parameter's position, named after it so later stages can name arguments."""
-    return ir.Location.name(param.name, childLoc=param.loc.mlir(context))
 
 
 def _verify(module: ir.Module) -> None:

@@ -41,10 +41,15 @@ def test_signature_tensors_scalars_and_entry_attribute(context):
     assert fn.name.value == "sig"
     assert "tile.entry" in fn.attributes
     assert str(fn.type) == "(memref<?x64xf16>, memref<?x?xbf16>, index, f32) -> ()"
-    # The arguments are located at their parameters and named after them.
+    # The arguments carry the names (and dim names) that runtime errors use,
+    # and are located at their parameters.
+    assert str(fn.attributes["arg_attrs"]) == (
+        '[{tile.dims = ["M", "64"], tile.name = "A"}, {tile.dims = ["K", "M"], tile.name = "B"}, '
+        '{tile.name = "n"}, {tile.name = "alpha"}]'
+    )
     args = fn.regions[0].blocks[0].arguments
-    assert [a.location.name_str for a in args] == ["A", "B", "n", "alpha"]
-    assert args[0].location.child_loc.start_line == tagged_line(__file__, "param-A")
+    assert args[0].location.start_line == tagged_line(__file__, "param-A")
+    assert args[0].location.start_col == tagged_col(__file__, "param-A", "A:")
     assert sig.name == "sig"
     assert [p.name for p in sig.params] == ["A", "B", "n", "alpha"]
 
