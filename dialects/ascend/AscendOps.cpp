@@ -1,3 +1,4 @@
+#include "lib/Format.h"
 #include "lib/OperandSegments.h"
 #include "ascend/AscendDialect.h"
 
@@ -44,20 +45,7 @@ static std::string str(Type type) {
 }
 
 static std::string formatShape(ArrayRef<int64_t> shape) {
-  if (shape.empty())
-    return "a scalar";
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvm::interleave(
-      shape, os,
-      [&](int64_t dim) {
-        if (ShapedType::isDynamic(dim))
-          os << '?';
-        else
-          os << dim;
-      },
-      "x");
-  return text;
+  return tilec::formatShape(shape, "a scalar");
 }
 
 static std::string formatList(ArrayRef<int64_t> values) {

@@ -1,6 +1,7 @@
 // Verifiers and custom syntax of the `tile` ops. Everything here checks or
 // spells IR; the semantics live in the op descriptions (TileOps.td) and the
 // lowerings in passes/.
+#include "lib/Format.h"
 #include "lib/OperandSegments.h"
 #include "tile/TileDialect.h"
 
@@ -71,22 +72,8 @@ static FailureOr<Scope> getScope(Operation *op, StringRef name, MemRefType type)
                            << " memory space to be a #tile.scope but got " << space;
 }
 
-/// Spells a shape the way memref types do: `64x?x128`.
 static std::string formatShape(ArrayRef<int64_t> shape) {
-  if (shape.empty())
-    return "()";
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvm::interleave(
-      shape, os,
-      [&](int64_t dim) {
-        if (ShapedType::isDynamic(dim))
-          os << '?';
-        else
-          os << dim;
-      },
-      "x");
-  return text;
+  return tilec::formatShape(shape, "()");
 }
 
 namespace {
@@ -134,6 +121,23 @@ static LogicalResult verifyDim(Operation *op, int64_t dim, int64_t rank) {
 // KernelOp
 //===----------------------------------------------------------------------===//
 
+/// The common tail of the region ops' parsers: the optional attribute
+/// dictionary, then a body region whose block arguments are `indices`
+/// (typed index), closed by an implicit `tile.yield`.
+static ParseResult parseIndexedBody(OpAsmParser &parser, OperationState &result,
+                                    MutableArrayRef<OpAsmParser::Argument> indices) {
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  Builder &builder = parser.getBuilder();
+  for (OpAsmParser::Argument &index : indices)
+    index.type = builder.getIndexType();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, indices))
+    return failure();
+  KernelOp::ensureTerminator(*body, builder, result.location);
+  return success();
+}
+
 ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
   Builder &builder = parser.getBuilder();
   Type indexType = builder.getIndexType();
@@ -155,15 +159,7 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
       parser.parseKeyword("threads") || parser.parseEqual() || parser.parseInteger(threads))
     return failure();
   result.addAttribute(getThreadsAttrName(result.name), builder.getI64IntegerAttr(threads));
-  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
-    return failure();
-  for (OpAsmParser::Argument &index : indices)
-    index.type = indexType;
-  Region *body = result.addRegion();
-  if (parser.parseRegion(*body, indices))
-    return failure();
-  ensureTerminator(*body, builder, result.location);
-  return success();
+  return parseIndexedBody(parser, result, indices);
 }
 
 void KernelOp::print(OpAsmPrinter &p) {
@@ -231,15 +227,7 @@ ParseResult ParallelOp::parse(OpAsmParser &parser, OperationState &result) {
     return parser.emitError(extentsLoc) << "expected " << indices.size()
                                         << " extents (one per index) but got " << extents.size();
   result.addAttribute(getExtentsAttrName(result.name), builder.getDenseI64ArrayAttr(extents));
-  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
-    return failure();
-  for (OpAsmParser::Argument &index : indices)
-    index.type = builder.getIndexType();
-  Region *body = result.addRegion();
-  if (parser.parseRegion(*body, indices))
-    return failure();
-  ensureTerminator(*body, builder, result.location);
-  return success();
+  return parseIndexedBody(parser, result, indices);
 }
 
 void ParallelOp::print(OpAsmPrinter &p) {
@@ -283,14 +271,7 @@ ParseResult PipelinedOp::parse(OpAsmParser &parser, OperationState &result) {
       parser.resolveOperand(step, indexType, result.operands))
     return failure();
   result.addAttribute(getNumStagesAttrName(result.name), builder.getI64IntegerAttr(numStages));
-  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
-    return failure();
-  iv.type = indexType;
-  Region *body = result.addRegion();
-  if (parser.parseRegion(*body, iv))
-    return failure();
-  ensureTerminator(*body, builder, result.location);
-  return success();
+  return parseIndexedBody(parser, result, iv);
 }
 
 void PipelinedOp::print(OpAsmPrinter &p) {
