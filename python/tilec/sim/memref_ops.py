@@ -108,21 +108,30 @@ def _keep_mask(sizes: list[int], result_shape: list[int]) -> list[bool]:
     return keep
 
 
+def _offsets_sizes_strides(c: Compiler, op: ir.Operation, *dynamic_groups):
+    """A resolver for the mixed static/dynamic offsets (kind 0), sizes (1) and
+    strides (2) of a view op: static values from its attributes, `?` ones
+    read from the core's environment when the view runs."""
+    static = [list(op.attributes[name]) for name in
+              ("static_offsets", "static_sizes", "static_strides")]
+    dynamic = [c.slots_of(group) for group in dynamic_groups]
+
+    def resolve(env: list, kind: int) -> list[int]:
+        slots = iter(dynamic[kind])
+        return [env[next(slots)] if v == _DYNAMIC else v for v in static[kind]]
+
+    return resolve
+
+
 @compiles("memref.subview")
 def _subview(c: Compiler, op: ir.Operation) -> None:
     where = location(op)
     source_value, dyn_offsets, dyn_sizes, dyn_strides = segments(op)
     source = c.slot(source_value[0])
-    static = [list(op.attributes[name]) for name in
-              ("static_offsets", "static_sizes", "static_strides")]
-    dynamic = [c.slots_of(group) for group in (dyn_offsets, dyn_sizes, dyn_strides)]
-    keep = _keep_mask(static[1], list(op.results[0].type.shape))
+    resolve = _offsets_sizes_strides(c, op, dyn_offsets, dyn_sizes, dyn_strides)
+    keep = _keep_mask(list(op.attributes["static_sizes"]), list(op.results[0].type.shape))
     out = c.slot(op.results[0])
     nxt = c.pc + 1
-
-    def resolve(env: list, kind: int) -> list[int]:
-        slots = iter(dynamic[kind])
-        return [env[next(slots)] if v == _DYNAMIC else v for v in static[kind]]
 
     def step(core) -> int:
         env = core.env
@@ -235,16 +244,10 @@ def _reinterpret_cast(c: Compiler, op: ir.Operation) -> None:
     """Offset, sizes and strides (in elements) from the start of the source's allocation."""
     where = location(op)
     (source,), dyn_offsets, dyn_sizes, dyn_strides = segments(op)
-    static = [list(op.attributes[name]) for name in
-              ("static_offsets", "static_sizes", "static_strides")]
-    dynamic = [c.slots_of(group) for group in (dyn_offsets, dyn_sizes, dyn_strides)]
+    resolve = _offsets_sizes_strides(c, op, dyn_offsets, dyn_sizes, dyn_strides)
     source_slot = c.slot(source)
     out = c.slot(op.results[0])
     nxt = c.pc + 1
-
-    def resolve(env: list, kind: int) -> list[int]:
-        slots = iter(dynamic[kind])
-        return [env[next(slots)] if v == _DYNAMIC else v for v in static[kind]]
 
     def step(core) -> int:
         env = core.env
