@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import numbers
 import sys
 import textwrap
 from collections.abc import Callable
@@ -61,6 +62,8 @@ def Tensor(shape: object, dtype: str | DType = "float32") -> TensorType:
     for axis, d in enumerate(dims):
         if isinstance(d, str):
             d = symbolic(d)
+        if isinstance(d, numbers.Integral) and not isinstance(d, bool):
+            d = int(d)
         if isinstance(d, bool) or not isinstance(d, int | SymbolicDim):
             raise semantic.error(
                 f"T.Tensor: dim {axis} must be a Python int, a name or T.symbolic(name) but "

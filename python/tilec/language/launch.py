@@ -37,14 +37,15 @@ class Kernel:
             )
         if not 1 <= len(self.grid) <= 3:
             raise semantic.error(f"T.Kernel takes 1 to 3 grid sizes but got {len(self.grid)}")
-        if isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 1:
+        threads = semantic.python_int(self.threads)
+        if threads is None or threads < 1:
             raise semantic.error(
                 f"T.Kernel: threads must be a positive Python int but got {self.threads!r}"
             )
         sizes = [
             semantic.index_value(g, f"grid size {i} of T.Kernel") for i, g in enumerate(self.grid)
         ]
-        self.region, indices = builder.open_kernel(sizes, self.threads)
+        self.region, indices = builder.open_kernel(sizes, threads)
         blocks = tuple(Scalar(i, index, self.region) for i in indices)
         return blocks[0] if len(blocks) == 1 else blocks
 

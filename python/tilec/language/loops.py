@@ -34,16 +34,19 @@ def _body(region: OpenRegion, loc: SourceLoc, values: tuple[Scalar, ...]) -> Ite
 def _static_extents(extents: tuple[object, ...]) -> list[int]:
     if not extents:
         raise semantic.error("T.Parallel needs at least one extent")
+    sizes = []
     for axis, extent in enumerate(extents):
-        if isinstance(extent, bool) or not isinstance(extent, int):
+        size = semantic.python_int(extent)
+        if size is None:
             raise semantic.error(
                 f"T.Parallel extents are the static shape of the tiles it covers, so extent "
                 f"{axis} must be a Python int but got {extent!r}; loop with T.serial for a "
                 "run-time bound"
             )
-        if extent < 1:
-            raise semantic.error(f"T.Parallel extent {axis} must be positive but got {extent}")
-    return [int(e) for e in extents]
+        if size < 1:
+            raise semantic.error(f"T.Parallel extent {axis} must be positive but got {size}")
+        sizes.append(size)
+    return sizes
 
 
 class Parallel:
@@ -95,10 +98,11 @@ class Pipelined:
     def __iter__(self) -> Iterator[object]:
         with at(self.loc):
             semantic.require_tile_context("T.Pipelined")
-            stages = self.num_stages
-            if isinstance(stages, bool) or not isinstance(stages, int) or stages < 1:
+            stages = semantic.python_int(self.num_stages)
+            if stages is None or stages < 1:
                 raise semantic.error(
-                    f"T.Pipelined: num_stages must be a Python int of at least 1 but got {stages!r}"
+                    "T.Pipelined: num_stages must be a Python int of at least 1 but got "
+                    f"{self.num_stages!r}"
                 )
             lower = semantic.index_value(self.start, "the start of T.Pipelined")
             upper = semantic.index_value(self.stop, "the stop of T.Pipelined")
@@ -123,8 +127,9 @@ class serial:
     def __iter__(self) -> Iterator[object]:
         with at(self.loc):
             semantic.require_kernel("T.serial")
-            if isinstance(self.step, int) and not isinstance(self.step, bool) and self.step < 1:
-                raise semantic.error(f"T.serial: step must be positive but got {self.step}")
+            step_size = semantic.python_int(self.step)
+            if step_size is not None and step_size < 1:
+                raise semantic.error(f"T.serial: step must be positive but got {step_size}")
             lower = semantic.index_value(self.start, "the start of T.serial")
             upper = semantic.index_value(self.stop, "the stop of T.serial")
             step = semantic.index_value(self.step, "the step of T.serial")

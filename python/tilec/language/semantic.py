@@ -125,6 +125,13 @@ def check_visible(home: OpenRegion, what: str) -> None:
         )
 
 
+def python_int(x: object) -> int | None:
+    """`x` as an int when it is a Python or numpy integer (not a bool, not symbolic)."""
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool):
+        return int(x)
+    return None
+
+
 def _describe(x: object) -> str:
     if isinstance(x, v.Buffer):
         return f"buffer '{x.name}'"
@@ -193,6 +200,11 @@ def operand(x: object, what: str) -> v.Scalar | Number:
     """A Scalar (visible here) or a Python number; symbolic dims become their values."""
     if isinstance(x, v.SymbolicDim):
         return dim_value(x)
+    if isinstance(x, v.Element) and x.released:
+        raise error(
+            f"{what}: this element of buffer '{x.region.buffer.name}' named the start of a "
+            "region in a tile op; index the buffer again to read the element"
+        )
     if isinstance(x, v.Scalar):
         check_visible(x.home, "this value")
         return x
@@ -542,8 +554,9 @@ def store(buffer: v.Buffer, key: object, value: object) -> None:
 
 def _release(x: object) -> None:
     """Erases the load of an Element that was only used to name a region."""
-    if isinstance(x, v.Element) and not list(x.value.uses):
+    if isinstance(x, v.Element) and not x.released and not list(x.value.uses):
         x.load.erase()
+        x.released = True
 
 
 # -- tile ops -----------------------------------------------------------------
@@ -553,15 +566,18 @@ def static_shape(shape: object, what: str) -> tuple[int, ...]:
     dims = shape if isinstance(shape, tuple | list) else (shape,)
     if not dims:
         raise error(f"{what}: a tile needs at least one dim")
+    sizes = []
     for axis, d in enumerate(dims):
-        if isinstance(d, bool) or not isinstance(d, int):
+        size = python_int(d)
+        if size is None:
             raise error(
                 f"{what}: tile shapes are static, so dim {axis} must be a Python int but got "
                 f"{_describe(d)}"
             )
-        if d <= 0:
-            raise error(f"{what}: dim {axis} must be positive but got {d}")
-    return tuple(dims)
+        if size <= 0:
+            raise error(f"{what}: dim {axis} must be positive but got {size}")
+        sizes.append(size)
+    return tuple(sizes)
 
 
 def alloc(shape: object, dtype_name: object, scope: str, what: str) -> v.Buffer:
@@ -796,11 +812,12 @@ def _on_chip(x: object, what: str, role: str) -> v.Buffer:
 
 
 def _axis(dim: object, rank: int, what: str) -> int:
-    if isinstance(dim, bool) or not isinstance(dim, int):
+    axis = python_int(dim)
+    if axis is None:
         raise error(f"{what}: dim must be a Python int but got {_describe(dim)}")
-    if not -rank <= dim < rank:
-        raise error(f"{what}: dim {dim} is out of range for a {rank}-D tile")
-    return dim % rank
+    if not -rank <= axis < rank:
+        raise error(f"{what}: dim {axis} is out of range for a {rank}-D tile")
+    return axis % rank
 
 
 def reduce(kind: str, src_arg: object, dst_arg: object, dim: object, clear: object) -> None:

@@ -18,7 +18,6 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from itertools import islice
 from types import CodeType, FrameType, TracebackType
 from typing import ParamSpec, TypeVar
 
@@ -37,9 +36,17 @@ def is_internal(filename: str) -> bool:
     return os.path.abspath(filename).startswith(_PACKAGE_DIR)
 
 
+@functools.lru_cache(maxsize=256)
+def _positions(code: CodeType) -> tuple[tuple[int | None, ...], ...]:
+    """The source position of every instruction of `code` (one lookup per op otherwise)."""
+    return tuple(code.co_positions())
+
+
 def _position(code: CodeType, lasti: int, line: int | None) -> SourceLoc:
     """The start of the expression that instruction `lasti` of `code` belongs to."""
-    position = next(islice(code.co_positions(), max(lasti, 0) // 2, None), None)
+    positions = _positions(code)
+    index = max(lasti, 0) // 2
+    position = positions[index] if index < len(positions) else None
     start_line, col = (position[0], position[2]) if position else (None, None)
     return SourceLoc(
         code.co_filename, start_line or line or code.co_firstlineno, 1 if col is None else col + 1

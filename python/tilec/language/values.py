@@ -216,9 +216,11 @@ class BufferRegion:
 class Element(Scalar):
     """`buf[i, j]`: the loaded element, which T.copy / T.atomic_add read as a region start."""
 
-    __slots__ = ("load", "region")
+    __slots__ = ("load", "region", "released")
 
     def __init__(self, value: ir.Value, region: BufferRegion, home: OpenRegion):
         super().__init__(value, region.buffer.dtype, home)
         self.region = region
         self.load = value.owner
+        # Set once a tile op used the element as a region start and erased its load.
+        self.released = False

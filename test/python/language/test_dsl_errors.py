@@ -315,6 +315,18 @@ def test_bad_subscripts():
     kernel_error(k3, "float-index", "must be an integer but got a float32 value")
 
 
+def test_element_reused_after_naming_a_region():
+    @T.prim_func
+    def k(A: T.Tensor((64, 64), "float32")):
+        with T.Kernel(1):
+            s = T.alloc_shared((16, 16), "float32")
+            start = A[0, 16]
+            T.copy(start, s)
+            s[0, 0] = start  # reuse-element
+
+    kernel_error(k, "reuse-element", "this element of buffer 'A' named the start of a region")
+
+
 # -- tile ops ---------------------------------------------------------------------
 
 
