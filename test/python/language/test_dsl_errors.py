@@ -691,3 +691,236 @@ def test_unexpected_python_errors_point_at_the_user_line():
                 A[i] = A[i] ** 2  # power
 
     kernel_error(k2, "power", "TypeError: unsupported operand type(s) for ** or pow()")
+
+
+# -- one-line misuses, each at the tagged line of its lambda -----------------------
+
+SCALAR_MISUSES = [
+    (
+        "float-and",
+        lambda A, B, i, n: A[i] & A[i],  # float-and
+        "'&' needs integer or boolean operands",
+    ),
+    (
+        "bool-plus",
+        lambda A, B, i, n: (i < n) + (i > n),  # bool-plus
+        "'+' on booleans",
+    ),
+    (
+        "bool-mix",
+        lambda A, B, i, n: (i < n) + B[i],  # bool-mix
+        "cannot combine bool with int8",
+    ),
+    (
+        "neg-bool",
+        lambda A, B, i, n: -(i < n),  # neg-bool
+        "unary '-' on a boolean",
+    ),
+    (
+        "invert-float",
+        lambda A, B, i, n: ~A[i],  # invert-float
+        "'~' needs an integer or boolean operand",
+    ),
+    (
+        "abs-bool",
+        lambda A, B, i, n: T.abs(i < n),  # abs-bool
+        "T.abs needs a number but got a boolean",
+    ),
+    (
+        "int8-range",
+        lambda A, B, i, n: B[i] + 300,  # int8-range
+        "300 does not fit in int8 (-128 to 127)",
+    ),
+    (
+        "ceildiv-float",
+        lambda A, B, i, n: T.ceildiv(A[i], 2),  # ceildiv-float
+        "T.ceildiv needs integer operands",
+    ),
+    (
+        "ceildiv-py",
+        lambda A, B, i, n: T.ceildiv(7.0, 2),  # ceildiv-py
+        "T.ceildiv needs integer operands",
+    ),
+    (
+        "not-a-number",
+        lambda A, B, i, n: A[i] + "x",  # not-a-number
+        "expects a number or a symbolic value",
+    ),
+    (
+        "region-value",
+        lambda A, B, i, n: A[i] + A[0:8],  # region-value
+        "a sliced region A[a:b] is not a value",
+    ),
+    (
+        "float-subscript",
+        lambda A, B, i, n: A[2.0],  # float-subscript
+        "must be an integer but got the float 2.0",
+    ),
+    (
+        "slice-step",
+        lambda A, B, i, n: T.copy(A[0:64:2], A),  # slice-step
+        "slices with a step",
+    ),
+    (
+        "float-of",
+        lambda A, B, i, n: float(A[i]),  # float-of
+        "no Python float value",
+    ),
+    (
+        "iter-scalar",
+        lambda A, B, i, n: list(A[i]),  # iter-scalar
+        "not iterable; loop with T.serial",
+    ),
+    (
+        "iter-buffer",
+        lambda A, B, i, n: list(A),  # iter-buffer
+        "buffer 'A' is not iterable",
+    ),
+    (
+        "not-a-boolean",
+        lambda A, B, i, n: (i < n) == 2,  # not-a-boolean
+        "2 is not a boolean",
+    ),
+    (
+        "infinity-int",
+        lambda A, B, i, n: T.infinity("int32"),  # infinity-int
+        "T.infinity needs a float dtype",
+    ),
+]
+
+
+@pytest.mark.parametrize(("tag", "body", "fragment"), SCALAR_MISUSES)
+def test_scalar_misuses(tag, body, fragment):
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "int8"), n: T.int32):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                body(A, B, i, n)
+
+    kernel_error(k, tag, fragment)
+
+
+TILE_MISUSES = [
+    (
+        "store-slice",
+        lambda A, S, F: A.__setitem__(slice(0, 4), 1.0),  # store-slice
+        "a slice selects a region",
+    ),
+    (
+        "bad-scope",
+        lambda A, S, F: T.alloc((4,), "float32", "register"),  # bad-scope
+        "unknown scope 'register'",
+    ),
+    (
+        "whole-symbolic",
+        lambda A, S, F: T.copy(A, A),  # whole-symbolic
+        "neither has a static shape",
+    ),
+    (
+        "extent-symbolic",
+        lambda A, S, F: T.copy(A, S[0, 0]),  # extent-symbolic
+        "which is not static (M)",
+    ),
+    (
+        "gemm-3d",
+        lambda A, S, F: T.gemm(S, S, T.alloc_fragment((2, 2, 2), "float32")),  # gemm-3d
+        "must be 2-D",
+    ),
+    (
+        "reduce-dim-str",
+        lambda A, S, F: T.reduce_sum(F, F, dim="x"),  # reduce-dim-str
+        "dim must be a Python int",
+    ),
+    (
+        "fill-region",
+        lambda A, S, F: T.fill(S[0, 0], 0.0),  # fill-region
+        "must be a whole tile, not a region",
+    ),
+    (
+        "atomic-target",
+        lambda A, S, F: T.atomic_add(1.0, F),  # atomic-target
+        "the destination must be a buffer",
+    ),
+    (
+        "atomic-rank",
+        lambda A, S, F: T.atomic_add(A[0], F),  # atomic-rank
+        "has 2 dims but 'A' has 1",
+    ),
+    (
+        "empty-parallel",
+        lambda A, S, F: list(T.Parallel()),  # empty-parallel
+        "T.Parallel needs at least one extent",
+    ),
+    (
+        "zero-parallel",
+        lambda A, S, F: list(T.Parallel(0)),  # zero-parallel
+        "extent 0 must be positive but got 0",
+    ),
+    (
+        "bad-symbolic",
+        lambda A, S, F: T.symbolic("1M"),  # bad-symbolic
+        "T.symbolic needs a name",
+    ),
+    (
+        "tensor-neg",
+        lambda A, S, F: T.Tensor((-1,), "float32"),  # tensor-neg
+        "must not be negative",
+    ),
+    (
+        "tensor-empty",
+        lambda A, S, F: T.Tensor((), "float32"),  # tensor-empty
+        "T.Tensor needs at least one dim",
+    ),
+    (
+        "tensor-dtype",
+        lambda A, S, F: T.Tensor((4,), "f32"),  # tensor-dtype
+        "T.Tensor: unknown dtype 'f32'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("tag", "body", "fragment"), TILE_MISUSES)
+def test_tile_misuses(tag, body, fragment):
+    @T.prim_func
+    def k(A: T.Tensor(("M",), "float32")):
+        with T.Kernel(1):
+            body(A, T.alloc_shared((4, 4), "float32"), T.alloc_fragment((4, 4), "float32"))
+
+    kernel_error(k, tag, fragment)
+
+
+def test_loops_outside_a_kernel_and_values_of_another_kernel():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        for _ in T.serial(4):  # serial-outside
+            pass
+
+    kernel_error(k, "serial-outside", "T.serial must be inside a `with T.Kernel(...)` block")
+
+    leaked = []
+
+    @T.prim_func
+    def first(A: T.Tensor((64,), "float32"), n: T.int32):
+        leaked.append(n * 2)
+
+    @T.prim_func
+    def second(A: T.Tensor((64,), "float32")):
+        with T.Kernel(leaked[0]):  # foreign-value
+            pass
+
+    first.ir()
+    kernel_error(second, "foreign-value", "this value belongs to another kernel")
+
+
+def test_loops_closed_out_of_order():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            outer = iter(T.serial(4))  # outer-loop
+            next(outer)
+            inner = iter(T.serial(2))  # inner-loop
+            next(inner)
+            next(outer, None)  # close-outer
+
+    err = kernel_error(k, "outer-loop", "T.serial at line", "is still open")
+    assert f"T.serial at line {tagged_line(F, 'inner-loop')} is still open" in err.message
