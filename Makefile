@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 BUILD ?= build
 LIT_FLAGS ?= -sv
 
-.PHONY: install build check lit pytest lint demo clean
+.PHONY: install build check check-slow lit pytest lint demo clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,9 @@ check: build
 	$(BIN)/ruff check .
 	$(BIN)/lit $(LIT_FLAGS) test
 	$(BIN)/python -m pytest -q test/python
+
+check-slow: build
+	$(BIN)/python -m pytest -q -m slow test/python
 
 demo: build
 	$(BIN)/python examples/demo.py
