@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from mlir import ir
 from mlir.dialects import arith, func, math, memref, scf
@@ -27,6 +28,9 @@ from tilec.dialects import tile
 from .dtypes import DType, int64
 from .errors import DSLError, SourceLoc
 from .source import site
+
+if TYPE_CHECKING:
+    from .values import Scalar
 
 
 class RegionKind(Enum):
@@ -65,7 +69,7 @@ class Trace:
     context: ir.Context
     function: func.FuncOp
     regions: list[OpenRegion] = field(default_factory=list)
-    dims: dict[str, object] = field(default_factory=dict)
+    dims: dict[str, Scalar] = field(default_factory=dict)
     # An error found where raising is impossible (a loop generator closed by
     # `break`); reported at the next DSL call or at the end of the trace.
     pending: DSLError | None = None
@@ -149,9 +153,6 @@ _FLOAT_UNARY = {
     "floor": math.floor, "ceil": math.ceil, "abs": math.absf, "neg": arith.negf,
 }
 
-FLOAT_BINARY_OPS = frozenset(_FLOAT_BINARY)
-INT_BINARY_OPS = frozenset(_INT_BINARY)
-FLOAT_UNARY_OPS = frozenset(_FLOAT_UNARY)
 
 
 def constant(dtype: DType, value: float | int | bool) -> ir.Value:

@@ -32,7 +32,7 @@ from mlir import ir
 from . import builder
 from . import values as v
 from .builder import OpenRegion, RegionKind, Trace
-from .dtypes import DType, boolean, float32, index, parse_dtype
+from .dtypes import BY_NAME, DType, boolean, float32, index, parse_dtype
 from .errors import DSLError
 from .source import assigned_name, site
 
@@ -226,7 +226,6 @@ def dim_value(dim: v.SymbolicDim) -> v.Scalar:
         raise error(
             f"symbolic dim '{dim.name}' is not a dim of any T.Tensor parameter of this kernel"
         )
-    assert isinstance(value, v.Scalar)
     return value
 
 
@@ -310,12 +309,15 @@ _PYTHON_BINARY: dict[str, Callable[[Number, Number], Number]] = {
 }
 
 
-def binary(op: str, lhs: object, rhs: object) -> v.Scalar:
-    """`lhs op rhs` for the arithmetic and bit operators, `max` and `min`."""
+def binary(op: str, lhs: object, rhs: object) -> v.Scalar | Number:
+    """`lhs op rhs` for the arithmetic and bit operators, `max` and `min`.
+
+    Two Python numbers are combined by Python: they are constants of the trace.
+    """
     what = f"'{op}'" if op not in ("max", "min") else f"T.{op}"
     x, y = operand(lhs, what), operand(rhs, what)
     if not isinstance(x, v.Scalar) and not isinstance(y, v.Scalar):
-        return _PYTHON_BINARY[op](x, y)  # type: ignore[return-value]
+        return _PYTHON_BINARY[op](x, y)
     a, b, dtype = unify(x, y, what)
     if op in ("&", "|", "^"):
         if dtype.is_float:
@@ -413,8 +415,6 @@ def select(condition: object, true_value: object, false_value: object) -> v.Scal
 def as_dtype(value: object, what: str) -> DType:
     dtype = parse_dtype(value)
     if dtype is None:
-        from .dtypes import BY_NAME
-
         raise error(
             f"{what}: unknown dtype {value!r}; expected one of {', '.join(BY_NAME)} "
             "(or T.float32, ...)"
@@ -516,7 +516,8 @@ def _region(buffer: v.Buffer, subscripts: Sequence[object]) -> v.BufferRegion:
         sliced.append(True)
         extent = None
         if subscript.stop is not None:
-            begin, end = affine_of(_dim_or(start)), affine_of(_dim_or(subscript.stop))
+            begin = affine_of(operand(start, what))
+            end = affine_of(operand(subscript.stop, what))
             difference = None if begin is None or end is None else end.plus(begin, -1)
             if difference is None or difference.terms:
                 raise error(
@@ -526,10 +527,6 @@ def _region(buffer: v.Buffer, subscripts: Sequence[object]) -> v.BufferRegion:
             extent = difference.const
         extents.append(extent)
     return v.BufferRegion(buffer, tuple(offsets), tuple(sliced), tuple(extents))
-
-
-def _dim_or(x: object) -> object:
-    return dim_value(x) if isinstance(x, v.SymbolicDim) else operand(x, "a slice bound")
 
 
 def subscript(buffer: v.Buffer, key: object) -> v.Element | v.BufferRegion:
