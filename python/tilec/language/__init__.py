@@ -29,7 +29,8 @@ Surface:
 - scalars: Python operators, `exp`, `exp2`, `log`, `log2`, `sqrt`, `rsqrt`, `tanh`,
   `floor`, `ceil`, `abs`, `max`, `min`, `if_then_else`, `cast`, `ceildiv`, `infinity`
 - dtypes: `float16`, `bfloat16`, `float32`, `float64`, `float8_e4m3`, `float8_e5m2`,
-  `int8`, `int16`, `int32`, `int64`, `bool` (or their names as strings)
+  `int8`, `int16`, `int32`, `int64`, `bool` (or their names as strings); calling one
+  converts a value (`T.float32(0)`)
 """
 
 from .dtypes import (

@@ -13,6 +13,8 @@ from typing import Literal
 
 from mlir import ir
 
+from .source import dsl_api
+
 Kind = Literal["float", "int", "index", "bool"]
 
 
@@ -33,6 +35,13 @@ class DType:
 
     def mlir_type(self) -> ir.Type:
         return _MLIR_TYPES[self.name]()
+
+    @dsl_api
+    def __call__(self, value: object) -> object:
+        """`T.float32(x)`: `x` converted to this dtype, as `T.cast(x, T.float32)` does."""
+        from . import semantic  # semantic builds on this module, so it comes later
+
+        return semantic.cast(value, self)
 
     def __str__(self) -> str:
         return self.name

@@ -324,6 +324,8 @@ def test_atomic_add_of_tiles_and_scalars(context):
         (lambda a, b, i: T.cast(T.ceildiv(i, 3), "float32"), "arith.ceildivsi"),
         (lambda a, b, i: T.cast(T.max(i, 3) - T.abs(i), "float32"), "math.absi"),
         (lambda a, b, i: T.cast(T.cast(a, "int32") * 2, "float32"), "arith.fptosi"),
+        (lambda a, b, i: T.max(a, T.float32(0)), "arith.constant 0.000000e+00 : f32"),
+        (lambda a, b, i: T.float32(T.int32(i) * 3), "arith.sitofp"),
     ],
 )
 def test_scalar_expressions(context, expression, expected):
