@@ -15,10 +15,12 @@ kernel (measured with MLIR 22.1.8).
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import functools
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import mlir
@@ -43,6 +45,22 @@ def packed_symbol(entry: str) -> str:
     return f"_mlir__mlir_ciface_{entry}"
 
 
+# Code owners (engines, libraries) of kernels that are gone, with the time
+# they went. A worker thread of the async runtime may still be running the
+# tail of a kernel's task (its coroutine's cleanup) just after the call that
+# waited for it returned, so freeing the code at once can pull it from
+# under that thread (a crash, measured). Owners are freed after a grace period.
+_RETIRED: collections.deque[tuple[float, object]] = collections.deque()
+RETIRE_SECONDS = 5.0
+
+
+def _retire(owner: object) -> None:
+    now = time.monotonic()
+    _RETIRED.append((now, owner))
+    while _RETIRED and now - _RETIRED[0][0] > RETIRE_SECONDS:
+        _RETIRED.popleft()
+
+
 class NativeKernel:
     """A callable entry point that keeps the code it lives in alive."""
 
@@ -52,6 +70,9 @@ class NativeKernel:
 
     def __call__(self, packed_args: ctypes.Array) -> None:
         self._function(ctypes.cast(packed_args, ctypes.c_void_p))
+
+    def __del__(self) -> None:
+        _retire(self._owner)
 
 
 def jit(module: ir.Module, entry: str, opt_level: int) -> tuple[NativeKernel, ExecutionEngine]:

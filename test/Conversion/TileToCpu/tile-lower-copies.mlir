@@ -1,12 +1,21 @@
 // RUN: tile-opt %s -split-input-file --tile-lower-copies | filecheck %s
 
-// Reading a tile from a dynamic global buffer: each row is one masked
-// vector load whose lane count is clamped to the columns left, and zero
-// for a row past the end; the pass-through is the zero pad.
+// Reading a tile from a dynamic global buffer: when the whole region is
+// inside (an interior tile), plain vector loads; otherwise each row is one
+// masked vector load whose lane count is clamped to the columns left, and
+// zero for a row past the end; the pass-through is the zero pad.
 // CHECK-LABEL: func.func @load_edge_tile
 // CHECK-SAME: (%[[A:.*]]: memref<?x?xf32>, %[[I:.*]]: index, %[[J:.*]]: index)
 // CHECK: %[[T:.*]] = tile.alloc
 // CHECK: %[[PAD:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[END:.*]] = arith.addi %[[I]], %{{.*}} : index
+// CHECK: %[[ROWS_IN:.*]] = arith.cmpi ule, %[[END]], %{{.*}} : index
+// CHECK: %[[INSIDE:.*]] = arith.andi %[[ROWS_IN]], %{{.*}} : i1
+// CHECK: scf.if %[[INSIDE]] {
+// CHECK: scf.for %[[R0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[V0:.*]] = vector.load %[[A]][%{{.*}}, %[[J]]] : memref<?x?xf32>, vector<8xf32>
+// CHECK: vector.store %[[V0]], %[[T]][%[[R0]], %{{.*}}]
+// CHECK: } else {
 // CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: %[[ROW:.*]] = arith.addi %[[I]], %[[R]] : index
 // CHECK: %[[ROWS:.*]] = memref.dim %[[A]], %{{.*}} : memref<?x?xf32>
@@ -31,8 +40,9 @@ func.func @load_edge_tile(%A: memref<?x?xf32>, %i: index, %j: index) {
 
 // Storing an f32 accumulator into an f16 tensor: 20 columns are two
 // 8-lane chunks (a loop) and a 4-lane tail, converted with truncf and
-// written with masked stores.
+// written with masked stores at the edge.
 // CHECK-LABEL: func.func @store_converted
+// CHECK: } else {
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: %[[V:.*]] = vector.load %{{.*}}[%{{.*}}, %[[C]]] : memref<2x20xf32, #tile.scope<fragment>>, vector<8xf32>

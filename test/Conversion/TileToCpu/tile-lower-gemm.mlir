@@ -1,12 +1,16 @@
 // RUN: tile-opt %s -split-input-file --tile-lower-gemm | filecheck %s
 
-// A 6x16 f32 gemm is one micro-tile: 6x2 accumulators of vector<8xf32>
-// loaded from C, updated by broadcast-A x row-of-B fmas, stored back.
+// A 6x16 f32 gemm is one micro-tile: B is packed into one 16-wide panel,
+// then 6x2 accumulators of vector<8xf32> are loaded from C, updated by
+// broadcast-A x panel-row fmas, and stored back.
 // CHECK-LABEL: func.func @micro_tile
 // CHECK-SAME: (%[[A:.*]]: memref<6x4xf32, {{.*}}>, %[[B:.*]]: memref<4x16xf32, {{.*}}>, %[[C:.*]]: memref<6x16xf32, {{.*}}>)
+// CHECK: %[[P:.*]] = tile.alloc : memref<1x4x16xf32, #tile.scope<local>>
+// CHECK: %[[ROW:.*]] = vector.load %[[B]][%[[KP:.*]], %{{.*}}] : memref<4x16xf32, {{.*}}>, vector<16xf32>
+// CHECK: vector.store %[[ROW]], %[[P]][%{{.*}}, %[[KP]], %{{.*}}]
 // CHECK: %[[C00:.*]] = vector.load %[[C]]
 // CHECK: %[[ACC:.*]]:12 = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[X:.*]] = %[[C00]], {{.*}}) -> (vector<8xf32>,
-// CHECK: %[[B0:.*]] = vector.load %[[B]][%[[K]], %{{.*}}] : memref<4x16xf32, {{.*}}>, vector<8xf32>
+// CHECK: %[[B0:.*]] = vector.load %[[P]][%{{.*}}, %[[K]], %{{.*}}] : memref<1x4x16xf32, {{.*}}>, vector<8xf32>
 // CHECK: %[[A0:.*]] = memref.load %[[A]][%{{.*}}, %[[K]]]
 // CHECK: %[[S:.*]] = vector.broadcast %[[A0]] : f32 to vector<8xf32>
 // CHECK: vector.fma %[[S]], %[[B0]], %[[X]] : vector<8xf32>
@@ -34,19 +38,19 @@ func.func @edges(%a: memref<7x5xf32, #tile.scope<shared>>, %b: memref<5x19xf32, 
 
 // -----
 
-// f16 operands are converted to f32 scratch tiles at the start of the
-// kernel once; a transposed B is packed K x N on the way, a transposed A is
-// read in place.
+// f16 operands are converted to f32 scratch tiles allocated at the start of
+// the kernel; a transposed B is packed into panels on the way, a transposed
+// A is read in place.
 // CHECK-LABEL: func.func @f16_transposed
 // CHECK: tile.kernel
-// CHECK-NEXT: %[[PB:.*]] = tile.alloc : memref<8x16xf32, #tile.scope<local>>
+// CHECK-NEXT: %[[PB:.*]] = tile.alloc : memref<1x8x16xf32, #tile.scope<local>>
 // CHECK-NEXT: %[[PA:.*]] = tile.alloc : memref<8x6xf32, #tile.scope<local>>
 // CHECK: arith.extf %{{.*}} : f16 to f32
 // CHECK: memref.store %{{.*}}, %[[PA]]
-// CHECK: memref.load %{{.*}}[%[[J:.*]], %[[I:.*]]] : memref<16x8xf16
-// CHECK: memref.store %{{.*}}, %[[PB]][%[[I]], %[[J]]]
+// CHECK: memref.load %{{.*}}[%[[N:.*]], %[[K:.*]]] : memref<16x8xf16
+// CHECK: memref.store %{{.*}}, %[[PB]][%{{.*}}, %[[K]], %[[LANE:.*]]]
 // CHECK: vector.load %[[PB]]
-// CHECK: memref.load %[[PA]][%[[K:.*]], %{{.*}}] : memref<8x6xf32
+// CHECK: memref.load %[[PA]][%{{.*}}, %{{.*}}] : memref<8x6xf32
 func.func @f16_transposed(%n: index) {
   tile.kernel blocks(%bx) in (%n) threads = 1 {
     %a = tile.alloc : memref<8x6xf16, #tile.scope<shared>>
