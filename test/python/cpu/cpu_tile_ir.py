@@ -11,6 +11,7 @@ def gemm(
     bk: int,
     ab: str = "f32",
     c: str = "f32",
+    acc: str = "f32",
     transpose_a: bool = False,
     transpose_b: bool = False,
 ) -> str:
@@ -25,7 +26,7 @@ def gemm(
     return f"""
 !a = memref<{a_tile}x{ab}, #tile.scope<shared>>
 !b = memref<{b_tile}x{ab}, #tile.scope<shared>>
-!acc = memref<{bm}x{bn}xf32, #tile.scope<fragment>>
+!acc = memref<{bm}x{bn}x{acc}, #tile.scope<fragment>>
 func.func @gemm(%A: memref<?x?x{ab}>, %B: memref<?x?x{ab}>, %C: memref<?x?x{c}>)
     attributes {{tile.entry}} {{
   %c0 = arith.constant 0 : index

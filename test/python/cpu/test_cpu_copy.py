@@ -4,6 +4,7 @@ element conversion, and copies through lower-rank tiles."""
 from __future__ import annotations
 
 import cpu_tile_ir as tile_ir
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -23,6 +24,14 @@ def test_edge_tiles_convert_every_element(f32_to_f16, shape):
     b = np.full(shape, np.nan, np.float16)
     f32_to_f16(a, b)
     np.testing.assert_array_equal(b, a.astype(np.float16))
+
+
+def test_bf16_rounds_to_nearest_even():
+    kernel = tilec.compile(tile_ir.copy_through_tile(4, 16, "f32", "bf16"))
+    a = RNG.standard_normal((7, 21)).astype(np.float32)
+    b = np.zeros((7, 21), ml_dtypes.bfloat16)
+    kernel(a, b)
+    np.testing.assert_array_equal(b, a.astype(ml_dtypes.bfloat16))
 
 
 def test_writes_past_the_destination_are_dropped():

@@ -66,3 +66,13 @@ def test_accumulation_across_k_steps_is_not_cleared(gemm_f32):
     c = np.zeros((32, 32), np.float32)
     gemm_f32(a, b, c)
     assert np.all(c == 48.0)
+
+
+def test_int8_inputs_accumulate_in_int32():
+    kernel = tilec.compile(tile_ir.gemm(12, 16, 8, ab="i8", c="i32", acc="i32"))
+    m, n, k = 25, 19, 37
+    a = RNG.integers(-128, 128, (m, k)).astype(np.int8)
+    b = RNG.integers(-128, 128, (k, n)).astype(np.int8)
+    c = np.zeros((m, n), np.int32)
+    kernel(a, b, c)
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))

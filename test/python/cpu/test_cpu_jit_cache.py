@@ -107,3 +107,29 @@ def test_jit_checks_arguments_before_compiling(cache_dir):
     with pytest.raises(ArgumentError, match="argument 'arg1' expects float16 but got float32"):
         kernel(np.zeros((2, 2), np.float32), np.zeros((2, 2), np.float32))
     assert not cache_dir.exists() or not _entries(cache_dir)
+
+
+def test_dsl_kernel_specializes_its_symbolic_dims(cache_dir):
+    import tilec.language as T
+
+    n = T.symbolic("N")
+
+    @T.prim_func
+    def double(X: T.Tensor((n,), "float32"), Y: T.Tensor((n,), "float32")):
+        with T.Kernel(T.ceildiv(X.shape[0], 16), threads=1) as bx:
+            x = T.alloc_fragment((16,), "float32")
+            T.copy(X[bx * 16], x)
+            for i in T.Parallel(16):
+                x[i] = x[i] * 2.0
+            T.copy(x, Y[bx * 16])
+
+    kernel = tilec.jit(double)
+    for size in (5, 40):
+        x = np.arange(size, dtype=np.float32)
+        y = np.zeros(size, np.float32)
+        kernel(x, y)
+        np.testing.assert_array_equal(y, 2 * x)
+    compiled = kernel.compiled(np.zeros(40, np.float32), np.zeros(40, np.float32))
+    assert "memref<40xf32>" in compiled.ir("tile")
+    with pytest.raises(ArgumentError, match="argument 'Y' has N = 4 but argument 'X' has N = 5"):
+        kernel(np.zeros(5, np.float32), np.zeros(4, np.float32))
