@@ -173,8 +173,14 @@ def clamped_count(limit: ir.Value, start: ir.Value, width: int) -> ir.Value:
     return arith.minsi(arith.maxsi(remaining, index(0)), index(width))
 
 
-def mask(count: ir.Value, width: int) -> ir.Value:
-    return vector.create_mask(ir.VectorType.get([width], ir.IntegerType.get_signless(1)), [count])
+def mask(count: ir.Value, width: int, skip: ir.Value | None = None) -> ir.Value:
+    """The lanes in [skip, count) of a `width`-lane vector (skip 0 if None)."""
+    type_ = ir.VectorType.get([width], ir.IntegerType.get_signless(1))
+    below = vector.create_mask(type_, [count])
+    if skip is None:
+        return below
+    true = arith.constant(type_, ir.DenseElementsAttr.get_splat(type_, ir.BoolAttr.get(True)))
+    return arith.andi(below, arith.xori(vector.create_mask(type_, [skip]), true))
 
 
 def enclosing(op: ir.Operation, names: set[str]) -> ir.Operation | None:

@@ -8,8 +8,10 @@ several times more on x86). Otherwise every bound that is not known to hold
 statically turns into a vector mask: a lane whose source element lies past
 the end of `src` reads the pad value (the pass-through of
 `vector.maskedload`), and a lane whose destination lies past the end of
-`dst` is not written (`vector.maskedstore`). A row that is out of bounds as
-a whole gets an all-false mask, so edge tiles need no further branches. When
+`dst` is not written (`vector.maskedstore`). Positions before index 0 (a
+negative offset) are out of bounds the same way. A row that is out of
+bounds as a whole gets an all-false mask, so edge tiles need no further
+branches. When
 the innermost copy dimension is a dropped unit dimension of one operand,
 each element is a one-lane vector with the same masking. Element types are
 converted with arith casts between the load and the store.
@@ -102,6 +104,7 @@ class _Access:
     ):
         self.indices: list[ir.Value] = []
         self.count: ir.Value | None = None
+        self.skip: ir.Value | None = None
         row_ok: ir.Value | None = None
         for dim, copy_dim in enumerate(side.copy_dims):
             position = (
@@ -115,6 +118,8 @@ class _Access:
             extent = memref.dim(side.buffer, cpu.index(dim))
             if copy_dim == vector_dim:
                 self.count = cpu.clamped_count(extent, position, width)
+                # Lanes before index 0 when the region starts at a negative offset.
+                self.skip = cpu.clamped_count(cpu.index(0), position, width)
             else:
                 inside = arith.cmpi(arith.CmpIPredicate.ult, position, extent)
                 row_ok = inside if row_ok is None else arith.andi(row_ok, inside)
@@ -126,7 +131,7 @@ class _Access:
             return vector.load(type_, buffer, self.indices)
         lanes = type_.shape[0]
         return vector.maskedload(
-            type_, buffer, self.indices, cpu.mask(self.count, lanes), cpu.splat(pad, lanes)
+            type_, buffer, self.indices, self._mask(lanes), cpu.splat(pad, lanes)
         )
 
     def store(self, value: ir.Value, buffer: ir.Value) -> None:
@@ -134,7 +139,11 @@ class _Access:
             vector.store(value, buffer, self.indices)
             return
         lanes = ir.VectorType(value.type).shape[0]
-        vector.maskedstore(buffer, self.indices, cpu.mask(self.count, lanes), value)
+        vector.maskedstore(buffer, self.indices, self._mask(lanes), value)
+
+    def _mask(self, lanes: int) -> ir.Value:
+        assert self.count is not None
+        return cpu.mask(self.count, lanes, self.skip)
 
 
 @dataclass(frozen=True)
@@ -148,17 +157,21 @@ class _Copy:
     pad: ir.Value
 
     def region_inside(self) -> ir.Value | None:
-        """Whether the whole region lies inside both buffers (unsigned, so a
-        negative offset is outside); None when that holds statically."""
+        """Whether the whole region lies inside both buffers (a negative
+        offset wraps around in `start <= end`); None when that holds statically."""
         inside = None
         for side in (self.src, self.dst):
             for dim, copy_dim in enumerate(side.copy_dims):
                 size = self.sizes[copy_dim]
                 if _statically_inside(side, dim, size):
                     continue
-                end = cpu.add(side.offsets[dim], size)
+                start = side.offsets[dim]
+                end = cpu.add(start, size)
                 extent = memref.dim(side.buffer, cpu.index(dim))
-                check = arith.cmpi(arith.CmpIPredicate.ule, end, extent)
+                check = arith.andi(
+                    arith.cmpi(arith.CmpIPredicate.ule, start, end),
+                    arith.cmpi(arith.CmpIPredicate.ule, end, extent),
+                )
                 inside = check if inside is None else arith.andi(inside, check)
         return inside
 

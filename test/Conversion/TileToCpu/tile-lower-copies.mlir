@@ -9,8 +9,10 @@
 // CHECK: %[[T:.*]] = tile.alloc
 // CHECK: %[[PAD:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[END:.*]] = arith.addi %[[I]], %{{.*}} : index
+// CHECK: %[[NOT_NEGATIVE:.*]] = arith.cmpi ule, %[[I]], %[[END]] : index
 // CHECK: %[[ROWS_IN:.*]] = arith.cmpi ule, %[[END]], %{{.*}} : index
-// CHECK: %[[INSIDE:.*]] = arith.andi %[[ROWS_IN]], %{{.*}} : i1
+// CHECK: %[[ROWS_OK:.*]] = arith.andi %[[NOT_NEGATIVE]], %[[ROWS_IN]] : i1
+// CHECK: %[[INSIDE:.*]] = arith.andi %[[ROWS_OK]], %{{.*}} : i1
 // CHECK: scf.if %[[INSIDE]] {
 // CHECK: scf.for %[[R0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: %[[V0:.*]] = vector.load %[[A]][%{{.*}}, %[[J]]] : memref<?x?xf32>, vector<8xf32>
@@ -24,7 +26,10 @@
 // CHECK: %[[LEFT:.*]] = arith.subi %[[COLS]], %[[J]] : index
 // CHECK: %[[N:.*]] = arith.minsi
 // CHECK: %[[COUNT:.*]] = arith.select %[[ROW_OK]], %[[N]], %{{.*}} : index
-// CHECK: %[[MASK:.*]] = vector.create_mask %[[COUNT]] : vector<8xi1>
+// CHECK: %[[BELOW:.*]] = vector.create_mask %[[COUNT]] : vector<8xi1>
+// CHECK: %[[BEFORE_0:.*]] = vector.create_mask %{{.*}} : vector<8xi1>
+// CHECK: %[[FROM_0:.*]] = arith.xori %[[BEFORE_0]], %{{.*}} : vector<8xi1>
+// CHECK: %[[MASK:.*]] = arith.andi %[[BELOW]], %[[FROM_0]] : vector<8xi1>
 // CHECK: %[[SPLAT:.*]] = vector.broadcast %[[PAD]] : f32 to vector<8xf32>
 // CHECK: %[[V:.*]] = vector.maskedload %[[A]][%[[ROW]], %[[J]]], %[[MASK]], %[[SPLAT]]
 // CHECK: vector.store %[[V]], %[[T]][%[[R]], %{{.*}}] : memref<4x8xf32, #tile.scope<shared>>, vector<8xf32>

@@ -72,6 +72,38 @@ func.func @shift(%A: memref<?xf32>, %B: memref<?xf32>) attributes {tile.entry} {
     np.testing.assert_array_equal(b, [*a[1:], -1.5])
 
 
+def test_negative_offsets_read_pad_and_drop_writes():
+    # Block b copies A[8b - 3 : 8b + 5] to B[8b - 3 : 8b + 5]: block 0 starts
+    # before both buffers, so those 3 positions are neither read nor written
+    # (and the grid of 2 blocks does not reach B's last 3 elements).
+    kernel = tilec.compile("""
+func.func @shifted(%A: memref<?xf32>, %B: memref<?xf32>, %C: memref<?xf32>)
+    attributes {tile.entry} {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %pad = arith.constant 7.0 : f32
+  %n = memref.dim %B, %c0 : memref<?xf32>
+  %g = arith.ceildivsi %n, %c8 : index
+  tile.kernel blocks(%bx) in (%g) threads = 1 {
+    %i = arith.muli %bx, %c8 : index
+    %j = arith.subi %i, %c3 : index
+    %t = tile.alloc : memref<8xf32, #tile.scope<local>>
+    tile.copy %A[%j], %t[%c0] pad(%pad : f32) : memref<?xf32>, memref<8xf32, #tile.scope<local>>
+    tile.copy %t[%c0], %B[%j] : memref<8xf32, #tile.scope<local>>, memref<?xf32>
+    tile.copy %t[%c0], %C[%i] : memref<8xf32, #tile.scope<local>>, memref<?xf32>
+  }
+  return
+}
+""")
+    a = np.arange(1, 17, dtype=np.float32)
+    b = np.zeros(16, np.float32)
+    c = np.zeros(16, np.float32)
+    kernel(a, b, c)
+    np.testing.assert_array_equal(b, [*a[:13], 0, 0, 0])
+    np.testing.assert_array_equal(c, [7, 7, 7, *a[:13]])
+
+
 def test_rank_reducing_copies_and_columns():
     src = """
 func.func @pick(%Q: memref<?x?x?xf32>, %O: memref<?x?xf32>, %b: index, %col: index)
