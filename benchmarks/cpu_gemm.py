@@ -1,12 +1,13 @@
 """f32 GEMM on the cpu target: tilec vs numpy, side by side in one process.
 
-    python benchmarks/cpu_gemm.py [--size 1024] [--runs 7] [--block 96 128 128]
+    python benchmarks/cpu_gemm.py [--size 1024] [--rounds 4] [--runs 5] [--block 96 128 128]
 
 The kernel is written in the DSL (one block_M x block_N tile of C per
 block, K in steps of block_K) and compiled with `tilec.compile`; numpy's
 matmul runs on the same inputs in the same process with the same number of
-threads available. Prints GFLOP/s of each (median of `--runs` timed calls
-after a warm-up), their ratio and tilec's compile time. Benchmarks are not
+threads available. Prints GFLOP/s of each (median of all timed calls; the
+sides take turns in rounds, each round after a warm-up call), their ratio
+and tilec's compile time. Benchmarks are not
 tests: nothing here is asserted.
 """
 
@@ -21,6 +22,8 @@ import numpy as np
 
 import tilec
 import tilec.language as T
+
+PAUSE_SECONDS = 0.5
 
 
 def gemm_kernel(block_m: int, block_n: int, block_k: int):
@@ -46,24 +49,28 @@ def gemm_kernel(block_m: int, block_n: int, block_k: int):
     return gemm
 
 
-def median_seconds(runs: int, *candidates: Callable[[], object]) -> list[float]:
-    """Median wall time of each candidate; their runs alternate, so load from
-    other processes on the machine hits both sides alike."""
+def median_seconds(rounds: int, runs: int, *candidates: Callable[[], object]) -> list[float]:
+    """Median wall time of each candidate over `rounds` rounds of `runs`
+    calls. The candidates take turns by rounds, with a pause in between:
+    OpenBLAS's threads keep spinning for a while after numpy returns, and a
+    kernel timed right after a numpy call would share the cores with them."""
     times: list[list[float]] = [[] for _ in candidates]
-    for candidate in candidates:
-        candidate()
-    for _ in range(runs):
+    for _ in range(rounds):
         for run, samples in zip(candidates, times, strict=True):
-            start = time.perf_counter()
+            time.sleep(PAUSE_SECONDS)
             run()
-            samples.append(time.perf_counter() - start)
+            for _ in range(runs):
+                start = time.perf_counter()
+                run()
+                samples.append(time.perf_counter() - start)
     return [statistics.median(samples) for samples in times]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=1024, help="M = N = K")
-    parser.add_argument("--runs", type=int, default=7, help="timed calls per side")
+    parser.add_argument("--runs", type=int, default=5, help="timed calls per side and round")
+    parser.add_argument("--rounds", type=int, default=4, help="rounds each side takes in turn")
     parser.add_argument(
         "--block",
         type=int,
@@ -84,9 +91,10 @@ def main() -> None:
     error = np.abs(c - a @ b).max() / np.abs(a @ b).max()
 
     flops = 2.0 * n**3
-    ours, theirs = median_seconds(args.runs, lambda: kernel(a, b, c), lambda: a @ b)
+    ours, theirs = median_seconds(args.rounds, args.runs, lambda: kernel(a, b, c), lambda: a @ b)
     blocks = "x".join(map(str, args.block))
-    print(f"f32 gemm {n}x{n}x{n}, blocks {blocks}, median of {args.runs} alternating runs")
+    runs = args.rounds * args.runs
+    print(f"f32 gemm {n}x{n}x{n}, blocks {blocks}, median of {runs} runs per side")
     print(f"  tilec  {flops / ours / 1e9:8.1f} GFLOP/s   (max rel. error {error:.1e})")
     print(f"  numpy  {flops / theirs / 1e9:8.1f} GFLOP/s")
     print(f"  ratio  {theirs / ours:8.2f} x numpy")
