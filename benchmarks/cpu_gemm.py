@@ -7,8 +7,8 @@ block, K in steps of block_K) and compiled with `tilec.compile`; numpy's
 matmul runs on the same inputs in the same process with the same number of
 threads available. Prints GFLOP/s of each (median of all timed calls; the
 sides take turns in rounds, each round after a warm-up call), their ratio
-and tilec's compile time. Benchmarks are not
-tests: nothing here is asserted.
+and tilec's compile time. Benchmarks are not tests: nothing here is
+asserted.
 """
 
 from __future__ import annotations
