@@ -3,6 +3,7 @@
 from tilec.passes import (  # noqa: F401
     canonicalize_ops,
     erase_scopes,
+    expand_exp,
     hoist_allocas,
     lower_atomics,
     lower_copies,

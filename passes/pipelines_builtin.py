@@ -20,6 +20,7 @@ CPU_TILE_LOWERING = (
     "tile-lower-reductions",
     "tile-lower-fills",
     "tile-lower-parallel",
+    "tile-expand-exp",
     "tile-lower-kernels",
     "tile-erase-scopes",
     "canonicalize",

@@ -100,3 +100,42 @@ func.func @who(%T: memref<?xi64>, %W: memref<?xf32>) attributes {tile.entry} {
     kernel(threads, work)
     assert np.all(work == 200000.0)
     assert len(set(threads.tolist())) >= 2, threads
+
+
+def test_expanded_exp_and_exp2_match_numpy_including_specials():
+    kernel = tilec.compile("""
+func.func @exps(%X: memref<?xf32>, %E: memref<?xf32>, %T: memref<?xf32>) attributes {tile.entry} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %n = memref.dim %X, %c0 : memref<?xf32>
+  %g = arith.ceildivsi %n, %c64 : index
+  tile.kernel blocks(%bx) in (%g) threads = 1 {
+    %o = arith.muli %bx, %c64 : index
+    %x = tile.alloc : memref<64xf32, #tile.scope<fragment>>
+    %e = tile.alloc : memref<64xf32, #tile.scope<fragment>>
+    tile.copy %X[%o], %x[%c0] : memref<?xf32>, memref<64xf32, #tile.scope<fragment>>
+    tile.parallel (%i) in (64) {
+      %v = memref.load %x[%i] : memref<64xf32, #tile.scope<fragment>>
+      %a = math.exp %v : f32
+      %b = math.exp2 %v : f32
+      memref.store %a, %e[%i] : memref<64xf32, #tile.scope<fragment>>
+      memref.store %b, %x[%i] : memref<64xf32, #tile.scope<fragment>>
+    }
+    tile.copy %e[%c0], %E[%o] : memref<64xf32, #tile.scope<fragment>>, memref<?xf32>
+    tile.copy %x[%c0], %T[%o] : memref<64xf32, #tile.scope<fragment>>, memref<?xf32>
+  }
+  return
+}
+""")
+    specials = [0.0, -np.inf, np.inf, np.nan, 88.7, 89.0, -87.0, -103.0, 127.99, 128.0, -149.0]
+    x = np.concatenate([np.linspace(-160, 130, 5000), specials]).astype(np.float32)
+    e = np.zeros_like(x)
+    t = np.zeros_like(x)
+    kernel(x, e, t)
+    with np.errstate(over="ignore"):
+        for got, ref in ((e, np.exp(x.astype(np.float64))), (t, np.exp2(x.astype(np.float64)))):
+            expected = ref.astype(np.float32)
+            normal = np.isfinite(expected) & (np.abs(expected) >= np.finfo(np.float32).tiny)
+            np.testing.assert_allclose(got[normal], ref[normal], rtol=2.5e-7)
+            # inf, NaN, 0 and the subnormals as numpy has them (to 2 ulps).
+            np.testing.assert_allclose(got[~normal], expected[~normal], rtol=0, atol=3e-45)
