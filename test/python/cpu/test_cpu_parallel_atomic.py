@@ -71,6 +71,33 @@ func.func @split_k(%O: memref<?x?xf32>, %count: memref<1xi32>) attributes {tile.
     assert count[0] == 4
 
 
+def test_tiles_over_the_stack_budget_live_on_the_heap():
+    # A 1 MiB tile per block (heap: alloc at the block's start, dealloc at
+    # its end), four blocks at once on the workers.
+    kernel = tilec.compile("""
+func.func @big(%X: memref<?x?xf32>, %Y: memref<?x?xf32>) attributes {tile.entry} {
+  %c0 = arith.constant 0 : index
+  %c512 = arith.constant 512 : index
+  %m = memref.dim %X, %c0 : memref<?x?xf32>
+  %g = arith.ceildivsi %m, %c512 : index
+  tile.kernel blocks(%bx) in (%g) threads = 1 {
+    %row = arith.muli %bx, %c512 : index
+    %t = tile.alloc : memref<512x512xf32, #tile.scope<shared>>
+    tile.copy %X[%row, %c0], %t[%c0, %c0]
+        : memref<?x?xf32>, memref<512x512xf32, #tile.scope<shared>>
+    tile.copy %t[%c0, %c0], %Y[%row, %c0]
+        : memref<512x512xf32, #tile.scope<shared>>, memref<?x?xf32>
+  }
+  return
+}
+""")
+    assert "memref.alloc()" in kernel.ir("tile-lower-kernels")
+    x = RNG.standard_normal((2000, 512)).astype(np.float32)
+    y = np.zeros_like(x)
+    kernel(x, y)
+    np.testing.assert_array_equal(y, x)
+
+
 def test_grid_runs_on_two_worker_threads():
     # Every block records the thread that ran it (pthread_self, resolved by
     # the JIT from the process) after some work, so both workers get blocks.
