@@ -7,6 +7,7 @@ Python API and the tests share one format: `file:line:col: error: message`
 
 from __future__ import annotations
 
+import linecache
 import re
 import sys
 from collections.abc import Iterator
@@ -57,10 +58,21 @@ class Diagnostic:
         return Diagnostic(base.severity, base.message, base.file, base.line, base.col, notes)
 
     def render(self) -> str:
+        """`file:line:col: severity: message`, then, as mlir-opt does, the
+        source line and a caret under the column when the file can be read,
+        then the notes."""
         where = f"{self.file}:{self.line}:{self.col}: " if self.file is not None else ""
-        lines = [f"{where}{self.severity}: {self.message}"]
+        lines = [f"{where}{self.severity}: {self.message}", *self._excerpt()]
         lines.extend(note.render() for note in self.notes)
         return "\n".join(lines)
+
+    def _excerpt(self) -> list[str]:
+        if self.file is None or self.line < 1:
+            return []
+        line = linecache.getline(self.file, self.line).rstrip("\n")
+        if not line.strip():
+            return []
+        return [line, " " * max(self.col - 1, 0) + "^"]
 
 
 class CompileError(Exception):

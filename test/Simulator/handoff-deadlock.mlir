@@ -26,5 +26,5 @@ func.func @handoff(%ws: memref<?x64xf32, #ascend.mem<gm>>, %out: memref<?x64xf32
 }
 
 // CHECK: deadlocks: 1
-// CHECK-NEXT: {{.*}}handoff-deadlock.mlir:17:5: error: deadlock: ascend.cross_core_wait_flag 0 on S of block 0 aiv0 (and on 1 more cores) waits for cross-core flag 0, which is never set
-// CHECK-NEXT: {{.*}}handoff-deadlock.mlir:17:5: note: block 0 aiv0 S: stalled at ascend.cross_core_wait_flag 0 since cycle 0
+// CHECK: {{.*}}handoff-deadlock.mlir:17:5: error: deadlock: ascend.cross_core_wait_flag 0 on S of block 0 aiv0 (and on 1 more cores) waits for cross-core flag 0, which is never set
+// CHECK: {{.*}}handoff-deadlock.mlir:17:5: note: block 0 aiv0 S: stalled at ascend.cross_core_wait_flag 0 since cycle 0

@@ -25,6 +25,8 @@
 
 // RUN: not tile-opt %S/Inputs/parse-error.mlir 2>&1 | filecheck %s --check-prefix=PARSE
 // PARSE: parse-error.mlir:3:18: error: expected SSA operand
+// PARSE-NEXT: {{^}}  %x = arith.addi : i32
+// PARSE-NEXT: {{^}}                 ^
 
 // RUN: not tile-opt %S/Inputs/verifier-error.mlir 2>&1 | filecheck %s --check-prefix=VERIFY
 // VERIFY: verifier-error.mlir:4:3: error: 'tile.fill' op expected value of type 'f32' (the dst element type) but got 'i32'

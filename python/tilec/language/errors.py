@@ -1,15 +1,14 @@
 """`DSLError`, the one error type of the DSL, and where in the user's code it points.
 
 Every mistake a kernel author can make is reported as a `DSLError` at the
-line of their Python source that caused it, rendered like a compiler
-diagnostic: `file:line:col: error: message`, the source line, and a caret
-under the column. The same rendering serves errors the DSL finds itself and
+line of their Python source that caused it, rendered like any compiler
+diagnostic (`tilec.diagnostics.Diagnostic.render`: the message, the source
+line and a caret). The same rendering serves errors the DSL finds itself and
 the MLIR verifier's diagnostics on the ops the DSL located at user lines.
 """
 
 from __future__ import annotations
 
-import linecache
 from dataclasses import dataclass
 
 from mlir import ir
@@ -32,24 +31,6 @@ class SourceLoc:
         return f"{self.file}:{self.line}:{self.col}"
 
 
-def _excerpt(diag: Diagnostic) -> list[str]:
-    """The source line of `diag` and a caret under its column, when the file is readable."""
-    if diag.file is None:
-        return []
-    line = linecache.getline(diag.file, diag.line).rstrip("\n")
-    if not line.strip():
-        return []
-    return [line, " " * max(diag.col - 1, 0) + "^"]
-
-
-def render(diag: Diagnostic) -> str:
-    """`file:line:col: severity: message`, the source line and a caret, then the notes."""
-    where = f"{diag.file}:{diag.line}:{diag.col}: " if diag.file is not None else ""
-    lines = [f"{where}{diag.severity}: {diag.message}", *_excerpt(diag)]
-    lines.extend(render(note) for note in diag.notes)
-    return "\n".join(lines)
-
-
 class DSLError(CompileError):
     """A kernel that the DSL cannot turn into valid tile IR, explained at the user's line.
 
@@ -65,7 +46,6 @@ class DSLError(CompileError):
         else:
             diagnostics = [Diagnostic("error", message, loc.file, loc.line, loc.col)]
         super().__init__(diagnostics)
-        self.args = ("\n".join(render(d) for d in self.diagnostics),)
 
     @property
     def message(self) -> str:

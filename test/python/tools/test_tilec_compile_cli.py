@@ -1,0 +1,90 @@
+"""tilec-compile: a DSL file's IR at any stage, and errors without tracebacks."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from tilec.tools.tilec_compile import main
+
+KERNELS = textwrap.dedent(
+    """
+    import tilec.language as T
+
+    def scale(n, factor):
+        @T.prim_func
+        def scale(X: T.Tensor((n,), "float32"), Y: T.Tensor((n,), "float32")):
+            with T.Kernel(T.ceildiv(n, 64), threads=64) as bx:
+                t = T.alloc_fragment((64,), "float32")
+                T.copy(X[bx * 64], t)
+                for i in T.Parallel(64):
+                    t[i] = t[i] * factor
+                T.copy(t, Y[bx * 64])
+
+        return scale
+
+    doubled = scale(100, 2.0)
+
+    if __name__ == "__main__":
+        raise SystemExit("main must not run")
+    """
+)
+
+
+@pytest.fixture
+def kernels(tmp_path):
+    path = tmp_path / "kernels.py"
+    path.write_text(KERNELS)
+    return path
+
+
+def test_tile_stage_of_the_only_kernel_has_user_locations(kernels, capsys):
+    assert main([str(kernels)]) == 0
+    out = capsys.readouterr().out
+    assert "tile.kernel" in out and "tile.parallel" in out
+    assert f'loc("{kernels}":9:' in out  # the T.copy line
+
+
+def test_stages_are_listed_and_printed(kernels, capsys):
+    assert main([str(kernels), "--kernel", "scale(256, 3.0)", "--list-stages"]) == 0
+    stages = capsys.readouterr().out.split()
+    assert stages[0] == "tile" and stages[-1] == "llvm"
+    assert "tile-lower-parallel" in stages
+    assert main([str(kernels), "--kernel", "doubled", "--stage", "tile-lower-parallel"]) == 0
+    out = capsys.readouterr().out
+    assert "tile.parallel" not in out and "scf.for" in out
+    assert main([str(kernels), "--kernel", "doubled", "--stage", "llvm"]) == 0
+    assert "llvm.func @scale" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--kernel", "nothing_here"], "--kernel 'nothing_here' failed: NameError"),
+        (["--kernel", "scale"], "is a function, not a tilec kernel"),
+        (["--kernel", "doubled", "--stage", "nope"], "no stage 'nope'; stages: tile, "),
+    ],
+)
+def test_bad_requests_are_errors(kernels, capsys, args, message):
+    assert main([str(kernels), *args]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_missing_file_and_bad_python_are_errors(tmp_path, capsys):
+    assert main([str(tmp_path / "none.py")]) == 1
+    assert "cannot open input file" in capsys.readouterr().err
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f(:\n")
+    assert main([str(bad)]) == 1
+    assert f"{bad}:1:7: error: invalid Python" in capsys.readouterr().err
+
+
+def test_dsl_errors_point_at_the_users_line(tmp_path, capsys):
+    path = tmp_path / "wrong.py"
+    path.write_text(KERNELS.replace("t[i] * factor", "t[i] * X"))
+    assert main([str(path), "--kernel", "doubled"]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:11:24: error:" in err
+    assert "t[i] = t[i] * X" in err  # the source line, with a caret under it

@@ -1,0 +1,114 @@
+"""tilec-compile: compile a DSL kernel from a Python file and print its IR at
+one stage of the target pipeline.
+
+    tilec-compile examples/gemm.py --kernel 'matmul(256, 256, 256)' --stage tile-lower-gemm
+    tilec-compile examples/softmax.py --list-stages
+
+The file is loaded as a module (its `if __name__ == "__main__"` block does
+not run). `--kernel` is a kernel defined at the top of the file or a Python
+expression evaluated in the file's namespace, such as a call of a kernel
+factory; without it, the file must define exactly one kernel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import runpy
+import sys
+import time
+from pathlib import Path
+
+from tilec.diagnostics import CompileError, Diagnostic, print_all
+
+
+def _is_kernel(value: object) -> bool:
+    return callable(getattr(value, "build", None)) and hasattr(value, "name")
+
+
+def _fail(message: str) -> CompileError:
+    return CompileError(Diagnostic("error", message))
+
+
+def load_kernel(path: Path, expression: str | None) -> object:
+    """The kernel object the user named in `path`."""
+    if not path.is_file():
+        raise _fail(f"cannot open input file '{path}'")
+    try:
+        namespace = runpy.run_path(str(path), run_name="__tilec_compile__")
+    except SyntaxError as exc:
+        raise CompileError(
+            Diagnostic("error", f"invalid Python: {exc.msg}", str(path), exc.lineno or 0,
+                       exc.offset or 0)
+        ) from None
+    if expression is None:
+        kernels = sorted(name for name, value in namespace.items() if _is_kernel(value))
+        if len(kernels) != 1:
+            found = ", ".join(kernels) if kernels else "none"
+            raise _fail(
+                f"{path} defines {len(kernels)} kernels at the top level ({found}); "
+                "choose one with --kernel NAME or --kernel 'factory(args)'"
+            )
+        return namespace[kernels[0]]
+    try:
+        value = eval(expression, namespace)  # the user's own file and expression
+    except CompileError:
+        raise
+    except Exception as exc:
+        raise _fail(f"--kernel '{expression}' failed: {type(exc).__name__}: {exc}") from None
+    if not _is_kernel(value):
+        raise _fail(f"--kernel '{expression}' is a {type(value).__name__}, not a tilec kernel")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tilec-compile", description=__doc__.splitlines()[0].split(": ", 1)[1]
+    )
+    parser.add_argument("file", type=Path, help="a Python file with tilec kernels")
+    parser.add_argument("--kernel", help="a kernel name or an expression giving one")
+    parser.add_argument("--target", default="cpu", help="the target (default: cpu)")
+    parser.add_argument("--stage", default="tile", help="'tile', a pass argument, or 'llvm'")
+    parser.add_argument("--list-stages", action="store_true", help="list the stages and exit")
+    parser.add_argument("--timing", action="store_true", help="print per-pass wall time")
+    parser.add_argument("-o", dest="output", type=Path, help="write the IR to this file")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(args)
+    except CompileError as exc:
+        print_all(exc.diagnostics)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the last line of defence: no traceback for users
+        print(f"tilec-compile: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    import tilec
+
+    kernel = load_kernel(args.file, args.kernel)
+    if args.stage == "tile" and not (args.list_stages or args.timing):
+        text = kernel.ir()
+    else:
+        start = time.perf_counter()
+        compiled = tilec.compile(kernel, target=args.target, timing=args.timing)
+        if args.list_stages:
+            print("\n".join(compiled.stages()))
+            return 0
+        if args.stage not in compiled.stages():
+            raise _fail(f"no stage '{args.stage}'; stages: {', '.join(compiled.stages())}")
+        text = compiled.ir(args.stage)
+        if args.timing:
+            for name, seconds in compiled.timings().items():
+                print(f"{seconds * 1e3:10.2f} ms  {name}", file=sys.stderr)
+            print(f"{(time.perf_counter() - start) * 1e3:10.2f} ms  total", file=sys.stderr)
+    if args.output is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        args.output.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
