@@ -11,6 +11,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from tilec.tools.guard import UsageError, run_guarded
+
 USAGE = """\
 OVERVIEW: tilec modular optimizer driver
 
@@ -49,10 +51,6 @@ _BOOL_FLAGS = {
     "verify-each": "verify_each",
 }
 _SPLIT_MARKER = "// -----"
-
-
-class UsageError(Exception):
-    pass
 
 
 @dataclass
@@ -219,7 +217,7 @@ def _process_chunk(chunk: str, name: str, opts: Options, context) -> str:
 
 def run(opts: Options) -> int:
     from tilec import __version__, ir
-    from tilec.diagnostics import CompileError, collect, print_all
+    from tilec.diagnostics import CompileError, collect, error, print_all
     from tilec.verify_diagnostics import check
 
     if opts.help:
@@ -237,11 +235,10 @@ def run(opts: Options) -> int:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise CompileError(
-            [ir_error(f"{name}: input is not UTF-8 text (invalid byte at offset {exc.start})")]
-        ) from None
+        offset = exc.start
+        raise error(f"{name}: input is not UTF-8 text (invalid byte at offset {offset})") from None
     if "\0" in text:
-        raise CompileError([ir_error(f"{name}: input contains a NUL byte; expected MLIR text")])
+        raise error(f"{name}: input contains a NUL byte; expected MLIR text")
 
     context = ir.make_context(allow_unregistered=opts.allow_unregistered)
     if opts.disable_threading:
@@ -270,12 +267,6 @@ def run(opts: Options) -> int:
     return 0
 
 
-def ir_error(message: str):
-    from tilec.diagnostics import Diagnostic
-
-    return Diagnostic("error", message)
-
-
 def _write_output(path: str, text: str) -> None:
     from tilec.diagnostics import error
 
@@ -290,21 +281,8 @@ def _write_output(path: str, text: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tilec.diagnostics import CompileError, print_all
-
-    try:
-        return run(parse_args(sys.argv[1:] if argv is None else argv))
-    except UsageError as exc:
-        print(f"tile-opt: error: {exc}", file=sys.stderr)
-        return 1
-    except CompileError as exc:
-        print_all(exc.diagnostics)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:  # the last line of defence: no traceback for users
-        print(f"tile-opt: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+    args = sys.argv[1:] if argv is None else argv
+    return run_guarded("tile-opt", lambda: run(parse_args(args)))
 
 
 if __name__ == "__main__":

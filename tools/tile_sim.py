@@ -24,6 +24,7 @@ from tilec.sim import SimError, SimResult, load_program, simulate
 from tilec.sim.dtypes import ELEMENT_TYPES
 from tilec.sim.interpreter import Argument, Program
 from tilec.sim.profile import get_profile
+from tilec.tools.guard import UsageError, run_guarded
 
 USAGE_EPILOG = """\
 argument values (--arg [NAME=]VALUE, in order or by name):
@@ -35,10 +36,6 @@ argument values (--arg [NAME=]VALUE, in order or by name):
   both default to the argument's memref type when it is static. GM arguments
   of static shape that are not given start as zeros.
 """
-
-
-class UsageError(Exception):
-    pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -189,18 +186,8 @@ def run(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        return run(sys.argv[1:] if argv is None else argv)
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # the last line of defence against a traceback
-        print(f"error: internal simulator error ({type(exc).__name__}: {exc}); please report it",
-              file=sys.stderr)
-        return 1
+    args = sys.argv[1:] if argv is None else argv
+    return run_guarded("tile-sim", lambda: run(args))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from tilec.diagnostics import CompileError, Diagnostic, print_all
+from tilec.diagnostics import CompileError, Diagnostic
+from tilec.tools.guard import run_guarded
 
 
 def _is_kernel(value: object) -> bool:
@@ -72,16 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timing", action="store_true", help="print per-pass wall time")
     parser.add_argument("-o", dest="output", type=Path, help="write the IR to this file")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    try:
-        return _run(args)
-    except CompileError as exc:
-        print_all(exc.diagnostics)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:  # the last line of defence: no traceback for users
-        print(f"tilec-compile: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+    return run_guarded("tilec-compile", lambda: _run(args))
 
 
 def _run(args: argparse.Namespace) -> int:

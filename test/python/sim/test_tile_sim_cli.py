@@ -55,9 +55,9 @@ def test_races_make_exit_code_one(tmp_path: Path, capsys) -> None:
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    ([VADD, "--block-dim", "x"], "error: argument --block-dim: invalid int value: 'x'"),
-    ([VADD, "--arg", "x=random"], "error: argument %x has dynamic shape"),
-    ([], "error: the following arguments are required: input"),
+    ([VADD, "--block-dim", "x"], "tile-sim: error: argument --block-dim: invalid int value: 'x'"),
+    ([VADD, "--arg", "x=random"], "tile-sim: error: argument %x has dynamic shape"),
+    ([], "tile-sim: error: the following arguments are required: input"),
 ])
 def test_usage_errors(argv: list[str], message: str, capsys) -> None:
     assert main(argv) == 1

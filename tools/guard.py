@@ -1,0 +1,32 @@
+"""The failure handling every tilec command-line tool shares.
+
+Whatever goes wrong ends as an error message on stderr and exit code 1:
+diagnostics as `file:line:col: error: ...`, usage mistakes and unreadable
+files as `<tool>: error: ...`, and a bug in tilec as one `internal error`
+line rather than a Python traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from tilec.diagnostics import CompileError, print_all
+
+
+class UsageError(Exception):
+    """A mistake in the command line itself."""
+
+
+def run_guarded(tool: str, body: Callable[[], int]) -> int:
+    try:
+        return body()
+    except CompileError as exc:
+        print_all(exc.diagnostics)
+    except (UsageError, OSError) as exc:
+        print(f"{tool}: error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the last line of defence: no traceback for users
+        print(f"{tool}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return 1
