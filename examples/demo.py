@@ -1,5 +1,7 @@
-"""A tour of tilec as it stands: build a tile kernel from Python, run passes
-over the GEMM example, and simulate an Ascend kernel with race checking.
+"""A tour of tilec as it stands: a DSL GEMM compiled and run on the cpu
+target, a tile kernel built op by op from Python, passes over the GEMM
+example in the tile dialect, and an Ascend kernel simulated with race
+checking.
 
 Run with `make demo` (or `python examples/demo.py` inside the venv).
 """
@@ -52,17 +54,41 @@ def build_scale_kernel() -> ir.Module:
     return module
 
 
+def run_dsl_gemm() -> float:
+    """examples/gemm.py's f16 GEMM + ReLU on a ragged shape, against numpy."""
+    sys.path.insert(0, str(HERE))
+    from gemm import matmul
+
+    import tilec
+
+    m, n, k = 300, 200, 100
+    kernel = tilec.compile(matmul(m, n, k, in_dtype="float16", relu=True))
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.zeros((m, n), np.float32)
+    kernel(a, b, c)
+    expected = np.maximum(a.astype(np.float32) @ b.astype(np.float32), 0)
+    error = float(np.abs(c - expected).max())
+    print(f"f16 GEMM + ReLU {m}x{n}x{k} on cpu: compiled in {kernel.compile_seconds:.2f} s, "
+          f"{len(kernel.stages())} stages, max error vs numpy {error:.2e}")
+    return error
+
+
 def main() -> int:
+    print("== 1. A DSL kernel on the cpu target ==")
+    gemm_error = run_dsl_gemm()
+
     with ir.make_context(), ir.Location.unknown():
-        print("== 1. A kernel built from Python ==")
+        print("== 2. A kernel built op by op from Python ==")
         print(build_scale_kernel())
 
-        print("== 2. examples/gemm.mlir through tile-verify-kernels and tile-cleanup ==")
+        print("== 3. examples/gemm.mlir through tile-verify-kernels and tile-cleanup ==")
         gemm = ir.parse_module((HERE / "gemm.mlir").read_text(), "examples/gemm.mlir")
         run_pipeline(gemm, "tile-verify-kernels{target=cuda},tile-cleanup", timing=True)
         print(gemm)
 
-    print("== 3. An Ascend vector add, simulated ==")
+    print("== 4. An Ascend vector add, simulated ==")
     from tilec.sim import simulate
 
     n = 1000
@@ -76,7 +102,7 @@ def main() -> int:
     print(result.report())
     error = float(np.max(np.abs(result.outputs["z"] - (x + y))))
     print(f"max |z - (x + y)| = {error:.3g}")
-    return 0 if error == 0.0 else 1
+    return 0 if error == 0.0 and gemm_error < 1e-3 else 1
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The README's first kernel runs as written and prints a small error."""
+"""What a new user runs first: the README's first kernel and the demo."""
 
 from __future__ import annotations
 
@@ -24,3 +24,15 @@ def test_first_kernel_runs_as_written(repo, tmp_path):
         timeout=300,
     )
     assert "tile-lower-gemm" in stages.stdout.split()
+
+
+def test_make_demo_script_succeeds(repo):
+    """`make demo` runs examples/demo.py; it checks its own numbers."""
+    result = subprocess.run(
+        [sys.executable, str(repo / "examples" / "demo.py")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "races: 0" in result.stdout and "max |z - (x + y)| = 0" in result.stdout
