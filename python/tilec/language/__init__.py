@@ -25,7 +25,7 @@ Surface:
 - launch and loops: `Kernel`, `Parallel`, `Pipelined`, `serial`
 - tiles: `alloc_shared`, `alloc_fragment`, `alloc_local`, `alloc_var`, `alloc`,
   `copy`, `gemm`, `fill`, `clear`, `reduce_max/min/sum/abssum/absmax`, `cumsum`,
-  `atomic_add`
+  `atomic_add`, `sync_threads`
 - scalars: Python operators, `exp`, `exp2`, `log`, `log2`, `sqrt`, `rsqrt`, `tanh`,
   `floor`, `ceil`, `abs`, `max`, `min`, `if_then_else`, `cast`, `ceildiv`, `infinity`
 - dtypes: `float16`, `bfloat16`, `float32`, `float64`, `float8_e4m3`, `float8_e5m2`,
@@ -88,6 +88,7 @@ from .tile_ops import (
     reduce_max,
     reduce_min,
     reduce_sum,
+    sync_threads,
 )
 from .values import Buffer, Scalar
 
@@ -147,5 +148,6 @@ __all__ = [
     "serial",
     "sqrt",
     "symbolic",
+    "sync_threads",
     "tanh",
 ]

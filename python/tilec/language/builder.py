@@ -266,6 +266,11 @@ def clear(buffer: ir.Value) -> None:
         tile.clear(buffer)
 
 
+def barrier() -> None:
+    with _trace().emitting():
+        tile.barrier()
+
+
 def gemm(
     a: ir.Value, b: ir.Value, c: ir.Value, *, transpose_a: bool, transpose_b: bool, clear: bool
 ) -> None:

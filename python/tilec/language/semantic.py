@@ -861,6 +861,11 @@ def clear(dst_arg: object) -> None:
     builder.clear(_whole_tile(dst_arg, "T.clear", "the destination").value)
 
 
+def sync_threads() -> None:
+    require_tile_context("T.sync_threads")
+    builder.barrier()
+
+
 def atomic_add(dst_arg: object, value: object) -> None:
     what = "T.atomic_add"
     require_kernel(what)

@@ -124,6 +124,13 @@ def cumsum(src: object, dst: object = None, dim: int = 0, reverse: bool = False)
 
 
 @dsl_api
+def sync_threads() -> None:
+    """Waits until every thread of the block gets here (tile.barrier); a target
+    whose tile ops already synchronize (cpu) drops it."""
+    semantic.sync_threads()
+
+
+@dsl_api
 def atomic_add(dst: object, value: object) -> None:
     """Atomically adds `value` (a tile, or a scalar) into `dst` (a region or element).
 

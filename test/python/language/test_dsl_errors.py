@@ -924,3 +924,14 @@ def test_loops_closed_out_of_order():
 
     err = kernel_error(k, "outer-loop", "T.serial at line", "is still open")
     assert f"T.serial at line {tagged_line(F, 'inner-loop')} is still open" in err.message
+
+
+def test_sync_threads_inside_parallel():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            for i in T.Parallel(64):
+                T.sync_threads()  # sync-in-parallel
+                A[i] = 0.0
+
+    kernel_error(k, "sync-in-parallel", "T.sync_threads cannot be used inside T.Parallel")

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from dsl_helpers import build, names, ops, tagged_col, tagged_line
 
@@ -456,3 +457,20 @@ def test_tile_opt_parses_the_printed_ir(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "tile.entry" in result.stdout
     assert f'loc("{__file__}"' in result.stdout
+
+
+def test_sync_threads_is_a_located_barrier(context):
+    @T.prim_func
+    def staged(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "float32")):
+        with T.Kernel(1) as bx:
+            s = T.alloc_shared((64,), "float32")
+            T.copy(A[bx * 64], s)
+            T.sync_threads()  # barrier
+            T.copy(s, B[bx * 64])
+
+    [barrier] = [info for info in ops(build(staged)) if info.name == "tile.barrier"]
+    assert barrier.line == tagged_line(__file__, "barrier")
+    a = np.arange(64, dtype=np.float32)
+    b = np.zeros(64, np.float32)
+    tilec.compile(staged)(a, b)
+    np.testing.assert_array_equal(a, b)
