@@ -127,10 +127,19 @@ def _parse_bool(name: str, value: str) -> bool:
 
 
 def _is_pass(name: str) -> bool:
-    from tilec.passes import lookup
-    from tilec.passes.upstream import upstream_passes
+    """A tilec pass or pipeline, or one MLIR's own pipeline parser knows."""
+    from mlir.ir import Context
+    from mlir.passmanager import PassManager
 
-    return lookup(name) is not None or any(p.argument == name for p in upstream_passes())
+    from tilec.passes import lookup
+
+    if lookup(name) is not None:
+        return True
+    try:
+        PassManager.parse(f"builtin.module({name})", Context())
+    except ValueError:
+        return False
+    return True
 
 
 def list_passes(out: TextIO) -> None:
