@@ -716,6 +716,11 @@ def _pipe_barrier(c: Compiler, op: ir.Operation) -> None:
     c.emit(step)
 
 
+def _check_cross_core_flag(c: Compiler, where, flag: int) -> None:
+    if not 0 <= flag < c.profile.cross_core_flag_ids:
+        raise fail(where, f"cross-core flag {flag} is not in [0, {c.profile.cross_core_flag_ids})")
+
+
 @compiles("ascend.cross_core_set_flag")
 def _cross_core_set_flag(c: Compiler, op: ir.Operation) -> None:
     where = location(op)
@@ -726,8 +731,7 @@ def _cross_core_set_flag(c: Compiler, op: ir.Operation) -> None:
     if mode not in modes:
         raise fail(where, f"cross-core mode {mode} does not exist on the {c.profile.name} "
                           f"profile (modes: {', '.join(map(str, sorted(modes)))})")
-    if not 0 <= flag < c.profile.cross_core_flag_ids:
-        raise fail(where, f"cross-core flag {flag} is not in [0, {c.profile.cross_core_flag_ids})")
+    _check_cross_core_flag(c, where, flag)
     site = c.site(op, f"ascend.cross_core_set_flag mode {mode}, "
                       f"{PIPE_NAMES[pipe].lower()}, {flag}")
     instr = Instr(CROSS_SET, pipe, site, key=(mode, flag))
@@ -750,8 +754,7 @@ def _cross_core_wait_flag(c: Compiler, op: ir.Operation) -> None:
     where = location(op)
     flag = ir.IntegerAttr(op.attributes["flag"]).value
     pipe = PIPE_IDS[keyword(op.attributes["pipe"])] if "pipe" in op.attributes else S
-    if not 0 <= flag < c.profile.cross_core_flag_ids:
-        raise fail(where, f"cross-core flag {flag} is not in [0, {c.profile.cross_core_flag_ids})")
+    _check_cross_core_flag(c, where, flag)
     text = f"ascend.cross_core_wait_flag {flag}" + (
         f", {PIPE_NAMES[pipe].lower()}" if pipe != S else "")
     site = c.site(op, text)

@@ -287,31 +287,44 @@ def _access_cycles(core, buffer: Buffer) -> int:
     return profile.scalar_local_access_cycles
 
 
-@compiles("memref.load")
-def _load(c: Compiler, op: ir.Operation) -> None:
-    memref, *indices = c.slots_of(op.operands)
-    out = c.slot(op.results[0])
+def _emit_scalar_access(c: Compiler, op: ir.Operation, memref: int, indices: list[int],
+                        is_write: bool, effect) -> None:
+    """A scalar read or write of one element on the S pipe: checked against
+    the buffer, recorded for race detection, timed, then `effect(env, buffer,
+    index)` does the data movement."""
     site = c.site(op)
-    result_type = op.results[0].type
-    element = element_type(result_type)
-    to_value = _scalar_reader(result_type)
     nxt = c.pc + 1
 
     def step(core) -> int:
         env = core.env
         buffer: Buffer = env[memref]
         index = tuple(env[i] for i in indices)
-        region = _element_region(buffer, index, site.location)
+        region = (_element_region(buffer, index, site.location),)
         cycles = _access_cycles(core, buffer)
         machine = core.machine
-        machine.scalar_access(core, site, (region,), (), cycles)
-        env[out] = to_value(element, buffer.array[index])
+        machine.scalar_access(core, site, () if is_write else region,
+                              region if is_write else (), cycles)
+        effect(env, buffer, index)
         if machine.advance(core, cycles):
             return nxt
         core.pc = nxt
         return -1
 
     c.emit(step)
+
+
+@compiles("memref.load")
+def _load(c: Compiler, op: ir.Operation) -> None:
+    memref, *indices = c.slots_of(op.operands)
+    out = c.slot(op.results[0])
+    result_type = op.results[0].type
+    element = element_type(result_type)
+    to_value = _scalar_reader(result_type)
+
+    def read(env: list, buffer: Buffer, index: tuple) -> None:
+        env[out] = to_value(element, buffer.array[index])
+
+    _emit_scalar_access(c, op, memref, indices, False, read)
 
 
 def _scalar_reader(t: ir.Type):
@@ -323,23 +336,10 @@ def _scalar_reader(t: ir.Type):
 @compiles("memref.store")
 def _store(c: Compiler, op: ir.Operation) -> None:
     value, memref, *indices = c.slots_of(op.operands)
-    site = c.site(op)
     element = element_type(op.operands[0].type)
-    nxt = c.pc + 1
 
-    def step(core) -> int:
-        env = core.env
-        buffer: Buffer = env[memref]
-        index = tuple(env[i] for i in indices)
-        region = _element_region(buffer, index, site.location)
-        cycles = _access_cycles(core, buffer)
-        machine = core.machine
-        machine.scalar_access(core, site, (), (region,), cycles)
+    def write(env: list, buffer: Buffer, index: tuple) -> None:
         buffer.array[index] = element.store(np.asarray([env[value]]))[0]
-        if machine.advance(core, cycles):
-            return nxt
-        core.pc = nxt
-        return -1
 
-    c.emit(step)
+    _emit_scalar_access(c, op, memref, indices, True, write)
 
