@@ -2,16 +2,13 @@
 
 from tilec.passes import (  # noqa: F401
     canonicalize_ops,
+    pipelines_builtin,
+    verify_kernels,
+)
+from tilec.passes.conversion.tile_to_cpu import (  # noqa: F401
+    convert_tile_to_cpu,
     erase_scopes,
     expand_exp,
     hoist_allocas,
-    lower_atomics,
-    lower_copies,
-    lower_fills,
-    lower_gemm,
-    lower_kernels,
-    lower_parallel,
-    lower_reductions,
-    pipelines_builtin,
-    verify_kernels,
+    pipelines,
 )

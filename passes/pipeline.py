@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.passmanager import PassManager
 
-from tilec.diagnostics import CompileError, Diagnostic
+from tilec.diagnostics import CompileError, Diagnostic, from_mlir_error
 from tilec.passes.registry import NamedPipeline, Pass, PassFailure, instantiate, lookup
 
 _NAME = re.compile(r"[A-Za-z0-9_.\-]+")
@@ -38,6 +38,11 @@ class _Leaf:
     path: tuple[str, ...]
     element: Element
     tilec_pass: Pass | None = None
+
+    def stage_name(self) -> str:
+        """The element as written in the pipeline, options included: the name
+        of the IR after it (`convert-tile-to-cpu{ops=tile.gemm}`)."""
+        return _upstream_text(self.element)
 
 
 @dataclass
@@ -252,7 +257,9 @@ def build_pass_manager(pipeline: Pipeline, context: ir.Context) -> PassManager:
         pm.add(
             _python_pass(leaf, leaf.tilec_pass),
             name=type(leaf.tilec_pass).__name__,
-            argument=leaf.tilec_pass.argument,
+            # With its options, so that each run of a pass configured per
+            # stage (convert-tile-to-cpu{ops=...}) is told apart in IR dumps.
+            argument=leaf.tilec_pass.pipeline_text(),
             description=leaf.tilec_pass.summary,
         )
     flush()
@@ -287,7 +294,6 @@ def run_pipeline(
     try:
         pm.run(op)
     except ir.MLIRError as exc:
-        diagnostics = [Diagnostic.from_mlir(d) for d in exc.error_diagnostics]
-        raise CompileError(diagnostics or [Diagnostic("error", str(exc))]) from None
+        raise from_mlir_error(exc) from None
     finally:
         del pm  # the timing report is printed when the pass manager goes away

@@ -54,7 +54,14 @@ class Pass(abc.ABC):
     def options(cls) -> list[Option]:
         hints = typing.get_type_hints(cls)
         return [
-            Option(f.name.replace("_", "-"), f.name, hints[f.name], f.default, _field_help(f))
+            Option(
+                f.name.replace("_", "-"),
+                f.name,
+                hints[f.name],
+                f.default,
+                _field_help(f),
+                f.metadata.get("check"),
+            )
             for f in dataclasses.fields(cls)  # type: ignore[arg-type]
         ]
 
@@ -73,9 +80,12 @@ def _field_help(f: dataclasses.Field) -> str:
     return f.metadata.get("help", "")
 
 
-def option(default: object, help: str) -> typing.Any:
-    """A pass option: a dataclass field with a default and a help text."""
-    return dataclasses.field(default=default, metadata={"help": help})
+def option(
+    default: object, help: str, check: Callable[[str], object] | None = None
+) -> typing.Any:
+    """A pass option: a dataclass field with a default and a help text.
+    `check` validates a textual value (raising ValueError with the reason)."""
+    return dataclasses.field(default=default, metadata={"help": help, "check": check})
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,7 @@ class Option:
     type: object
     default: object
     help: str
+    check: Callable[[str], object] | None = None
 
     def describe_type(self) -> str:
         if typing.get_origin(self.type) is Literal:
@@ -111,6 +122,8 @@ class Option:
             if kind is float:
                 return float(text)
             if kind is str:
+                if self.check is not None:
+                    self.check(text)
                 return text
         except ValueError as exc:
             raise CompileError(

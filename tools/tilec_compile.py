@@ -1,7 +1,8 @@
 """tilec-compile: compile a DSL kernel from a Python file and print its IR at
 one stage of the target pipeline.
 
-    tilec-compile examples/gemm.py --kernel 'matmul(256, 256, 256)' --stage tile-lower-gemm
+    tilec-compile examples/gemm.py --kernel 'matmul(256, 256, 256)' \
+        --stage 'convert-tile-to-cpu{ops=tile.gemm}'
     tilec-compile examples/softmax.py --list-stages
 
 The file is loaded as a module (its `if __name__ == "__main__"` block does
@@ -19,7 +20,7 @@ import time
 from pathlib import Path
 
 from tilec.diagnostics import CompileError, Diagnostic
-from tilec.tools.guard import run_guarded
+from tilec.tools.guard import UsageError, run_guarded
 
 
 def _is_kernel(value: object) -> bool:
@@ -67,8 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("file", type=Path, help="a Python file with tilec kernels")
     parser.add_argument("--kernel", help="a kernel name or an expression giving one")
-    parser.add_argument("--target", default="cpu", help="the target (default: cpu)")
-    parser.add_argument("--stage", default="tile", help="'tile', a pass argument, or 'llvm'")
+    parser.add_argument(
+        "--target",
+        help="cpu, cuda:sm_90a, ascend:910b, ... (default: $TILEC_TARGET, else the best one here)",
+    )
+    parser.add_argument(
+        "--stage", default="tile", help="'tile', a pipeline element (see --list-stages), or 'llvm'"
+    )
     parser.add_argument("--list-stages", action="store_true", help="list the stages and exit")
     parser.add_argument("--timing", action="store_true", help="print per-pass wall time")
     parser.add_argument("-o", dest="output", type=Path, help="write the IR to this file")
@@ -78,13 +84,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     import tilec
+    from tilec.backends import resolve
+    from tilec.targets import TargetError
 
+    try:
+        # Checked even when only the tile IR is printed: a typo is an error.
+        target = resolve(args.target)[0].spec
+    except TargetError as exc:
+        raise UsageError(str(exc)) from None
     kernel = load_kernel(args.file, args.kernel)
     if args.stage == "tile" and not (args.list_stages or args.timing):
         text = kernel.ir()
     else:
         start = time.perf_counter()
-        compiled = tilec.compile(kernel, target=args.target, timing=args.timing)
+        compiled = tilec.compile(kernel, target=target, timing=args.timing)
         if args.list_stages:
             print("\n".join(compiled.stages()))
             return 0

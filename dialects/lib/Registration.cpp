@@ -17,6 +17,14 @@ static void insertTilecDialects(DialectRegistry &registry) {
   registry.insert<tile::TileDialect, ascend::AscendDialect>();
 }
 
+/// The enum value of a tilec enum attribute, or -1 when `attr` is not an
+/// attribute of that kind: Python reads scopes, reduce kinds and memory
+/// spaces through these instead of slicing the attribute's printed text.
+template <typename AttrT> static int32_t enumValueOf(MlirAttribute attr) {
+  auto typed = llvm::dyn_cast_if_present<AttrT>(unwrap(attr));
+  return typed ? static_cast<int32_t>(typed.getValue()) : -1;
+}
+
 extern "C" {
 
 __attribute__((visibility("default"))) void tilecRegisterDialects(MlirContext ctx) {
@@ -59,6 +67,26 @@ __attribute__((visibility("default"))) MlirAttribute tilecCoreTypeAttrGet(MlirCo
   if (!core)
     return MlirAttribute{nullptr};
   return wrap(static_cast<Attribute>(ascend::CoreTypeAttr::get(unwrap(ctx), *core)));
+}
+
+__attribute__((visibility("default"))) int32_t tilecScopeAttrValue(MlirAttribute attr) {
+  return enumValueOf<tile::ScopeAttr>(attr);
+}
+
+__attribute__((visibility("default"))) int32_t tilecReduceKindAttrValue(MlirAttribute attr) {
+  return enumValueOf<tile::ReduceKindAttr>(attr);
+}
+
+__attribute__((visibility("default"))) int32_t tilecMemSpaceAttrValue(MlirAttribute attr) {
+  return enumValueOf<ascend::MemSpaceAttr>(attr);
+}
+
+__attribute__((visibility("default"))) int32_t tilecPipeAttrValue(MlirAttribute attr) {
+  return enumValueOf<ascend::PipeAttr>(attr);
+}
+
+__attribute__((visibility("default"))) int32_t tilecCoreTypeAttrValue(MlirAttribute attr) {
+  return enumValueOf<ascend::CoreTypeAttr>(attr);
 }
 
 /// Parses a module like mlir-opt does (top-level ops are wrapped in an

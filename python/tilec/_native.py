@@ -34,6 +34,16 @@ ENUM_ATTR_GETTERS = (
 )
 
 
+# Their inverses: the enum value of such an attribute, -1 for any other attribute.
+ENUM_ATTR_READERS = (
+    "tilecScopeAttrValue",
+    "tilecReduceKindAttrValue",
+    "tilecMemSpaceAttrValue",
+    "tilecPipeAttrValue",
+    "tilecCoreTypeAttrValue",
+)
+
+
 class _MlirStringRef(ctypes.Structure):
     _fields_ = [("data", ctypes.c_char_p), ("length", ctypes.c_size_t)]
 
@@ -60,6 +70,10 @@ def library() -> ctypes.PyDLL:
         fn = getattr(lib, name)
         fn.argtypes = [_MlirHandle, ctypes.c_int32]
         fn.restype = _MlirHandle
+    for name in ENUM_ATTR_READERS:
+        fn = getattr(lib, name)
+        fn.argtypes = [_MlirHandle]
+        fn.restype = ctypes.c_int32
     return lib
 
 
@@ -87,6 +101,15 @@ def register_dialects(context: ir.Context) -> None:
 
 def enum_attr(getter: str, context: ir.Context, value: int) -> ir.Attribute:
     return attribute_from_handle(getattr(library(), getter)(context_handle(context), value))
+
+
+def attribute_handle(attr: ir.Attribute) -> _MlirHandle:
+    return _MlirHandle(_capsule_get_pointer(attr._CAPIPtr, _ATTRIBUTE_CAPSULE))
+
+
+def enum_value(reader: str, attr: ir.Attribute) -> int:
+    """The enum value `reader` finds in `attr`; -1 when it is another attribute."""
+    return getattr(library(), reader)(attribute_handle(attr))
 
 
 def parse_module(context: ir.Context, source: bytes, source_name: str) -> ir.Module | None:

@@ -90,6 +90,12 @@ def error(message: str, location: ir.Location | str | None = None) -> CompileErr
     return CompileError(Diagnostic.from_location("error", message, location))
 
 
+def from_mlir_error(exc: ir.MLIRError) -> CompileError:
+    """The CompileError carrying an MLIRError's diagnostics (its text when it has none)."""
+    diagnostics = [Diagnostic.from_mlir(d) for d in exc.error_diagnostics]
+    return CompileError(diagnostics or [Diagnostic("error", str(exc))])
+
+
 @contextmanager
 def collect(context: ir.Context) -> Iterator[list[Diagnostic]]:
     """Collects every diagnostic emitted in `context` while the block runs.

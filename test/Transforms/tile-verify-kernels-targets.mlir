@@ -1,9 +1,16 @@
-// Target rules of tile-verify-kernels.
+// Target rules of tile-verify-kernels, read from the target descriptions.
 // RUN: tile-opt %s -split-input-file -verify-diagnostics --tile-verify-kernels=target=cuda
+// RUN: tile-opt %S/Inputs/fp8-tile.mlir --tile-verify-kernels=target=cuda:sm_90a -o /dev/null
+// RUN: tile-opt %S/Inputs/fp8-tile.mlir --tile-verify-kernels=target=ascend:950 -o /dev/null
+// RUN: not tile-opt %S/Inputs/fp8-tile.mlir --tile-verify-kernels=target=ascend:910b 2>&1 | filecheck %s --check-prefix=ASCEND-910B
+// RUN: not tile-opt %S/Inputs/fp8-tile.mlir --tile-verify-kernels=target=cuda:sm_70 2>&1 | filecheck %s --check-prefix=BAD-ARCH
+
+// ASCEND-910B: error: element type f8E4M3FN is not supported on ascend:910b
+// BAD-ARCH: error: invalid value 'cuda:sm_70' for option 'target' of pass 'tile-verify-kernels': unknown cuda variant 'sm_70'; variants: sm_80, sm_86, sm_89, sm_90a
 
 func.func @ascend_scope_on_cuda(%n: index) {
   tile.kernel blocks(%bx) in (%n) threads = 128 {
-    // expected-error @+1 {{scope 'l0c' exists only on the ascend target, not on cuda}}
+    // expected-error @+1 {{scope 'l0c' exists only on the ascend target, not on cuda:sm_80}}
     %t = tile.alloc : memref<16x16xf32, #tile.scope<l0c>>
   }
   return
@@ -12,9 +19,39 @@ func.func @ascend_scope_on_cuda(%n: index) {
 // -----
 
 func.func @partial_warp(%n: index) {
-  // expected-error @+1 {{expected a thread count that is a multiple of 32 and at most 1024 on the cuda target but got 100}}
+  // expected-error @+1 {{expected a thread count that is a multiple of 32 and at most 1024 on cuda:sm_80 but got 100}}
   tile.kernel blocks(%bx) in (%n) threads = 100 {
     tile.barrier
+  }
+  return
+}
+
+// -----
+
+func.func @grid_y_too_large() {
+  %c1 = arith.constant 1 : index
+  %big = arith.constant 70000 : index
+  // expected-error @+1 {{expected at most 65535 blocks in grid dim 1 on cuda:sm_80 but got 70000}}
+  tile.kernel blocks(%bx, %by) in (%c1, %big) threads = 128 {
+    tile.barrier
+  }
+  return
+}
+
+// -----
+
+// fp8 tensor cores exist from sm_89 on.
+// expected-error @+1 {{element type f8E4M3FN is not supported on cuda:sm_80}}
+func.func @fp8_on_sm80(%x: memref<?xf8E4M3FN>) {
+  return
+}
+
+// -----
+
+func.func @shared_tile_too_large(%n: index) {
+  tile.kernel blocks(%bx) in (%n) threads = 128 {
+    // expected-error @+1 {{a shared tile of 262144 bytes does not fit on cuda:sm_80, which holds at most 166912 bytes per shared tile}}
+    %t = tile.alloc : memref<256x256xf32, #tile.scope<shared>>
   }
   return
 }

@@ -1,5 +1,12 @@
-"""Every registered pass follows the naming and documentation rules, and
-has its lit test: the registry is what tile-opt and users see."""
+"""Every registered pass and op lowering follows the naming and documentation
+rules, and has its lit test: the registries are what tile-opt and users see.
+
+Names follow MLIR: target-neutral transforms are `tile-<verb>-<object>` in
+`passes/<verb>_<object>.py`; a target's transforms are
+`tile-<target>-<verb>-<object>` and its conversion `convert-tile-to-<target>`,
+both in `passes/conversion/tile_to_<target>/`, where each op lowering module
+`<op>.py` has its lit test `test/Conversion/TileTo<Target>/<op>.mlir`.
+"""
 
 from __future__ import annotations
 
@@ -10,22 +17,64 @@ import re
 import pytest
 
 from tilec import passes
+from tilec.passes.conversion.lowering import lowerings
 from tilec.passes.registry import instantiate
+from tilec.targets import target_names
 
 ALL_PASSES = list(passes.passes())
+TARGETS = target_names()
+# Modules that hold the machinery around passes, not a pass.
+INFRASTRUCTURE = {
+    "registry",
+    "pipeline",
+    "all_passes",
+    "upstream",
+    "pipelines_builtin",
+    "conversion.lowering",
+    "conversion.ir_builders",
+}
+
+
+def _camel(words: list[str]) -> str:
+    return "".join(w.capitalize() for w in words)
+
+
+def _expected_place(argument: str) -> tuple[str, str, str]:
+    """(module, class, test directory) a pass of this argument must have."""
+    converted = re.fullmatch(r"convert-tile-to-([a-z]+)", argument)
+    if converted:
+        target = converted.group(1)
+        folder = f"conversion.tile_to_{target}"
+        return (
+            f"{folder}.convert_tile_to_{target}",
+            f"ConvertTileTo{target.capitalize()}Pass",
+            f"Conversion/TileTo{target.capitalize()}",
+        )
+    words = argument.removeprefix("tile-").split("-")
+    if words[0] in TARGETS:
+        target, rest = words[0], words[1:]
+        return (
+            f"conversion.tile_to_{target}.{'_'.join(rest)}",
+            _camel(words) + "Pass",
+            f"Conversion/TileTo{target.capitalize()}",
+        )
+    return "_".join(words), _camel(words) + "Pass", "Transforms"
 
 
 def test_registry_is_not_empty():
-    assert {p.argument for p in ALL_PASSES} >= {"tile-canonicalize-ops", "tile-verify-kernels"}
+    assert {p.argument for p in ALL_PASSES} >= {
+        "tile-canonicalize-ops",
+        "tile-verify-kernels",
+        "convert-tile-to-cpu",
+    }
 
 
 @pytest.mark.parametrize("cls", ALL_PASSES, ids=lambda c: c.argument)
 def test_pass_names_agree(cls):
-    assert re.fullmatch(r"tile-[a-z]+(-[a-z0-9]+)+", cls.argument), cls.argument
-    words = cls.argument.removeprefix("tile-").split("-")
-    module = inspect.getmodule(cls)
-    assert module.__name__ == "tilec.passes." + "_".join(words)
-    assert cls.__name__ == "".join(w.capitalize() for w in words) + "Pass"
+    assert re.fullmatch(r"(tile|convert-tile-to)-[a-z]+(-[a-z0-9]+)*", cls.argument)
+    module, class_name, _ = _expected_place(cls.argument)
+    assert inspect.getmodule(cls).__name__ == "tilec.passes." + module
+    assert cls.__name__ == class_name
 
 
 @pytest.mark.parametrize("cls", ALL_PASSES, ids=lambda c: c.argument)
@@ -33,9 +82,8 @@ def test_pass_is_documented_and_tested(cls, repo):
     assert cls.summary and not cls.summary.endswith(".")
     assert inspect.getdoc(cls)
     assert inspect.getmodule(cls).__doc__.startswith(cls.argument + ":")
-    test_file = f"{cls.argument}.mlir"
-    in_transforms = (repo / "test" / "Transforms" / test_file).is_file()
-    assert in_transforms or any((repo / "test" / "Conversion").rglob(test_file))
+    _, _, test_dir = _expected_place(cls.argument)
+    assert (repo / "test" / test_dir / f"{cls.argument}.mlir").is_file()
 
 
 @pytest.mark.parametrize("cls", ALL_PASSES, ids=lambda c: c.argument)
@@ -53,15 +101,41 @@ def test_pipelines_expand_to_registered_passes():
         assert parsed.arguments(), pipeline.argument
 
 
-def test_every_pass_module_is_registered(repo):
-    pass_modules = {
-        p.stem
-        for p in (repo / "passes").glob("*.py")
-        # Private modules (`_name.py`) hold helpers shared by passes.
-        if not p.stem.startswith("_")
-        and p.stem not in {"registry", "pipeline", "all_passes", "upstream", "pipelines_builtin"}
+def _lowering_modules(target: str) -> set[str]:
+    return {
+        inspect.getmodule(type(lowering)).__name__
+        for found in lowerings(target).values()
+        for lowering in found
     }
-    registered = {inspect.getmodule(c).__name__.rsplit(".", 1)[1] for c in ALL_PASSES}
-    assert pass_modules == registered
-    for name in pass_modules:
+
+
+def test_every_pass_module_is_registered(repo):
+    modules = {
+        ".".join(p.relative_to(repo / "passes").with_suffix("").parts)
+        for p in (repo / "passes").rglob("*.py")
+        if p.stem != "__init__"
+    }
+    registered = {inspect.getmodule(c).__name__.removeprefix("tilec.passes.") for c in ALL_PASSES}
+    lowering_modules = {
+        m.removeprefix("tilec.passes.") for t in TARGETS for m in _lowering_modules(t)
+    }
+    pipelines = {m for m in modules if re.fullmatch(r"conversion\.tile_to_[a-z]+\.pipelines", m)}
+    assert modules == registered | lowering_modules | INFRASTRUCTURE | pipelines
+    for name in modules:
         importlib.import_module(f"tilec.passes.{name}")
+
+
+@pytest.mark.parametrize("target", ["cpu"])
+def test_lowerings_are_named_and_tested(target, repo):
+    seen: dict[str, object] = {}
+    for op_name, found in lowerings(target).items():
+        for lowering in found:
+            # One lowering may serve several ops (fill and clear); names are unique.
+            assert lowering.name.startswith(f"{target}-")
+            assert seen.setdefault(lowering.name, lowering) is lowering
+            assert inspect.getdoc(type(lowering))
+            module = inspect.getmodule(type(lowering)).__name__
+            assert module.startswith(f"tilec.passes.conversion.tile_to_{target}.")
+            stem = module.rsplit(".", 1)[1]
+            test_dir = repo / "test" / "Conversion" / f"TileTo{target.capitalize()}"
+            assert (test_dir / f"{stem}.mlir").is_file(), (op_name, stem)

@@ -23,7 +23,7 @@ def test_first_kernel_runs_as_written(repo, tmp_path):
         text=True,
         timeout=300,
     )
-    assert "tile-lower-gemm" in stages.stdout.split()
+    assert "convert-tile-to-cpu{ops=tile.gemm}" in stages.stdout.split()
 
 
 def test_make_demo_script_succeeds(repo):

@@ -8,7 +8,7 @@
 // ORDER: IR Dump After VerifyKernelsPass (tile-verify-kernels)
 // ORDER: IR Dump After Canonicalizer (canonicalize)
 // ORDER: IR Dump After CSE (cse)
-// ORDER: IR Dump After VerifyKernelsPass (tile-verify-kernels)
+// ORDER: IR Dump After VerifyKernelsPass (tile-verify-kernels{target=cpu})
 // ORDER: IR Dump After VerifyKernelsPass (tile-verify-kernels)
 // ORDER: IR Dump After CanonicalizeOpsPass (tile-canonicalize-ops)
 // ORDER: IR Dump After Canonicalizer (canonicalize)

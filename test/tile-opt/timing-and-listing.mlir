@@ -8,9 +8,11 @@
 // LIST: tilec passes:
 // LIST-DAG: --tile-canonicalize-ops
 // LIST-DAG: --tile-verify-kernels
-// LIST-DAG: target=<any|cpu|cuda|ascend> (default any)
+// LIST-DAG: --convert-tile-to-cpu
+// LIST-DAG: target=<str> (default any)
 // LIST: tilec pipelines:
-// LIST: --tile-cleanup
+// LIST-DAG: --tile-cleanup
+// LIST-DAG: --tile-to-cpu
 // LIST: upstream passes:
 // LIST-DAG: --canonicalize
 // LIST-DAG: --convert-scf-to-cf

@@ -33,9 +33,10 @@ def register_builder(attr_name: str, getter: str, enum: type[IntEnum]) -> None:
     )
 
 
-def member_of(enum: type[IntEnum], attr: ir.Attribute, prefix: str) -> IntEnum:
-    """The enum member an attribute like `#tile.scope<shared>` denotes."""
-    text = str(attr)
-    if not (text.startswith(prefix + "<") and text.endswith(">")):
-        raise ValueError(f"{text} is not a {prefix}<...> attribute")
-    return {str(m): m for m in enum}[text[len(prefix) + 1 : -1]]
+def member_of(enum: type[IntEnum], attr: ir.Attribute, reader: str) -> IntEnum:
+    """The enum member an attribute like `#tile.scope<shared>` denotes, read
+    by the native `reader` (ValueError for an attribute of another kind)."""
+    value = _native.enum_value(reader, attr)
+    if value < 0:
+        raise ValueError(f"{attr} is not a {enum.__name__} attribute")
+    return enum(value)

@@ -45,4 +45,4 @@ def mem_space_of(type_: ir.MemRefType) -> MemSpace:
     """The memory space of an NPU memref type."""
     if type_.memory_space is None:
         raise ValueError(f"{type_} has no #ascend.mem memory space")
-    return member_of(MemSpace, type_.memory_space, "#ascend.mem")
+    return member_of(MemSpace, type_.memory_space, "tilecMemSpaceAttrValue")

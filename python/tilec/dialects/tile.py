@@ -10,9 +10,11 @@ from collections.abc import Sequence
 
 from mlir import ir
 
+from tilec import _native
+
 from ._enum_attrs import enum_attr, member_of, register_builder
 from ._tile_enum_gen import *  # noqa: F403
-from ._tile_enum_gen import Scope
+from ._tile_enum_gen import ReduceKind, Scope
 from ._tile_ops_gen import *  # noqa: F403
 
 register_builder("Tile_ScopeAttr", "tilecScopeAttrGet", Scope)
@@ -36,4 +38,14 @@ def memref_type(
 def scope_of(type_: ir.MemRefType) -> Scope:
     """The scope a memref type lives in; a missing memory space is global."""
     space = type_.memory_space
-    return Scope.global_ if space is None else member_of(Scope, space, "#tile.scope")
+    return Scope.global_ if space is None else member_of(Scope, space, "tilecScopeAttrValue")
+
+
+def is_scope_attr(attr: ir.Attribute | None) -> bool:
+    """Whether `attr` is a `#tile.scope<...>` (and not another memory space)."""
+    return attr is not None and _native.enum_value("tilecScopeAttrValue", attr) >= 0
+
+
+def reduce_kind_of(attr: ir.Attribute) -> ReduceKind:
+    """The member of `#tile.reduce_kind<...>`, as on `tile.reduce`'s `kind`."""
+    return member_of(ReduceKind, attr, "tilecReduceKindAttrValue")

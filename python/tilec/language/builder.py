@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING
 
 from mlir import ir
 from mlir.dialects import arith, func, math, memref, scf
@@ -28,9 +27,6 @@ from tilec.dialects import tile
 from .dtypes import DType, int64
 from .errors import DSLError, SourceLoc
 from .source import site
-
-if TYPE_CHECKING:
-    from .values import Scalar
 
 
 class RegionKind(Enum):
@@ -69,7 +65,6 @@ class Trace:
     context: ir.Context
     function: func.FuncOp
     regions: list[OpenRegion] = field(default_factory=list)
-    dims: dict[str, Scalar] = field(default_factory=dict)
     # An error found where raising is impossible (a loop generator closed by
     # `break`); reported at the next DSL call or at the end of the trace.
     pending: DSLError | None = None

@@ -3,6 +3,8 @@
 A `DType` is the DSL's view of an MLIR element type plus what the semantic
 rules need to know about it: is it a float, an integer, `index` (the type of
 block indices, loop variables and sizes) or a boolean (comparisons).
+Calling a dtype converts a value (`T.float32(x)`); that is a semantic rule,
+so `semantic` gives `DType` its `__call__`.
 """
 
 from __future__ import annotations
@@ -12,8 +14,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from mlir import ir
-
-from .source import dsl_api
 
 Kind = Literal["float", "int", "index", "bool"]
 
@@ -35,13 +35,6 @@ class DType:
 
     def mlir_type(self) -> ir.Type:
         return _MLIR_TYPES[self.name]()
-
-    @dsl_api
-    def __call__(self, value: object) -> object:
-        """`T.float32(x)`: `x` converted to this dtype, as `T.cast(x, T.float32)` does."""
-        from . import semantic  # semantic builds on this module, so it comes later
-
-        return semantic.cast(value, self)
 
     def __str__(self) -> str:
         return self.name

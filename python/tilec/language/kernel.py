@@ -22,7 +22,7 @@ from types import FrameType
 from mlir import ir
 from mlir.dialects import func
 
-from tilec.diagnostics import Diagnostic
+from tilec.diagnostics import from_mlir_error
 from tilec.dialects import tile
 
 from . import builder, semantic
@@ -233,10 +233,11 @@ class PrimFunc:
         if isinstance(param.type, DType):
             dtype = param.type if param.type.is_float else index
             return Scalar(arg, dtype, body)
+        dims = semantic.symbolic_dims(trace)
         with at(param.loc):
             for axis, d in enumerate(param.type.shape):
-                if isinstance(d, SymbolicDim) and d.name not in trace.dims:
-                    trace.dims[d.name] = Scalar(builder.dim(arg, axis), index, body)
+                if isinstance(d, SymbolicDim) and d.name not in dims:
+                    dims[d.name] = Scalar(builder.dim(arg, axis), index, body)
         return Buffer(
             arg, param.type.shape, param.type.dtype, "global", param.name, body, param.loc
         )
@@ -246,8 +247,7 @@ def _verify(module: ir.Module) -> None:
     try:
         module.operation.verify()
     except ir.MLIRError as exc:
-        diagnostics = [Diagnostic.from_mlir(d) for d in exc.error_diagnostics]
-        raise DSLError(diagnostics or [Diagnostic("error", str(exc))]) from None
+        raise DSLError(from_mlir_error(exc).diagnostics) from None
 
 
 def prim_func(fn: Callable[..., object]) -> PrimFunc:

@@ -16,6 +16,10 @@ Type rules for scalar operators:
 - Two float values combine as the wider type (float16 with bfloat16 gives
   float32); float16 arithmetic stays float16, as written.
 - Integers never mix with floats implicitly: the user writes `T.cast`.
+
+The classes of `values` and `dtypes` are plain data below this layer; the
+last section of this module gives them their Python operators, subscripts
+and calls, which are these rules.
 """
 
 from __future__ import annotations
@@ -24,20 +28,27 @@ import math
 import numbers
 import operator
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from itertools import count
+from typing import NoReturn
+from weakref import WeakKeyDictionary
 
 from mlir import ir
+
+from tilec.dialects.tile import Scope
+from tilec.targets.description import ASCEND_BUFFER_SCOPES, PORTABLE_SCOPES
 
 from . import builder
 from . import values as v
 from .builder import OpenRegion, RegionKind, Trace
 from .dtypes import BY_NAME, DType, boolean, float32, index, parse_dtype
 from .errors import DSLError
-from .source import assigned_name, site
+from .source import assigned_name, dsl_api, site
 
-GENERIC_SCOPES = ("shared", "fragment", "local")
-ASCEND_SCOPES = ("l1", "l0a", "l0b", "l0c", "ub")
+# On-chip scope names, in the dialect's enum order, as the target
+# descriptions split them: portable ones every target maps, and the Ascend
+# buffers that only the ascend target has.
+GENERIC_SCOPES = tuple(str(s) for s in sorted(PORTABLE_SCOPES - {Scope.global_}))
+ASCEND_SCOPES = tuple(str(s) for s in sorted(ASCEND_BUFFER_SCOPES))
 # Element types a tile.gemm accepts for A and B, and the accumulators for each.
 GEMM_ACCUMULATORS = {
     "float16": ("float32", "float16"),
@@ -145,43 +156,23 @@ def _describe(x: object) -> str:
 Number = int | float
 
 
-@dataclass(frozen=True)
-class Affine:
-    """An index value as `const + sum(coefficient * atom)`; atoms are opaque values."""
-
-    terms: tuple[tuple[int, int], ...]
-    const: int
-
-    def plus(self, other: Affine, sign: int = 1) -> Affine:
-        terms = dict(self.terms)
-        for atom, coefficient in other.terms:
-            terms[atom] = terms.get(atom, 0) + sign * coefficient
-        kept = tuple(sorted((a, c) for a, c in terms.items() if c != 0))
-        return Affine(kept, self.const + sign * other.const)
-
-    def times(self, factor: int) -> Affine:
-        if factor == 0:
-            return Affine((), 0)
-        return Affine(tuple((a, c * factor) for a, c in self.terms), self.const * factor)
-
-
 _atoms = count()
 
 
-def affine_of(x: v.Scalar | Number) -> Affine | None:
+def affine_of(x: v.Scalar | Number) -> v.Affine | None:
     """`x` as an affine form, when it is an integer (an atom unless it has a known form)."""
     if isinstance(x, bool) or not isinstance(x, int | v.Scalar):
         return None
     if isinstance(x, int):
-        return Affine((), x)
+        return v.Affine((), x)
     if x.dtype != index:
         return None
     if x.affine is None:
-        x.affine = Affine(((next(_atoms), 1),), 0)
+        x.affine = v.Affine(((next(_atoms), 1),), 0)
     return x.affine
 
 
-def _combine_affine(op: str, a: v.Scalar | Number, b: v.Scalar | Number) -> Affine | None:
+def _combine_affine(op: str, a: v.Scalar | Number, b: v.Scalar | Number) -> v.Affine | None:
     fa, fb = affine_of(a), affine_of(b)
     if fa is None or fb is None:
         return None
@@ -219,9 +210,20 @@ def operand(x: object, what: str) -> v.Scalar | Number:
     raise error(f"{what} expects a number or a symbolic value but got {_describe(x)}")
 
 
+# The value of each symbolic dim in a trace. One Scalar per dim, so that every
+# use of `M` is the same affine atom; kept here because the builder's Trace
+# holds no proxy values.
+_dims: WeakKeyDictionary[Trace, dict[str, v.Scalar]] = WeakKeyDictionary()
+
+
+def symbolic_dims(trace: Trace) -> dict[str, v.Scalar]:
+    """The values of the symbolic dims in `trace` by name; the kernel binds them."""
+    return _dims.setdefault(trace, {})
+
+
 def dim_value(dim: v.SymbolicDim) -> v.Scalar:
     trace = require_trace(f"symbolic dim '{dim.name}'")
-    value = trace.dims.get(dim.name)
+    value = symbolic_dims(trace).get(dim.name)
     if value is None:
         raise error(
             f"symbolic dim '{dim.name}' is not a dim of any T.Tensor parameter of this kernel"
@@ -248,7 +250,7 @@ def literal(x: Number, dtype: DType, what: str) -> v.Scalar:
             raise error(f"{what}: {x!r} does not fit in {dtype} ({low} to {high})")
     result = scalar(builder.constant(dtype, x), dtype)
     if dtype == index:
-        result.affine = Affine((), int(x))
+        result.affine = v.Affine((), int(x))
     return result
 
 
@@ -901,3 +903,94 @@ def atomic_add(dst_arg: object, value: object) -> None:
         addend = coerce(value, dst.dtype, what).value
     builder.atomic_add(addend, dst.value, offsets)
     _release(dst_arg)
+
+
+# -- Python syntax on DSL objects ---------------------------------------------
+# Each method is a DSL entry point: the user's line that applies an operator
+# is where its ops are located and its errors point.
+
+_ARITHMETIC = {
+    "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+    "and": "&", "or": "|", "xor": "^",
+}
+_COMPARISONS = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+_Operator = Callable[[v.Expr, object], v.Scalar | Number]
+
+
+def _arithmetic(op: str) -> tuple[_Operator, _Operator]:
+    """`x op y` and the reflected `y op x`, for a symbolic x."""
+
+    def forward(x: v.Expr, y: object) -> v.Scalar | Number:
+        return binary(op, x, y)
+
+    def reverse(x: v.Expr, y: object) -> v.Scalar | Number:
+        return binary(op, y, x)
+
+    return forward, reverse
+
+
+def _comparison(op: str) -> Callable[[v.Expr, object], v.Scalar]:
+    def compare_with(x: v.Expr, y: object) -> v.Scalar:
+        return compare(op, x, y)
+
+    return compare_with
+
+
+def _no_truth_value(_: v.Expr) -> NoReturn:
+    raise error(
+        "a symbolic value has no Python truth value while the kernel is traced: "
+        "use T.if_then_else(cond, a, b) for a choice between values, & and | instead of "
+        "'and'/'or', or compute the condition from Python constants"
+    )
+
+
+def _no_int_value(_: v.Expr) -> NoReturn:
+    raise error(
+        "a symbolic value has no Python int value while the kernel is traced: loop over "
+        "it with T.serial or T.Pipelined instead of range(), and use Python ints for shapes"
+    )
+
+
+def _no_float_value(_: v.Expr) -> NoReturn:
+    raise error("a symbolic value has no Python float value while the kernel is traced")
+
+
+def _expr_not_iterable(_: v.Expr) -> NoReturn:
+    raise error("a symbolic value is not iterable; loop with T.serial(n)")
+
+
+def _buffer_not_iterable(buffer: v.Buffer) -> NoReturn:
+    raise error(f"buffer '{buffer.name}' is not iterable; loop over its elements with T.Parallel")
+
+
+def _convert_to(dtype: DType, x: object) -> v.Scalar:
+    """`T.float32(x)`: `x` converted to this dtype, as `T.cast(x, T.float32)` does."""
+    return cast(x, dtype)
+
+
+def _attach(cls: type, name: str, method: Callable[..., object]) -> None:
+    setattr(cls, name, dsl_api(method))
+
+
+def _attach_syntax() -> None:
+    for name, op in _ARITHMETIC.items():
+        forward, reverse = _arithmetic(op)
+        _attach(v.Expr, f"__{name}__", forward)
+        _attach(v.Expr, f"__r{name}__", reverse)
+    for name, op in _COMPARISONS.items():
+        _attach(v.Expr, f"__{name}__", _comparison(op))
+    _attach(v.Expr, "__neg__", negate)
+    _attach(v.Expr, "__invert__", invert)
+    _attach(v.Expr, "__abs__", absolute)
+    _attach(v.Expr, "__bool__", _no_truth_value)
+    _attach(v.Expr, "__index__", _no_int_value)
+    _attach(v.Expr, "__int__", _no_int_value)
+    _attach(v.Expr, "__float__", _no_float_value)
+    _attach(v.Expr, "__iter__", _expr_not_iterable)
+    _attach(v.Buffer, "__getitem__", subscript)
+    _attach(v.Buffer, "__setitem__", store)
+    _attach(v.Buffer, "__iter__", _buffer_not_iterable)
+    _attach(DType, "__call__", _convert_to)
+
+
+_attach_syntax()

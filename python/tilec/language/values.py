@@ -5,108 +5,54 @@ everything computed from them are proxies for MLIR values: `Scalar` (one
 value with a DSL dtype), `SymbolicDim` (a tensor dim known only at run time),
 `Buffer` (a tensor or tile), and what indexing a buffer gives: an `Element`
 (a loaded element that can also serve as the start of a region) or a
-`BufferRegion` (a sliced region). Their Python operators are defined by the
-semantic rules in `semantic`.
+`BufferRegion` (a sliced region). An index `Scalar` may carry its `Affine`
+form, with which T.copy checks slice extents.
+
+These classes are plain data. What Python's operators, subscripts and truth
+tests mean on them is a rule of the semantic layer, so `semantic` attaches
+those methods; this module stays below it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NoReturn
 
 from mlir import ir
 
-from . import semantic
+from .builder import OpenRegion
 from .dtypes import DType
 from .errors import SourceLoc
-from .source import dsl_api
-
-if TYPE_CHECKING:
-    from .builder import OpenRegion
 
 
-def _binary(op: str) -> tuple[Callable[[Expr, object], Scalar], Callable[[Expr, object], Scalar]]:
-    def forward(self: Expr, other: object) -> Scalar:
-        return semantic.binary(op, self, other)
+@dataclass(frozen=True)
+class Affine:
+    """An index value as `const + sum(coefficient * atom)`; atoms are opaque values."""
 
-    def reverse(self: Expr, other: object) -> Scalar:
-        return semantic.binary(op, other, self)
+    terms: tuple[tuple[int, int], ...]
+    const: int
 
-    return dsl_api(forward), dsl_api(reverse)
+    def plus(self, other: Affine, sign: int = 1) -> Affine:
+        terms = dict(self.terms)
+        for atom, coefficient in other.terms:
+            terms[atom] = terms.get(atom, 0) + sign * coefficient
+        kept = tuple(sorted((a, c) for a, c in terms.items() if c != 0))
+        return Affine(kept, self.const + sign * other.const)
 
-
-def _compare(op: str) -> Callable[[Expr, object], Scalar]:
-    def compare(self: Expr, other: object) -> Scalar:
-        return semantic.compare(op, self, other)
-
-    return dsl_api(compare)
+    def times(self, factor: int) -> Affine:
+        if factor == 0:
+            return Affine((), 0)
+        return Affine(tuple((a, c * factor) for a, c in self.terms), self.const * factor)
 
 
 class Expr:
-    """Python arithmetic, comparisons and bit operators on symbolic values.
+    """A symbolic value in an expression: a `Scalar` or a `SymbolicDim`.
 
-    Python control flow cannot be traced: `if`, `while`, `and`/`or` and `int()`
-    on a symbolic value raise a DSLError that says what to write instead.
+    `semantic` gives it Python's arithmetic, comparisons and bit operators.
+    Python control flow cannot be traced: `if`, `while`, `and`/`or` and
+    `int()` on a symbolic value raise a DSLError that says what to write instead.
     """
 
     __slots__ = ()
-
-    __add__, __radd__ = _binary("+")
-    __sub__, __rsub__ = _binary("-")
-    __mul__, __rmul__ = _binary("*")
-    __truediv__, __rtruediv__ = _binary("/")
-    __floordiv__, __rfloordiv__ = _binary("//")
-    __mod__, __rmod__ = _binary("%")
-    __and__, __rand__ = _binary("&")
-    __or__, __ror__ = _binary("|")
-    __xor__, __rxor__ = _binary("^")
-    __lt__ = _compare("<")
-    __le__ = _compare("<=")
-    __gt__ = _compare(">")
-    __ge__ = _compare(">=")
-    __eq__ = _compare("==")  # type: ignore[assignment]
-    __ne__ = _compare("!=")  # type: ignore[assignment]
-    __hash__ = object.__hash__
-
-    @dsl_api
-    def __neg__(self) -> Scalar:
-        return semantic.negate(self)
-
-    @dsl_api
-    def __invert__(self) -> Scalar:
-        return semantic.invert(self)
-
-    @dsl_api
-    def __abs__(self) -> Scalar:
-        return semantic.absolute(self)
-
-    @dsl_api
-    def __bool__(self) -> NoReturn:
-        raise semantic.error(
-            "a symbolic value has no Python truth value while the kernel is traced: "
-            "use T.if_then_else(cond, a, b) for a choice between values, & and | instead of "
-            "'and'/'or', or compute the condition from Python constants"
-        )
-
-    @dsl_api
-    def __index__(self) -> NoReturn:
-        raise semantic.error(
-            "a symbolic value has no Python int value while the kernel is traced: loop over "
-            "it with T.serial or T.Pipelined instead of range(), and use Python ints for shapes"
-        )
-
-    __int__ = __index__
-
-    @dsl_api
-    def __float__(self) -> NoReturn:
-        raise semantic.error(
-            "a symbolic value has no Python float value while the kernel is traced"
-        )
-
-    @dsl_api
-    def __iter__(self) -> NoReturn:
-        raise semantic.error("a symbolic value is not iterable; loop with T.serial(n)")
 
 
 class Scalar(Expr):
@@ -120,7 +66,7 @@ class Scalar(Expr):
         self.home = home
         # The value as a sum of atoms times constants, for index values; it lets
         # T.copy check slice extents such as `by * 64:(by + 1) * 64`.
-        self.affine: semantic.Affine | None = None
+        self.affine: Affine | None = None
 
     def __repr__(self) -> str:
         return f"<symbolic {self.dtype}>"
@@ -147,7 +93,7 @@ class Buffer:
     `buf[i, j]` reads an element (or names the region starting there, for
     T.copy and T.atomic_add), `buf[i, j] = x` writes one, and slices such as
     `buf[i:, 0:64]` name a region whose sliced dims the other side of T.copy
-    covers.
+    covers; `semantic` gives it these subscripts.
     """
 
     def __init__(
@@ -178,20 +124,6 @@ class Buffer:
         if all(isinstance(d, int) for d in self.shape):
             return tuple(d for d in self.shape if isinstance(d, int))
         return None
-
-    @dsl_api
-    def __getitem__(self, key: object) -> Element | BufferRegion:
-        return semantic.subscript(self, key)
-
-    @dsl_api
-    def __setitem__(self, key: object, value: object) -> None:
-        semantic.store(self, key, value)
-
-    @dsl_api
-    def __iter__(self) -> NoReturn:
-        raise semantic.error(
-            f"buffer '{self.name}' is not iterable; loop over its elements with T.Parallel"
-        )
 
     def __repr__(self) -> str:
         dims = ", ".join(str(d) if isinstance(d, int) else d.name for d in self.shape)

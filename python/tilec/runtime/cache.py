@@ -1,16 +1,15 @@
 """The on-disk cache of compiled kernels (`$TILEC_CACHE_DIR` or ~/.cache/tilec).
 
 An entry is a directory named by the cache key (a hash of the tile IR, the
-options, the tilec version and the MLIR version) holding `meta.json`, the
-kernel's tile IR and LLVM-dialect IR, and, where a C compiler driver is
-installed, `kernel.so`: the JIT's own object code linked as a shared
-library, loaded with no compilation at all. Without a C compiler the entry
-keeps only the LLVM-dialect IR, which skips the tile lowering but still
-goes through LLVM's code generation when loaded.
+target and its parameters, the options, the tilec version and the MLIR
+version) holding `meta.json`, the kernel's tile IR and whatever the
+target's driver writes for its binary (on cpu a linked `kernel.so` and the
+LLVM dialect it came from).
 
-Entries are written to a temporary directory and renamed into place, and
-every file is checked against the sha256 recorded in `meta.json` before it
-is used; an entry that fails any check (corrupt, truncated, from another
+Entries are written to a temporary directory and renamed into place. Every
+file is checked against the sha256 recorded in `meta.json`, and `meta.json`
+itself against a digest of its own content, before anything is used; an
+entry that fails any check (corrupt, truncated, hand-edited, from another
 version) is deleted and the kernel rebuilt.
 """
 
@@ -30,15 +29,14 @@ from pathlib import Path
 from mlir import ir
 
 from tilec import __version__
-from tilec import ir as tilec_ir
-from tilec.runtime import native
-from tilec.runtime.compiler import CompiledKernel, Options
+from tilec.backends.base import Backend, Options
+from tilec.runtime.compiler import TILE_STAGE, CompiledKernel
 from tilec.runtime.signature import Param
+from tilec.targets import TargetDescription
 
-FORMAT = 1
-_LIBRARY = "kernel.so"
+FORMAT = 2
 _TILE = "kernel.tile.mlir"
-_LLVM = "kernel.llvm.mlir"
+_META = "meta.json"
 
 
 def cache_dir() -> Path:
@@ -53,32 +51,37 @@ def mlir_version() -> str:
         return "unknown"
 
 
-def cache_key(text: str, options: Options) -> str:
-    material = json.dumps(
+def cache_key(text: str, target: TargetDescription, options: Options) -> str:
+    return _digest_of(
         {
             "format": FORMAT,
             "ir": text,
+            "target": target.parameters(),
             "options": options.key(),
             "tilec": __version__,
             "mlir": mlir_version(),
-        },
-        sort_keys=True,
+        }
     )
-    return hashlib.sha256(material.encode()).hexdigest()
 
 
-def _digest(path: Path) -> str:
+def _digest_of(data: dict) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def _file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)
 class DiskCache:
     root: Path
+    target: TargetDescription
+    backend: Backend
 
     def entry(self, key: str) -> Path:
         return self.root / key
 
-    def load(self, key: str, opt_level: int) -> CompiledKernel | None:
+    def load(self, key: str, options: Options) -> CompiledKernel | None:
         """The cached kernel, or None (after deleting the entry) when it is
         missing or unusable."""
         path = self.entry(key)
@@ -86,50 +89,55 @@ class DiskCache:
             return None
         start = time.perf_counter()
         try:
-            meta = json.loads((path / "meta.json").read_text())
+            meta = json.loads((path / _META).read_text())
+            recorded = meta.pop("digest")
+            if _digest_of(meta) != recorded or meta["key"] != key:
+                raise ValueError("meta.json does not match its digest")
             if meta["format"] != FORMAT or meta["tilec"] != __version__:
                 raise ValueError("stale cache entry")
             for name, digest in meta["sha256"].items():
-                if _digest(path / name) != digest:
+                if _file_digest(path / name) != digest:
                     raise ValueError(f"{name} does not match its checksum")
             params = [Param.from_json(p) for p in meta["params"]]
-            stages = {"tile": (path / _TILE).read_text(), "llvm": (path / _LLVM).read_text()}
-            function = self._function(path, meta, stages["llvm"], opt_level)
+            binary = self.backend.driver.load(path, meta["entry"], options)
+            stages = {
+                TILE_STAGE: (path / _TILE).read_text(),
+                self.backend.final_stage: binary.source(),
+            }
         except (OSError, ValueError, KeyError, TypeError, AttributeError, ir.MLIRError):
             shutil.rmtree(path, ignore_errors=True)
             return None
         return CompiledKernel(
-            meta["entry"], params, function, stages, None, time.perf_counter() - start
+            meta["entry"],
+            params,
+            self.target.spec,
+            binary,
+            self.backend.driver.launcher(binary, params),
+            stages,
+            None,
+            time.perf_counter() - start,
         )
 
-    @staticmethod
-    def _function(path: Path, meta: dict, llvm_text: str, opt_level: int) -> native.NativeKernel:
-        if _LIBRARY in meta["sha256"]:
-            return native.load_shared_library(path / _LIBRARY, meta["entry"])
-        context = tilec_ir.make_context()
-        with context, ir.Location.unknown(context):
-            module = ir.Module.parse(llvm_text)
-            return native.jit(module, meta["entry"], opt_level)[0]
-
-    def store(self, key: str, kernel: CompiledKernel, engine: object) -> None:
+    def store(self, key: str, kernel: CompiledKernel) -> None:
         """Writes an entry for `kernel`; a failure leaves no entry behind."""
         self.root.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{key[:16]}-", dir=self.root))
         try:
-            (staging / _TILE).write_text(kernel.ir("tile"))
-            (staging / _LLVM).write_text(kernel.ir("llvm"))
-            if native.linker() is not None:
-                native.link_shared_library(engine, staging / _LIBRARY)
+            (staging / _TILE).write_text(kernel.ir(TILE_STAGE))
+            self.backend.driver.save(kernel.binary, staging)
             files = sorted(p.name for p in staging.iterdir())
             meta = {
                 "format": FORMAT,
+                "key": key,
                 "tilec": __version__,
                 "mlir": mlir_version(),
+                "target": self.target.spec,
                 "entry": kernel.name,
                 "params": [p.to_json() for p in kernel.params],
-                "sha256": {name: _digest(staging / name) for name in files},
+                "sha256": {name: _file_digest(staging / name) for name in files},
             }
-            (staging / "meta.json").write_text(json.dumps(meta, indent=1))
+            meta["digest"] = _digest_of(meta)
+            (staging / _META).write_text(json.dumps(meta, indent=1))
             os.replace(staging, self.entry(key))
         except (OSError, subprocess.SubprocessError):
             # Another process stored the same key first, the disk is full or

@@ -1,10 +1,12 @@
-"""`tilec.compile`: tile IR -> tile-to-cpu pipeline -> native code -> CompiledKernel.
+"""`tilec.compile`: tile IR -> the target's pipeline -> its backend -> CompiledKernel.
 
-The pipeline runs one pass at a time so that the IR after every pass can
-be looked at afterwards (`.ir(stage)`) and, with `timing=True`, each pass
-has its own wall time. Printing a stage costs about as much as running a
-cheap pass, which is why it happens for every compile: a user debugging a
-kernel should not have to compile it again to see its IR.
+Nothing here knows a target: the target spec resolves to a description and
+a backend (`tilec.backends`), whose pipeline runs one pass at a time so
+that the IR after every pass can be looked at afterwards (`.ir(stage)`)
+and, with `timing=True`, each pass has its own wall time. Printing a stage
+costs about as much as running a cheap pass, which is why it happens for
+every compile: a user debugging a kernel should not have to compile it
+again to see its IR.
 """
 
 from __future__ import annotations
@@ -15,35 +17,19 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
+from tilec import backends
 from tilec import ir as tilec_ir
-from tilec.diagnostics import CompileError, Diagnostic
+from tilec.backends.base import Backend, Binary, Launcher, Options
+from tilec.diagnostics import CompileError, Diagnostic, from_mlir_error
 from tilec.passes.pipeline import Pipeline, build_pass_manager, parse_pipeline
-from tilec.runtime import native
-from tilec.runtime.signature import (
-    Param,
-    check_arguments,
-    check_scalar_supported,
-    entry_params,
-    packed_arguments,
-)
+from tilec.runtime.signature import Param, check_arguments, entry_params
+from tilec.targets import TargetDescription
 
-PIPELINE = "tile-to-cpu"
-TARGETS = ("cpu",)
-
-
-@dataclass(frozen=True)
-class Options:
-    """What changes the generated code (and so belongs to the cache key)."""
-
-    opt_level: int = 3
-    timing: bool = False
-
-    def key(self) -> str:
-        return f"opt_level={self.opt_level}"
+TILE_STAGE = "tile"
 
 
 class CompiledKernel:
-    """A kernel compiled for the cpu: call it on numpy arrays and scalars.
+    """A kernel compiled for one target: call it on numpy arrays and scalars.
 
     Arrays are passed by reference, so outputs are written in place into
     the arrays given for them. Arguments are checked against the entry
@@ -54,52 +40,59 @@ class CompiledKernel:
         self,
         name: str,
         params: Sequence[Param],
-        function: native.NativeKernel,
+        target: str,
+        binary: Binary,
+        launch: Launcher,
         stages: dict[str, str],
         timings: dict[str, float] | None,
         compile_seconds: float,
     ):
         self.name = name
         self.params = list(params)
-        self._function = function
+        self.target = target
+        """The target spec it was compiled for (`cpu:avx2`, ...)."""
+        self.binary = binary
+        self._launch = launch
         self._stages = stages
         self._timings = timings
         self.compile_seconds = compile_seconds
 
     def __call__(self, *args: object) -> None:
         check_arguments(self.name, self.params, args)
-        packed, keep = packed_arguments(self.params, args)
-        self._function(packed)
-        del keep
+        self._launch(args)
+
+    def source(self) -> str:
+        """The compiled code as text: the LLVM dialect on cpu, PTX on cuda."""
+        return self.binary.source()
 
     def stages(self) -> list[str]:
         """The names `ir` accepts, in pipeline order."""
         return list(self._stages)
 
-    def ir(self, stage: str = "tile") -> str:
-        """The IR at `stage`: "tile" (the input), a pass of the pipeline (the IR
-        after it), or "llvm" (the LLVM dialect that was compiled)."""
+    def ir(self, stage: str = TILE_STAGE) -> str:
+        """The IR at `stage`: "tile" (the input), a pipeline element (the IR
+        after it), or the last stage (what the backend compiled)."""
         if stage not in self._stages:
             raise KeyError(f"no stage '{stage}'; stages: {', '.join(self._stages)}")
         return self._stages[stage]
 
     def timings(self) -> dict[str, float]:
-        """Wall seconds of each pass and of the native code generation."""
+        """Wall seconds of each pass and of the backend's code generation."""
         if self._timings is None:
             raise RuntimeError(
                 f"kernel '{self.name}' was compiled without timing=True"
-                + ("" if self._stages.get("tile") else " or loaded from the cache")
+                + ("" if self._stages.get(TILE_STAGE) else " or loaded from the cache")
             )
         return dict(self._timings)
 
     def __repr__(self) -> str:
         signature = ", ".join(p.name for p in self.params)
-        return f"<CompiledKernel {self.name}({signature}) cpu>"
+        return f"<CompiledKernel {self.name}({signature}) {self.target}>"
 
 
 @dataclass
 class Lowered:
-    """A module after the pipeline, with everything a CompiledKernel needs."""
+    """A module after the pipeline, with what a CompiledKernel needs."""
 
     module: ir.Module
     entry: str
@@ -108,17 +101,19 @@ class Lowered:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def source_text(kernel: object, context: ir.Context) -> str:
-    """Tile IR text (with locations) of a DSL kernel, a module or IR text."""
+def load_module(kernel: object, context: ir.Context) -> ir.Module:
+    """The tile module (with locations) of a DSL kernel, a module or IR text,
+    in `context`."""
     if isinstance(kernel, str):
-        return kernel
+        return tilec_ir.parse_module(kernel, "<string>", context)
     if isinstance(kernel, ir.Module):
-        return kernel.operation.get_asm(enable_debug_info=True)
+        # The module may live in a context without tilec's dialects.
+        text = kernel.operation.get_asm(enable_debug_info=True)
+        return tilec_ir.parse_module(text, "<module>", context)
     build = getattr(kernel, "build", None)
     if callable(build):
         with context:
-            module = build(context)
-        return module.operation.get_asm(enable_debug_info=True)
+            return build(context)
     raise TypeError(
         "tilec.compile expects a DSL kernel (with .build(context)), an ir.Module or IR text, "
         f"not {type(kernel).__name__}"
@@ -143,29 +138,27 @@ def find_entry(module: ir.Module) -> ir.Operation:
     return entries[0]
 
 
-def lower(text: str, context: ir.Context, source_name: str) -> Lowered:
-    """Parses tile IR and runs tile-to-cpu pass by pass, keeping each stage."""
+def entry_name(entry: ir.Operation) -> str:
+    return ir.StringAttr(entry.attributes["sym_name"]).value
+
+
+def lower(module: ir.Module, pipeline_text: str) -> Lowered:
+    """Runs a pipeline on `module` in place, pass by pass, keeping each stage."""
+    context = module.context
     with context, ir.Location.unknown(context):
-        module = tilec_ir.parse_module(text, source_name, context)
         entry = find_entry(module)
-        name = ir.StringAttr(entry.attributes["sym_name"]).value
-        params = entry_params(entry)
-        for param in params:
-            check_scalar_supported(param)
-        lowered = Lowered(module, name, params)
-        lowered.stages["tile"] = str(module)
-        for leaf in parse_pipeline(PIPELINE).leaves:
+        lowered = Lowered(module, entry_name(entry), entry_params(entry))
+        lowered.stages[TILE_STAGE] = str(module)
+        for leaf in parse_pipeline(pipeline_text).leaves:
             pass_manager = build_pass_manager(Pipeline([leaf]), context)
             start = time.perf_counter()
             try:
                 pass_manager.run(module.operation)
             except ir.MLIRError as exc:
-                diagnostics = [Diagnostic.from_mlir(d) for d in exc.error_diagnostics]
-                raise CompileError(diagnostics or [Diagnostic("error", str(exc))]) from None
-            stage = _unique(leaf.element.name, lowered.stages)
+                raise from_mlir_error(exc) from None
+            stage = _unique(leaf.stage_name(), lowered.stages)
             lowered.timings[stage] = time.perf_counter() - start
             lowered.stages[stage] = str(module)
-        lowered.stages["llvm"] = str(module)
         return lowered
 
 
@@ -178,50 +171,50 @@ def _unique(name: str, taken: dict[str, str]) -> str:
     return f"{name}#{count}"
 
 
-def check_target(target: str) -> None:
-    if target not in TARGETS:
-        raise ValueError(f"unknown target '{target}'; tilec.compile supports {', '.join(TARGETS)}")
-
-
-def options_from(kwargs: dict[str, object]) -> Options:
-    unknown = set(kwargs) - {"opt_level", "timing"}
-    if unknown:
-        raise TypeError(f"unknown compile options: {', '.join(sorted(unknown))}")
-    return Options(**kwargs)  # type: ignore[arg-type]
-
-
-def compile(kernel: object, target: str = "cpu", **options: object) -> CompiledKernel:
-    """Compiles `kernel` (a DSL kernel, an ir.Module or tile IR text with one
-    `tile.entry` function) for `target`.
-
-    Options: `opt_level` (LLVM optimization level, default 3) and `timing`
-    (record per-pass wall times, see `CompiledKernel.timings`). Raises
-    `tilec.diagnostics.CompileError` with MLIR-style diagnostics when the IR
-    is invalid or a pass fails.
-    """
-    check_target(target)
-    opts = options_from(options)
-    start = time.perf_counter()
-    context = tilec_ir.make_context()
-    text = source_text(kernel, context)
-    return build(text, context, opts, start, getattr(kernel, "name", "<kernel>"))[0]
-
-
-def build(
-    text: str, context: ir.Context, opts: Options, start: float, source_name: str
-) -> tuple[CompiledKernel, object]:
-    """Lowers and JIT-compiles; also returns the engine (to dump its object)."""
-    lowered = lower(text, context, source_name)
+def compile_module(
+    module: ir.Module,
+    target: TargetDescription,
+    backend: Backend,
+    options: Options,
+    start: float,
+) -> CompiledKernel:
+    """Lowers `module` (consumed) for `target` and builds the callable kernel."""
+    lowered = lower(module, backend.pipeline(target, options))
+    backend.driver.check_params(lowered.params)
     codegen_start = time.perf_counter()
-    with context:
-        function, engine = native.jit(lowered.module, lowered.entry, opts.opt_level)
-    lowered.timings["llvm-codegen"] = time.perf_counter() - codegen_start
-    kernel = CompiledKernel(
+    with module.context:
+        binary = backend.codegen(lowered.module, lowered.entry, target, options)
+    lowered.timings[backend.codegen_stage] = time.perf_counter() - codegen_start
+    lowered.stages[backend.final_stage] = binary.source()
+    return CompiledKernel(
         lowered.entry,
         lowered.params,
-        function,
+        target.spec,
+        binary,
+        backend.driver.launcher(binary, lowered.params),
         lowered.stages,
-        lowered.timings if opts.timing else None,
+        lowered.timings if options.timing else None,
         time.perf_counter() - start,
     )
-    return kernel, engine
+
+
+def compile(kernel: object, target: str | None = None, **options: object) -> CompiledKernel:
+    """Compiles `kernel` (a DSL kernel, an ir.Module or tile IR text with one
+    `tile.entry` function) for `target`: a spec such as "cpu", "cuda:sm_90a"
+    or "ascend:910b". Without one, the best target present here is used
+    (`$TILEC_TARGET` overrides; see `tilec.backends`), and
+    `CompiledKernel.target` says which.
+
+    Options depend on the target; every target takes `timing` (record
+    per-pass wall times, see `CompiledKernel.timings`), cpu and cuda take
+    `opt_level` (0 to 3, default 3). Raises `tilec.diagnostics.CompileError`
+    with MLIR-style diagnostics when the IR is invalid or a pass fails, and
+    `tilec.targets.TargetError` or `tilec.backends.OptionError`, naming the
+    candidates, for an unknown target or option.
+    """
+    start = time.perf_counter()
+    description, backend = backends.resolve(target)
+    opts = backends.parse_options(backend.options_type, options, description.spec)
+    context = tilec_ir.make_context()
+    module = load_module(kernel, context)
+    return compile_module(module, description, backend, opts, start)

@@ -1,15 +1,18 @@
 """`tilec.jit`: compile a kernel for the shapes it is called with, once.
 
-At a call with shapes not seen before, the kernel's dynamic dims are
-replaced by the actual sizes (each tensor argument gets a static memref
-type and a `memref.cast` back to the generic type, which canonicalization
-folds into its users), so bounds checks of interior tiles and loop trip
-counts become constants. The result is kept in memory for the JitKernel
-and on disk (see `tilec.runtime.cache`) for later processes.
+The kernel's tile IR is built (or parsed) once. At a call with shapes not
+seen before, a copy of it gets the actual sizes in place of its dynamic
+dims (each tensor argument gets a static memref type and a `memref.cast`
+back to the generic type, which canonicalization folds into its users), so
+bounds checks of interior tiles and loop trip counts become constants. The
+result is kept in memory for the JitKernel and on disk (see
+`tilec.runtime.cache`) for later processes. The first calls of a kernel
+from several threads compile it once: the others wait for it.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -17,21 +20,27 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import memref
 
+from tilec import backends
 from tilec import ir as tilec_ir
+from tilec.backends.base import Options
 from tilec.runtime import compiler
 from tilec.runtime.cache import DiskCache, cache_dir, cache_key
-from tilec.runtime.compiler import CompiledKernel, Options
+from tilec.runtime.compiler import CompiledKernel
 from tilec.runtime.signature import Param, check_arguments, entry_params
 
 Shapes = tuple[tuple[int, ...] | None, ...]
 
 
-def specialize(text: str, shapes: Shapes) -> str:
-    """`text` with the entry's tensor arguments given the static `shapes`."""
-    context = tilec_ir.make_context()
-    with context, ir.Location.unknown(context):
-        module = tilec_ir.parse_module(text, "<jit>", context)
-        entry = compiler.find_entry(module)
+def specialize(module: ir.Module, shapes: Shapes) -> ir.Module:
+    """A copy of `module` whose entry's tensor arguments have the static `shapes`."""
+    with module.context, ir.Location.unknown(module.context):
+        copy = ir.Module.create()
+        for attribute in module.operation.attributes:
+            copy.operation.attributes[attribute.name] = attribute.attr
+        with ir.InsertionPoint(copy.body):
+            for op in module.body.operations:
+                op.operation.clone()
+        entry = compiler.find_entry(copy)
         block = entry.regions[0].blocks[0]
         first = next(iter(block.operations)).operation
         for argument, shape in zip(block.arguments, shapes, strict=True):
@@ -49,72 +58,85 @@ def specialize(text: str, shapes: Shapes) -> str:
         entry.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get([a.type for a in block.arguments], function_type.results)
         )
-        return module.operation.get_asm(enable_debug_info=True)
+        return copy
 
 
 class JitKernel:
     """A kernel compiled on demand for each set of argument shapes."""
 
-    def __init__(self, kernel: object, options: Options):
+    def __init__(self, kernel: object, target: str | None, options: dict[str, object]):
         self._kernel = kernel
-        self._options = options
-        self._text: str | None = None
+        self._target, self._backend = backends.resolve(target)
+        self._options: Options = backends.parse_options(
+            self._backend.options_type, options, self._target.spec
+        )
+        self._context = tilec_ir.make_context()
+        self._module: ir.Module | None = None
         self._params: list[Param] = []
         self._compiled: dict[Shapes, CompiledKernel] = {}
+        self._lock = threading.Lock()
         self.name = getattr(kernel, "name", None)
 
-    def _generic(self) -> tuple[str, list[Param]]:
-        if self._text is None:
-            context = tilec_ir.make_context()
-            self._text = compiler.source_text(self._kernel, context)
-            with context, ir.Location.unknown(context):
-                module = tilec_ir.parse_module(self._text, "<jit>", context)
+    @property
+    def target(self) -> str:
+        return self._target.spec
+
+    def _generic(self) -> tuple[ir.Module, list[Param]]:
+        if self._module is None:
+            module = compiler.load_module(self._kernel, self._context)
+            with self._context, ir.Location.unknown(self._context):
                 entry = compiler.find_entry(module)
                 self._params = entry_params(entry)
-                self.name = ir.StringAttr(entry.attributes["sym_name"]).value
-        return self._text, self._params
+                self.name = compiler.entry_name(entry)
+            self._module = module
+        return self._module, self._params
 
     def compiled(self, *args: object) -> CompiledKernel:
         """The kernel specialized for these arguments' shapes, compiling or
         loading it from the disk cache when needed."""
-        text, params = self._generic()
-        check_arguments(self.name or "<kernel>", params, args)
-        shapes: Shapes = tuple(a.shape if isinstance(a, np.ndarray) else None for a in args)
-        if shapes not in self._compiled:
-            self._compiled[shapes] = self._load_or_build(specialize(text, shapes))
-        return self._compiled[shapes]
+        with self._lock:
+            module, params = self._generic()
+            check_arguments(self.name or "<kernel>", params, args)
+            shapes: Shapes = tuple(a.shape if isinstance(a, np.ndarray) else None for a in args)
+            if shapes not in self._compiled:
+                self._compiled[shapes] = self._load_or_build(specialize(module, shapes))
+            return self._compiled[shapes]
 
-    def _load_or_build(self, text: str) -> CompiledKernel:
-        disk = DiskCache(cache_dir())
-        key = cache_key(text, self._options)
-        cached = disk.load(key, self._options.opt_level)
+    def _load_or_build(self, module: ir.Module) -> CompiledKernel:
+        start = time.perf_counter()
+        disk = DiskCache(cache_dir(), self._target, self._backend)
+        text = module.operation.get_asm(enable_debug_info=True)
+        key = cache_key(text, self._target, self._options)
+        cached = disk.load(key, self._options)
         if cached is not None:
             return cached
-        start = time.perf_counter()
-        context = tilec_ir.make_context()
-        kernel, engine = compiler.build(text, context, self._options, start, self.name or "<jit>")
-        disk.store(key, kernel, engine)
+        kernel = compiler.compile_module(module, self._target, self._backend, self._options, start)
+        disk.store(key, kernel)
         return kernel
 
     def __call__(self, *args: object) -> None:
         self.compiled(*args)(*args)
 
     def __repr__(self) -> str:
-        return f"<JitKernel {self.name or '?'} cpu, {len(self._compiled)} specializations>"
+        return (
+            f"<JitKernel {self.name or '?'} {self._target.spec}, "
+            f"{len(self._compiled)} specializations>"
+        )
 
 
 def jit(
-    kernel: object | None = None, *, target: str = "cpu", **options: object
+    kernel: object | None = None, *, target: str | None = None, **options: object
 ) -> JitKernel | Callable[[object], JitKernel]:
     """Wraps `kernel` (a DSL kernel, an ir.Module or tile IR text) so that it
     compiles for the shapes of its arguments at the first call with them.
 
     Usable as `tilec.jit(kernel)`, `@tilec.jit` or `@tilec.jit(opt_level=2)`;
-    takes the options of `tilec.compile`. Compiled kernels are cached in
-    memory and in `$TILEC_CACHE_DIR` (default ~/.cache/tilec).
+    takes the target and options of `tilec.compile`. Compiled kernels are
+    cached in memory and in `$TILEC_CACHE_DIR` (default ~/.cache/tilec).
     """
-    compiler.check_target(target)
-    opts = compiler.options_from(options)
     if kernel is None:
-        return lambda k: JitKernel(k, opts)
-    return JitKernel(kernel, opts)
+        # Check the target and options where they are written, not at the first call.
+        target_description, backend = backends.resolve(target)
+        backends.parse_options(backend.options_type, options, target_description.spec)
+        return lambda k: JitKernel(k, target, options)
+    return JitKernel(kernel, target, options)

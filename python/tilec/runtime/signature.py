@@ -10,12 +10,12 @@ attributes, so that errors speak the user's names:
 
 Without them, parameters are called arg0, arg1, ... and each dynamic dim is
 free. A symbolic dim that occurs in several parameters must have one value
-in a call.
+in a call. How the checked arguments reach the kernel is each backend's
+driver's business (`tilec.backends`).
 """
 
 from __future__ import annotations
 
-import ctypes
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,26 +25,6 @@ from mlir import ir
 
 class ArgumentError(TypeError):
     """A kernel was called with arguments that do not fit its parameters."""
-
-
-def check_scalar_supported(param: Param) -> None:
-    """Raises ArgumentError for a scalar parameter the call interface cannot pass."""
-    if param.shape is None and param.element not in _SCALAR_CTYPES:
-        raise ArgumentError(
-            f"parameter '{param.name}' of type {param.element} cannot be passed as a scalar "
-            f"on cpu (use one of {', '.join(_SCALAR_CTYPES)})"
-        )
-
-
-_SCALAR_CTYPES = {
-    "index": ctypes.c_int64,
-    "i64": ctypes.c_int64,
-    "i32": ctypes.c_int32,
-    "i16": ctypes.c_int16,
-    "i8": ctypes.c_int8,
-    "f64": ctypes.c_double,
-    "f32": ctypes.c_float,
-}
 
 
 def numpy_dtype(element: str) -> np.dtype:
@@ -196,43 +176,3 @@ def _check_array(param: Param, arg: object) -> None:
         raise ArgumentError(
             f"argument '{param.name}' must be C-contiguous (use numpy.ascontiguousarray)"
         )
-
-
-_DESCRIPTORS: dict[int, type[ctypes.Structure]] = {}
-
-
-def _descriptor_type(rank: int) -> type[ctypes.Structure]:
-    if rank not in _DESCRIPTORS:
-        fields = [
-            ("allocated", ctypes.c_void_p),
-            ("aligned", ctypes.c_void_p),
-            ("offset", ctypes.c_int64),
-        ]
-        if rank:
-            fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
-        _DESCRIPTORS[rank] = type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
-    return _DESCRIPTORS[rank]
-
-
-def packed_arguments(params: Sequence[Param], args: Sequence[object]) -> tuple[object, list]:
-    """The `void**` array the packed C interface takes, and the ctypes
-    objects it points to (kept alive by the caller for the call)."""
-    keep: list = []
-    packed = (ctypes.c_void_p * len(params))()
-    for i, (param, arg) in enumerate(zip(params, args, strict=True)):
-        if param.is_array:
-            assert isinstance(arg, np.ndarray)
-            descriptor = _descriptor_type(arg.ndim)()
-            pointer = arg.ctypes.data
-            descriptor.allocated = descriptor.aligned = pointer
-            descriptor.offset = 0
-            if arg.ndim:
-                descriptor.sizes[:] = arg.shape
-                descriptor.strides[:] = [s // arg.itemsize for s in arg.strides]
-            value = ctypes.pointer(descriptor)
-        else:
-            value = _SCALAR_CTYPES[param.element](arg)
-        pointer_to_value = ctypes.pointer(value)
-        keep.append(pointer_to_value)
-        packed[i] = ctypes.cast(pointer_to_value, ctypes.c_void_p)
-    return packed, keep

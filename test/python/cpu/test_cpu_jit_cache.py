@@ -10,7 +10,11 @@ import numpy as np
 import pytest
 
 import tilec
-from tilec.runtime import ArgumentError, cache
+from tilec.backends.cpu import native
+from tilec.backends.cpu.compiler import CpuOptions
+from tilec.runtime import cache
+from tilec.runtime.signature import ArgumentError
+from tilec.targets import get_target
 
 SOURCE = tile_ir.copy_through_tile(8, 8, "f32", "f16")
 
@@ -69,7 +73,7 @@ def test_corrupt_entries_are_rebuilt(cache_dir, damage):
     rebuilt = tilec.jit(SOURCE)
     _run(rebuilt)
     compiled = rebuilt.compiled(np.zeros((10, 13), np.float32), np.zeros((10, 13), np.float16))
-    assert "tile-lower-copies" in compiled.stages()
+    assert "convert-tile-to-cpu{ops=tile.copy}" in compiled.stages()
     assert json.loads((entry / "meta.json").read_text())["entry"] == "copy"
 
 
@@ -85,7 +89,7 @@ def test_stale_entry_from_another_version_is_rebuilt(cache_dir):
 
 
 def test_llvm_ir_entry_without_a_linker(cache_dir, monkeypatch):
-    monkeypatch.setattr(cache.native, "linker", lambda: None)
+    monkeypatch.setattr(native, "linker", lambda: None)
     _run(tilec.jit(SOURCE))
     [entry] = _entries(cache_dir)
     assert not list(entry.glob("*.so"))
@@ -95,11 +99,13 @@ def test_llvm_ir_entry_without_a_linker(cache_dir, monkeypatch):
     assert compiled.stages() == ["tile", "llvm"]
 
 
-def test_key_covers_ir_and_options():
-    base = cache.cache_key(SOURCE, cache.Options())
-    assert base != cache.cache_key(SOURCE + " ", cache.Options())
-    assert base != cache.cache_key(SOURCE, cache.Options(opt_level=2))
-    assert base == cache.cache_key(SOURCE, cache.Options(timing=True))
+def test_key_covers_ir_target_and_options():
+    cpu = get_target("cpu")
+    base = cache.cache_key(SOURCE, cpu, CpuOptions())
+    assert base != cache.cache_key(SOURCE + " ", cpu, CpuOptions())
+    assert base != cache.cache_key(SOURCE, cpu, CpuOptions(opt_level=2))
+    assert base != cache.cache_key(SOURCE, get_target("cpu:avx512"), CpuOptions())
+    assert base == cache.cache_key(SOURCE, cpu, CpuOptions(timing=True))
 
 
 def test_jit_checks_arguments_before_compiling(cache_dir):

@@ -9,7 +9,7 @@ import pytest
 
 import tilec
 from tilec.diagnostics import CompileError
-from tilec.runtime import ArgumentError
+from tilec.runtime.signature import ArgumentError
 
 NAMED = """
 func.func @axpy(%X: memref<?x8xf16> {tile.name = "X", tile.dims = ["N", "8"]},
@@ -95,10 +95,11 @@ def test_argument_errors_name_the_parameter(axpy, args, message):
 def test_stages_ir_and_timings(axpy):
     stages = axpy.stages()
     assert stages[0] == "tile" and stages[-1] == "llvm"
-    assert "tile-lower-gemm" in stages and "convert-func-to-llvm" in stages
+    parallel = "convert-tile-to-cpu{ops=tile.parallel}"
+    assert "convert-tile-to-cpu{ops=tile.gemm}" in stages and "convert-func-to-llvm" in stages
     assert "tile.parallel" in axpy.ir("tile")
-    assert "tile.parallel" not in axpy.ir("tile-lower-parallel")
-    assert "scf.for" in axpy.ir("tile-lower-parallel")
+    assert "tile.parallel" not in axpy.ir(parallel)
+    assert "scf.for" in axpy.ir(parallel)
     assert "llvm.func @_mlir_ciface_axpy" in axpy.ir("llvm")
     with pytest.raises(KeyError, match="no stage 'nope'"):
         axpy.ir("nope")
@@ -121,7 +122,10 @@ def test_compile_errors():
         tilec.compile("func.func @f( {")
     with pytest.raises(ValueError, match="unknown target 'tpu'"):
         tilec.compile(NAMED, target="tpu")
-    with pytest.raises(TypeError, match="unknown compile options: fast"):
+    with pytest.raises(
+        TypeError,
+        match=r"unknown compile options for target cpu:avx2: fast \(options: timing, opt_level\)",
+    ):
         tilec.compile(NAMED, fast=True)
     with pytest.raises(TypeError, match="expects a DSL kernel"):
         tilec.compile(42)
@@ -133,18 +137,17 @@ def test_pass_errors_point_at_the_users_line():
     bad = f"""
 func.func @bad(%n: index) attributes {{tile.entry}} {{
   tile.kernel blocks(%bx) in (%n) threads = 1 {{
-    %a = tile.alloc : {f8}
-    %b = tile.alloc : {f8}
-    %c = tile.alloc : {acc}
-    tile.gemm %a, %b, %c : {f8}, {f8}, {acc} loc("user.py":7:3)
+    %a = tile.alloc : {f8} loc("user.py":5:3)
+    %b = tile.alloc : {acc}
+    tile.copy %a[%bx, %bx], %b[%bx, %bx] : {f8}, {acc} loc("user.py":7:3)
   }}
   return
 }}
 """
     with pytest.raises(CompileError) as info:
         tilec.compile(bad)
-    message = "8-bit float gemm operands are not supported on cpu"
-    assert str(info.value) == f"user.py:7:3: error: {message}"
+    message = "element type f8E4M3FN is not supported on cpu:avx2"
+    assert str(info.value).startswith(f"user.py:5:3: error: {message} (supported: bf16, f16,")
 
 
 def test_module_input_and_lazy_exports(context):
@@ -156,4 +159,4 @@ def test_module_input_and_lazy_exports(context):
     b = np.zeros_like(a)
     kernel(a, b)
     np.testing.assert_array_equal(a, b)
-    assert repr(kernel) == "<CompiledKernel copy(arg0, arg1) cpu>"
+    assert repr(kernel) == "<CompiledKernel copy(arg0, arg1) cpu:avx2>"

@@ -50,8 +50,9 @@ def test_stages_are_listed_and_printed(kernels, capsys):
     assert main([str(kernels), "--kernel", "scale(256, 3.0)", "--list-stages"]) == 0
     stages = capsys.readouterr().out.split()
     assert stages[0] == "tile" and stages[-1] == "llvm"
-    assert "tile-lower-parallel" in stages
-    assert main([str(kernels), "--kernel", "doubled", "--stage", "tile-lower-parallel"]) == 0
+    parallel = "convert-tile-to-cpu{ops=tile.parallel}"
+    assert parallel in stages
+    assert main([str(kernels), "--kernel", "doubled", "--stage", parallel]) == 0
     out = capsys.readouterr().out
     assert "tile.parallel" not in out and "scf.for" in out
     assert main([str(kernels), "--kernel", "doubled", "--stage", "llvm"]) == 0
@@ -64,6 +65,8 @@ def test_stages_are_listed_and_printed(kernels, capsys):
         (["--kernel", "nothing_here"], "--kernel 'nothing_here' failed: NameError"),
         (["--kernel", "scale"], "is a function, not a tilec kernel"),
         (["--kernel", "doubled", "--stage", "nope"], "no stage 'nope'; stages: tile, "),
+        (["--target", "bogus"], "tilec-compile: error: unknown target 'bogus'; targets: cpu,"),
+        (["--target", "cuda:sm_90a", "--kernel", "doubled", "--list-stages"], "the cuda lowering"),
     ],
 )
 def test_bad_requests_are_errors(kernels, capsys, args, message):

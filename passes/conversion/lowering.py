@@ -1,0 +1,126 @@
+"""The contract of a tile op lowering, and the registry that resolves one per op.
+
+Every lowering of a tile op to a target answers three questions, as
+TileLang's per-op `Lower(target)` does:
+
+- `applies(op, target)`: can it lower this op on this target variant? It
+  returns None when it can, else the reason it cannot (shown to the user
+  when no candidate applies);
+- `infer(op, target)`: the decision the lowering depends on — where a tile
+  lives, how an operand is laid out, how a loop is cut — made before any IR
+  changes and handed to `lower`;
+- `lower(op, plan, target)`: replaces the op at its place.
+
+A conversion first resolves every tile op of a function to exactly one
+lowering and reports, at each op, when none or several apply, so a kernel
+that one target cannot run fails before anything is rewritten:
+
+    error: no cuda lowering of 'tile.gemm' for cuda:sm_70; candidates: ...
+"""
+
+from __future__ import annotations
+
+import abc
+from collections import defaultdict
+from typing import ClassVar
+
+from mlir import ir
+
+from tilec.passes.registry import PassFailure
+from tilec.targets import TargetDescription
+
+# Terminators belong to the op whose region they end and are lowered with it.
+_OWNED_BY_PARENT = frozenset({"tile.yield"})
+
+
+class TileOpLowering(abc.ABC):
+    """One way to lower the tile ops named in `op_names` on target `target`."""
+
+    target: ClassVar[str]
+    op_names: ClassVar[tuple[str, ...]]
+    name: ClassVar[str]
+    """Short, unique name shown among the candidates of an error."""
+
+    def applies(self, op: ir.Operation, target: TargetDescription) -> str | None:
+        """None when this lowering can lower `op` on `target`, else why not."""
+        return None
+
+    def infer(self, op: ir.Operation, target: TargetDescription) -> object:
+        """The placement or layout `lower` needs, decided before any rewrite."""
+        return None
+
+    @abc.abstractmethod
+    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+        """Replaces `op` (and erases it) with target IR built at its place."""
+
+
+_LOWERINGS: dict[tuple[str, str], list[TileOpLowering]] = defaultdict(list)
+
+
+def register_lowering(cls: type[TileOpLowering]) -> type[TileOpLowering]:
+    """Class decorator: one instance of `cls` serves each of its ops."""
+    instance = cls()
+    for op_name in cls.op_names:
+        candidates = _LOWERINGS[cls.target, op_name]
+        if any(c.name == cls.name for c in candidates):
+            raise ValueError(f"lowering '{cls.name}' is registered twice for {op_name}")
+        candidates.append(instance)
+    return cls
+
+
+def lowerings(target: str) -> dict[str, list[TileOpLowering]]:
+    """The registered lowerings of `target`, by op name."""
+    return {op: list(found) for (t, op), found in _LOWERINGS.items() if t == target}
+
+
+def is_lowered_op(op: ir.Operation) -> bool:
+    """Whether a conversion must find a lowering for `op`."""
+    return op.name.startswith("tile.") and op.name not in _OWNED_BY_PARENT
+
+
+def resolve(op: ir.Operation, target: TargetDescription) -> TileOpLowering | str:
+    """The one lowering of `op` on `target`, or the message saying why there
+    is none or more than one."""
+    candidates = _LOWERINGS.get((target.name, op.name), [])
+    reasons = {c.name: c.applies(op, target) for c in candidates}
+    chosen = [c for c in candidates if reasons[c.name] is None]
+    if len(chosen) == 1:
+        return chosen[0]
+    if chosen:
+        names = ", ".join(c.name for c in chosen)
+        return f"several {target.name} lowerings of '{op.name}' apply on {target.spec}: {names}"
+    listed = "; ".join(f"{name} ({why})" for name, why in reasons.items()) or "none"
+    return f"no {target.name} lowering of '{op.name}' for {target.spec}; candidates: {listed}"
+
+
+def resolve_all(root: ir.Operation, target: TargetDescription) -> None:
+    """Resolves every tile op under `root`, reporting each failure at its op;
+    raises PassFailure after reporting when any op has no single lowering."""
+    failed = False
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        nonlocal failed
+        op = op.operation
+        if is_lowered_op(op):
+            found = resolve(op, target)
+            if isinstance(found, str):
+                op.location.emit_error(found)
+                failed = True
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    if failed:
+        raise PassFailure("no lowering")
+
+
+def lower_ops(ops: list[ir.Operation], target: TargetDescription) -> None:
+    """Lowers `ops` (collected before any of them changes) in order, each by
+    its resolved lowering: infer first, then lower."""
+    for op in ops:
+        lowering = resolve(op, target)
+        if isinstance(lowering, str):
+            op.location.emit_error(lowering)
+            raise PassFailure(lowering)
+        with ir.InsertionPoint(op), op.location:
+            plan = lowering.infer(op, target)
+            lowering.lower(op, plan, target)

@@ -1,0 +1,259 @@
+"""The cpu lowering of tile.copy: vector loads and stores, masked at the edges.
+
+The copy's innermost dimension, when it is the last dimension of both
+operands, is cut into vectors of one register; the other dimensions become
+`scf.for` loops. When the whole region is inside both buffers (the interior
+tiles of a grid) plain vector loads and stores do the copy (masked ones cost
+several times more on x86). Otherwise every bound that is not known to hold
+statically turns into a vector mask: a lane whose source element lies past
+the end of `src` reads the pad value (the pass-through of
+`vector.maskedload`), and a lane whose destination lies past the end of
+`dst` is not written (`vector.maskedstore`). Positions before index 0 (a
+negative offset) are out of bounds the same way. A row that is out of
+bounds as a whole gets an all-false mask, so edge tiles need no further
+branches. When
+the innermost copy dimension is a dropped unit dimension of one operand,
+each element is a one-lane vector with the same masking. Element types are
+converted with arith casts between the load and the store.
+
+Before:
+
+    tile.copy %A[%i, %j], %t[%c0, %c0] : memref<?x?xf32>, memref<4x8xf32, #tile.scope<shared>>
+
+After (schematically):
+
+    scf.if %region_inside { <the same loops with vector.load> } else {
+    scf.for %r = %c0 to %c4 step %c1 {
+      %row = arith.addi %i, %r : index
+      %n = ... min(max(dim(A, 1) - %j, 0), 8), or 0 when %row >= dim(A, 0)
+      %m = vector.create_mask %n : vector<8xi1>
+      %v = vector.maskedload %A[%row, %j], %m, %pad : ... into vector<8xf32>
+      vector.store %v, %t[%r, %c0] : memref<4x8xf32, #tile.scope<shared>>, vector<8xf32>
+    }
+    }
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, memref, scf, vector
+
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.targets import CpuTarget
+
+
+@dataclass(frozen=True)
+class _Side:
+    """One operand of a copy: the buffer, its offsets and, for each of its
+    dimensions, which dimension of the copy extent it follows."""
+
+    buffer: ir.Value
+    offsets: list[ir.Value]
+    copy_dims: list[int]
+
+    @property
+    def type(self) -> ir.MemRefType:
+        return ir.MemRefType(self.buffer.type)
+
+
+def _copy_dims(sizes: list[int], rank: int) -> list[int]:
+    """The copy dimensions an operand of `rank` follows: the extent with its
+    first unit dimensions dropped until the ranks agree (as the verifier)."""
+    to_drop = len(sizes) - rank
+    kept = []
+    for dim, size in enumerate(sizes):
+        if size == 1 and to_drop > 0:
+            to_drop -= 1
+            continue
+        kept.append(dim)
+    return kept
+
+
+def _sizes(op: ir.Operation, src: ir.MemRefType, dst: ir.MemRefType) -> list[int]:
+    if "sizes" in op.attributes:
+        return list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
+    dst_on_chip = dst.memory_space is not None
+    src_on_chip = src.memory_space is not None
+    return list(dst.shape if dst_on_chip or not src_on_chip else src.shape)
+
+
+class _Access:
+    """Indices and mask of one vector access of a side, built at the current
+    insertion point for the copy point `ivs` and the chunk at `start`; with
+    `checked` false the caller knows the whole region is inside."""
+
+    def __init__(
+        self,
+        side: _Side,
+        sizes: list[int],
+        ivs: dict[int, ir.Value],
+        vector_dim: int | None,
+        start: int | ir.Value,
+        width: int,
+        checked: bool,
+    ):
+        self.indices: list[ir.Value] = []
+        self.count: ir.Value | None = None
+        self.skip: ir.Value | None = None
+        row_ok: ir.Value | None = None
+        for dim, copy_dim in enumerate(side.copy_dims):
+            position = (
+                irb.add(side.offsets[dim], ivs[copy_dim]) if copy_dim in ivs else side.offsets[dim]
+            )
+            if copy_dim == vector_dim:
+                position = irb.add(position, start)
+            self.indices.append(position)
+            if not checked or irb.statically_inside(
+                side.buffer, dim, side.offsets[dim], sizes[copy_dim]
+            ):
+                continue
+            extent = memref.dim(side.buffer, irb.index(dim))
+            if copy_dim == vector_dim:
+                self.count = irb.clamped_count(extent, position, width)
+                # Lanes before index 0 when the region starts at a negative offset.
+                self.skip = irb.clamped_count(irb.index(0), position, width)
+            else:
+                inside = arith.cmpi(arith.CmpIPredicate.ult, position, extent)
+                row_ok = inside if row_ok is None else arith.andi(row_ok, inside)
+        if row_ok is not None:
+            self.count = arith.select(row_ok, self.count or irb.index(width), irb.index(0))
+
+    def load(self, buffer: ir.Value, type_: ir.VectorType, pad: ir.Value) -> ir.Value:
+        if self.count is None:
+            return vector.load(type_, buffer, self.indices)
+        lanes = type_.shape[0]
+        return vector.maskedload(
+            type_, buffer, self.indices, self._mask(lanes), irb.splat(pad, lanes)
+        )
+
+    def store(self, value: ir.Value, buffer: ir.Value) -> None:
+        if self.count is None:
+            vector.store(value, buffer, self.indices)
+            return
+        lanes = ir.VectorType(value.type).shape[0]
+        vector.maskedstore(buffer, self.indices, self._mask(lanes), value)
+
+    def _mask(self, lanes: int) -> ir.Value:
+        assert self.count is not None
+        return irb.mask(self.count, lanes, self.skip)
+
+
+@dataclass(frozen=True)
+class _Copy:
+    """One copy's operands and extent, and which copy dim is vectorized."""
+
+    src: _Side
+    dst: _Side
+    sizes: list[int]
+    vector_dim: int | None
+    lanes: int
+    pad: ir.Value
+
+    def region_inside(self) -> ir.Value | None:
+        """Whether the whole region lies inside both buffers (a negative
+        offset wraps around in `start <= end`); None when that holds statically."""
+        inside = None
+        for side in (self.src, self.dst):
+            for dim, copy_dim in enumerate(side.copy_dims):
+                size = self.sizes[copy_dim]
+                if irb.statically_inside(side.buffer, dim, side.offsets[dim], size):
+                    continue
+                start = side.offsets[dim]
+                end = irb.add(start, size)
+                extent = memref.dim(side.buffer, irb.index(dim))
+                check = arith.andi(
+                    arith.cmpi(arith.CmpIPredicate.ule, start, end),
+                    arith.cmpi(arith.CmpIPredicate.ule, end, extent),
+                )
+                inside = check if inside is None else arith.andi(inside, check)
+        return inside
+
+    def emit(self, checked: bool) -> None:
+        loop_dims = [
+            d for d in range(len(self.sizes)) if d != self.vector_dim and self.sizes[d] > 1
+        ]
+        with irb.loop_nest([self.sizes[d] for d in loop_dims]) as loop_ivs:
+            ivs = dict(zip(loop_dims, loop_ivs, strict=True))
+            if self.vector_dim is None:
+                self._chunk(ivs, 0, 1, checked)
+                return
+            irb.for_each_chunk(
+                self.sizes[self.vector_dim],
+                self.lanes,
+                lambda start, width: self._chunk(ivs, start, width, checked),
+            )
+
+    def _chunk(
+        self, ivs: dict[int, ir.Value], start: int | ir.Value, width: int, checked: bool
+    ) -> None:
+        src_type, dst_type = self.src.type, self.dst.type
+        read = _Access(self.src, self.sizes, ivs, self.vector_dim, start, width, checked)
+        value = read.load(
+            self.src.buffer, ir.VectorType.get([width], src_type.element_type), self.pad
+        )
+        value = irb.convert(value, dst_type.element_type)
+        write = _Access(self.dst, self.sizes, ivs, self.vector_dim, start, width, checked)
+        write.store(value, self.dst.buffer)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Which copy dimension is vectorized (None: element by element) and
+    how many lanes a vector has."""
+
+    sizes: list[int]
+    vector_dim: int | None
+    lanes: int
+
+
+@register_lowering
+class CopyToMaskedVectors(TileOpLowering):
+    """tile.copy as vector loads and stores, masked only where a bound may fail."""
+
+    target = "cpu"
+    op_names = ("tile.copy",)
+    name = "cpu-copy-masked-vectors"
+
+    def infer(self, op: ir.Operation, target: CpuTarget) -> _Plan:
+        src_type, dst_type = _operand_types(op)
+        sizes = _sizes(op, src_type, dst_type)
+        last = len(sizes) - 1
+        src_dims = _copy_dims(sizes, src_type.rank)
+        dst_dims = _copy_dims(sizes, dst_type.rank)
+        vector_dim = last if src_dims[-1:] == [last] == dst_dims[-1:] else None
+        lanes = irb.lanes(target.vector_bytes, src_type.element_type, dst_type.element_type)
+        return _Plan(sizes, vector_dim, lanes)
+
+    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
+        assert isinstance(plan, _Plan)
+        operands = list(op.operands)
+        src_type, dst_type = _operand_types(op)
+        src_rank = src_type.rank
+        sizes = plan.sizes
+        src = _Side(operands[0], operands[1 : 1 + src_rank], _copy_dims(sizes, src_rank))
+        dst_offsets = operands[2 + src_rank : 2 + src_rank + dst_type.rank]
+        dst = _Side(operands[1 + src_rank], dst_offsets, _copy_dims(sizes, dst_type.rank))
+        with ir.InsertionPoint(op), op.location:
+            pad_operands = operands[2 + src_rank + dst_type.rank :]
+            pad = pad_operands[0] if pad_operands else irb.zero(src_type.element_type)
+            copy = _Copy(src, dst, sizes, plan.vector_dim, plan.lanes, pad)
+            inside = copy.region_inside()
+            if inside is None:
+                copy.emit(checked=False)
+            else:
+                branch = scf.IfOp(inside, has_else=True)
+                with ir.InsertionPoint(branch.then_block):
+                    copy.emit(checked=False)
+                    scf.YieldOp([])
+                with ir.InsertionPoint(branch.else_block):
+                    copy.emit(checked=True)
+                    scf.YieldOp([])
+        op.erase()
+
+
+def _operand_types(op: ir.Operation) -> tuple[ir.MemRefType, ir.MemRefType]:
+    src_type = ir.MemRefType(op.operands[0].type)
+    return src_type, ir.MemRefType(op.operands[1 + src_type.rank].type)

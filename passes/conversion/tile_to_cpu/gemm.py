@@ -1,0 +1,242 @@
+"""The cpu lowering of tile.gemm: register-tiled vector code.
+
+C is cut into micro-tiles of `MICRO_ROWS` rows by `MICRO_VECTORS` vectors
+of columns. A micro-tile lives in registers for the whole k loop (its
+vectors are the loop-carried values of an `scf.for`), and each k step does
+one broadcast of A per row and one load of B per vector column, feeding
+`MICRO_ROWS x MICRO_VECTORS` `vector.fma`s. With AVX2's 16 registers, 6x2
+vectors of 8 f32 keep 12 accumulators, 2 B vectors and one broadcast live.
+Edge micro-tiles (M or N not a multiple of the micro-tile) get their own
+straight-line code with fewer rows or narrower vectors, so any static shape
+works without masks.
+
+B is first packed into panels (`[N / panel, K, panel]`, a panel being the
+micro-tile's width): the k loop then reads one contiguous panel instead of
+one line per row of B, whose power-of-two row stride would map every row
+of a panel to a few L1 sets and evict it. Packing also converts B to the
+accumulation type (f16/bf16 -> f32, i8 -> i32) and undoes `transpose_b`,
+once per gemm instead of once per use. A is read in place (a transposed A
+too: the micro-tile's rows are then contiguous); an A of another element
+type is converted into a scratch tile first.
+
+Before:
+
+    tile.gemm %a, %b, %c : memref<64x32xf32, ...>, memref<32x64xf32, ...>, memref<64x64xf32, ...>
+
+After (one micro-tile, schematically):
+
+    %acc = scf.for %k = %c0 to %c32 step %c1 iter_args(%c00 = ..., ...) -> (vector<8xf32>, ...) {
+      %b0 = vector.load %panels[%p, %k, %c0] : memref<4x32x16xf32, ...>, vector<8xf32>
+      %a0 = memref.load %a[%i, %k] : memref<64x32xf32, ...>
+      %s0 = vector.broadcast %a0 : f32 to vector<8xf32>
+      %n00 = vector.fma %s0, %b0, %c00 : vector<8xf32>
+      ...
+    }
+    vector.store %acc#0, %c[%i, %j] : memref<64x64xf32, ...>, vector<8xf32>
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, memref, scf, vector
+
+from tilec.dialects import tile
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.targets import CpuTarget
+
+MICRO_ROWS = 6
+MICRO_VECTORS = 2
+
+
+@dataclass(frozen=True)
+class _Gemm:
+    """The operands of one gemm after packing, and its static sizes."""
+
+    a: ir.Value
+    panels: ir.Value
+    c: ir.Value
+    transpose_a: bool
+    compute: ir.Type
+    m: int
+    n: int
+    k: int
+    clear: bool
+
+
+def _accumulation_type(c_element: ir.Type) -> ir.Type:
+    if irb.is_float(c_element):
+        return c_element if irb.bit_width(c_element) >= 32 else ir.F32Type.get()
+    return c_element
+
+
+def _scratch(op: ir.Operation, shape: list[int], element: ir.Type) -> ir.Value:
+    with irb.scratch_insertion_point(op):
+        return tile.alloc(tile.memref_type(shape, element, "local"))
+
+
+def _converted(op: ir.Operation, src: ir.Value, element: ir.Type) -> ir.Value:
+    """`src` converted to `element` in a scratch tile of the same shape."""
+    shape = ir.MemRefType(src.type).shape
+    dst = _scratch(op, shape, element)
+    with irb.loop_nest(shape) as (i, j):
+        memref.store(irb.convert(memref.load(src, [i, j]), element), dst, [i, j])
+    return dst
+
+
+def _panels(
+    op: ir.Operation, b: ir.Value, transpose: bool, element: ir.Type, k: int, n: int, panel: int
+) -> ir.Value:
+    """B as `[ceil(N / panel), K, panel]` of `element`: panel p, row k holds
+    op(B)[k, p * panel : (p + 1) * panel] (the last panel only its first
+    N % panel lanes)."""
+    count = -(-n // panel)
+    panels = _scratch(op, [count, k, panel], element)
+
+    def copy(p: ir.Value, width: int) -> None:
+        start = arith.muli(p, irb.index(panel))
+        if transpose:
+            with irb.loop_nest([k, width]) as (kk, lane):
+                value = memref.load(b, [irb.add(start, lane), kk])
+                memref.store(irb.convert(value, element), panels, [p, kk, lane])
+            return
+        source = ir.VectorType.get([width], ir.MemRefType(b.type).element_type)
+        with irb.loop(0, k) as kk:
+            row = irb.convert(vector.load(source, b, [kk, start]), element)
+            vector.store(row, panels, [p, kk, irb.index(0)])
+
+    if n // panel:
+        with irb.loop(0, n // panel) as p:
+            copy(p, panel)
+    if n % panel:
+        copy(irb.index(n // panel), n % panel)
+    return panels
+
+
+def _micro_tile(
+    g: _Gemm, i0: ir.Value, rows: int, p: ir.Value, j0: ir.Value, widths: list[int]
+) -> None:
+    """C[i0:i0+rows, j0:j0+sum(widths)] (+)= A-rows * panel p, in registers."""
+    offsets = [sum(widths[:v]) for v in range(len(widths))]
+    types = [ir.VectorType.get([w], g.compute) for w in widths]
+    c_element = ir.MemRefType(g.c.type).element_type
+    row_index = [irb.add(i0, r) for r in range(rows)]
+    col_index = [irb.add(j0, off) for off in offsets]
+    initial = []
+    for r in range(rows):
+        for v, type_ in enumerate(types):
+            if g.clear:
+                initial.append(irb.zero(type_))
+            else:
+                c_type = irb.with_element(type_, c_element)
+                loaded = vector.load(c_type, g.c, [row_index[r], col_index[v]])
+                initial.append(irb.convert(loaded, g.compute))
+    k_loop = scf.ForOp(irb.index(0), irb.index(g.k), irb.index(1), initial)
+    with ir.InsertionPoint(k_loop.body):
+        k = k_loop.induction_variable
+        accumulators = list(k_loop.inner_iter_args)
+        b_rows = [
+            vector.load(t, g.panels, [p, k, irb.index(offsets[v])]) for v, t in enumerate(types)
+        ]
+        updated = []
+        for r in range(rows):
+            a_value = memref.load(g.a, [k, row_index[r]] if g.transpose_a else [row_index[r], k])
+            for v, width in enumerate(widths):
+                broadcast = irb.splat(a_value, width)
+                accumulator = accumulators[r * len(widths) + v]
+                if irb.is_float(g.compute):
+                    updated.append(vector.fma(broadcast, b_rows[v], accumulator))
+                else:
+                    updated.append(arith.addi(accumulator, arith.muli(broadcast, b_rows[v])))
+        scf.YieldOp(updated)
+    for r in range(rows):
+        for v in range(len(widths)):
+            result = irb.convert(k_loop.results[r * len(widths) + v], c_element)
+            vector.store(result, g.c, [row_index[r], col_index[v]])
+
+
+def _rows(g: _Gemm, p: ir.Value, j0: ir.Value, widths: list[int]) -> None:
+    irb.for_each_chunk(
+        g.m, MICRO_ROWS, lambda i0, rows: _micro_tile(g, i0, rows, p, j0, widths)
+    )
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How one gemm is cut: the accumulation type, vector lanes and the
+    width of a B panel (one micro-tile's columns)."""
+
+    compute: ir.Type
+    lanes: int
+    m: int
+    n: int
+    k: int
+
+    @property
+    def panel(self) -> int:
+        return self.lanes * MICRO_VECTORS
+
+
+@register_lowering
+class GemmToVectorFma(TileOpLowering):
+    """tile.gemm on static tiles as register-tiled `vector.fma` micro-tiles."""
+
+    target = "cpu"
+    op_names = ("tile.gemm",)
+    name = "cpu-gemm-vector-fma"
+
+    def applies(self, op: ir.Operation, target: CpuTarget) -> str | None:
+        for value in op.operands:
+            memref = ir.MemRefType(value.type)
+            if not memref.has_static_shape:
+                return "needs static shapes for A, B and C"
+            element = memref.element_type
+            if irb.is_float(element) and irb.bit_width(element) < 16:
+                return "8-bit float operands are not supported"
+        return None
+
+    def infer(self, op: ir.Operation, target: CpuTarget) -> _Layout:
+        a, _, c = op.operands
+        a_shape = ir.MemRefType(a.type).shape
+        m, n = ir.MemRefType(c.type).shape
+        k = a_shape[0] if "transpose_a" in op.attributes else a_shape[1]
+        compute = _accumulation_type(ir.MemRefType(c.type).element_type)
+        return _Layout(compute, irb.lanes(target.vector_bytes, compute), m, n, k)
+
+    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
+        assert isinstance(plan, _Layout)
+        a, b, c = op.operands
+        lanes, panel, n = plan.lanes, plan.panel, plan.n
+        with ir.InsertionPoint(op), op.location:
+            if ir.MemRefType(a.type).element_type != plan.compute:
+                a = _converted(op, a, plan.compute)
+            transpose_b = "transpose_b" in op.attributes
+            panels = _panels(op, b, transpose_b, plan.compute, plan.k, n, panel)
+            g = _Gemm(
+                a,
+                panels,
+                c,
+                "transpose_a" in op.attributes,
+                plan.compute,
+                plan.m,
+                n,
+                plan.k,
+                "clear_accum" in op.attributes,
+            )
+
+            def columns(p: ir.Value | int, width: int) -> None:
+                # p counts panels; a whole panel is MICRO_VECTORS vectors, the
+                # last (narrower) one its full vectors and a tail.
+                p_index = irb.index(p) if isinstance(p, int) else p
+                j0 = arith.muli(p_index, irb.index(panel))
+                widths = [lanes] * (width // lanes) + ([width % lanes] if width % lanes else [])
+                _rows(g, p_index, j0, widths)
+
+            if n // panel:
+                with irb.loop(0, n // panel) as p:
+                    columns(p, panel)
+            if n % panel:
+                columns(n // panel, n % panel)
+        op.erase()

@@ -1,0 +1,70 @@
+"""The `tile-to-cpu` pipeline: tile IR to the LLVM dialect for one cpu target."""
+
+from __future__ import annotations
+
+from tilec.passes.registry import register_pipeline
+from tilec.targets import CpuTarget, get_target
+
+# One convert-tile-to-cpu run per group of ops, so each group's lowering is
+# a stage of its own (`kernel.ir(...)`, --mlir-print-ir-after-all); the
+# pass orders the ops of one run itself.
+OP_STAGES = (
+    "tile.gemm",
+    "tile.copy",
+    "tile.atomic_add",
+    "tile.reduce,tile.cumsum",
+    "tile.fill,tile.clear",
+    "tile.parallel",
+    "tile.pipelined,tile.barrier,tile.alloc,tile.kernel",
+)
+
+
+def tile_to_cpu(target: CpuTarget) -> str:
+    """The pipeline text for `target`.
+
+    After the tile ops, upstream MLIR takes scf/vector/memref to the LLVM
+    dialect. The block grid (an scf.parallel) is split over the async
+    runtime's worker threads, one task per core; with min-task-size=1 even
+    a grid of two blocks uses both cores. async-parallel-for turns the block
+    loop into an scf.for inside an outlined function, so
+    tile-cpu-hoist-allocas then moves the tiles to that function's entry (one
+    allocation per task, not one per block). bf16 casts are expanded to
+    integer code because x86 has no bf16 conversion instructions and the JIT
+    would need compiler-rt for them.
+    """
+    variant = "" if target.variant == CpuTarget.variants[0] else f" target={target.spec}"
+    tile_passes = [
+        f"tile-verify-kernels{{target={target.spec}}}",
+        "tile-canonicalize-ops",
+        *(f"convert-tile-to-cpu{{ops={ops}{variant}}}" for ops in OP_STAGES),
+        "tile-cpu-expand-exp",
+        "tile-cpu-erase-scopes",
+        "canonicalize",
+        "cse",
+    ]
+    to_llvm = [
+        f"async-parallel-for{{async-dispatch=true num-workers={target.cores} min-task-size=1}}",
+        "tile-cpu-hoist-allocas",
+        "async-to-async-runtime",
+        "async-runtime-ref-counting",
+        "async-runtime-ref-counting-opt",
+        "convert-async-to-llvm",
+        "arith-expand{include-bf16=true}",
+        "convert-scf-to-cf",
+        "convert-vector-to-llvm",
+        "expand-strided-metadata",
+        "finalize-memref-to-llvm",
+        "convert-math-to-llvm",
+        "convert-arith-to-llvm",
+        "convert-func-to-llvm",
+        "convert-cf-to-llvm",
+        "reconcile-unrealized-casts",
+    ]
+    return ",".join(tile_passes + to_llvm)
+
+
+register_pipeline(
+    "tile-to-cpu",
+    "Lower tile kernels to the LLVM dialect for the cpu target (multi-core via the async runtime)",
+    lambda: tile_to_cpu(get_target("cpu")),
+)

@@ -1,0 +1,233 @@
+"""The cpu lowerings of tile.reduce and tile.cumsum: vectorized loops.
+
+A reduction along the last dimension keeps a register-wide vector of
+partial results per row and finishes with `vector.reduction`; a reduction
+along any other dimension keeps a vector of results over the last dimension
+and combines whole rows into it, so both read memory contiguously.
+`clear = false` starts from (or combines with) the old `dst`. `max`/`min`
+propagate NaN (`arith.maximumf`/`minimumf`); `abssum`/`absmax` apply
+`math.absf`/`absi` to each element first.
+
+A cumsum along a dimension other than the last carries a vector of running
+sums over the last dimension; along the last dimension it is a scalar loop
+with the running sum as its loop-carried value. `reverse` walks the
+dimension from its end.
+
+Before:
+
+    tile.reduce max %s, %m dim = 1 : memref<4x16xf32, ...>, memref<4xf32, ...>
+
+After (schematically):
+
+    scf.for %i = %c0 to %c4 step %c1 {
+      %acc = scf.for %j = %c0 to %c16 step %c8 iter_args(%a = %ninf) -> (vector<8xf32>) {
+        %v = vector.load %s[%i, %j] : memref<4x16xf32, ...>, vector<8xf32>
+        %n = arith.maximumf %a, %v : vector<8xf32>
+        scf.yield %n : vector<8xf32>
+      }
+      %r = vector.reduction <maximumf>, %acc : vector<8xf32> into f32
+      memref.store %r, %m[%i] : memref<4xf32, ...>
+    }
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, math, memref, scf, vector
+
+from tilec.dialects import tile
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.targets import CpuTarget
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """How one reduce kind combines values of element type `element`."""
+
+    name: str
+    element: ir.Type
+
+    @property
+    def takes_abs(self) -> bool:
+        return self.name in ("abssum", "absmax")
+
+    @property
+    def base(self) -> str:
+        return {"abssum": "sum", "absmax": "max"}.get(self.name, self.name)
+
+    def prepare(self, value: ir.Value) -> ir.Value:
+        if not self.takes_abs:
+            return value
+        return math.absf(value) if irb.is_float(self.element) else math.absi(value)
+
+    def combine(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        floating = irb.is_float(self.element)
+        op: Callable[[ir.Value, ir.Value], ir.Value] = {
+            ("sum", True): arith.addf,
+            ("sum", False): arith.addi,
+            ("max", True): arith.maximumf,
+            ("max", False): arith.maxsi,
+            ("min", True): arith.minimumf,
+            ("min", False): arith.minsi,
+        }[self.base, floating]
+        return op(a, b)
+
+    def vector_kind(self) -> vector.CombiningKind:
+        floating = irb.is_float(self.element)
+        return {
+            ("sum", True): vector.CombiningKind.ADD,
+            ("sum", False): vector.CombiningKind.ADD,
+            ("max", True): vector.CombiningKind.MAXIMUMF,
+            ("max", False): vector.CombiningKind.MAXSI,
+            ("min", True): vector.CombiningKind.MINIMUMF,
+            ("min", False): vector.CombiningKind.MINSI,
+        }[self.base, floating]
+
+    def identity(self, type_: ir.Type) -> ir.Value:
+        """The neutral element (absolute values make zero neutral for absmax)."""
+        if self.base == "sum" or self.name == "absmax":
+            return irb.zero(type_)
+        if irb.is_float(self.element):
+            attr = ir.FloatAttr.get(self.element, float("-inf" if self.base == "max" else "inf"))
+        else:
+            width = irb.bit_width(self.element)
+            bound = -(1 << (width - 1)) if self.base == "max" else (1 << (width - 1)) - 1
+            attr = ir.IntegerAttr.get(self.element, bound)
+        if isinstance(type_, ir.VectorType):
+            return arith.constant(type_, ir.DenseElementsAttr.get_splat(type_, attr))
+        return arith.constant(type_, attr)
+
+
+def _reduce_last_dim(kind: _Kind, src: ir.Value, dst: ir.Value, clear: bool, lanes: int) -> None:
+    shape = ir.MemRefType(src.type).shape
+    extent = shape[-1]
+    full = extent // lanes * lanes
+    with irb.loop_nest(shape[:-1]) as ivs:
+        partials = []
+        if full:
+            vector_type = ir.VectorType.get([lanes], kind.element)
+            loop = scf.ForOp(
+                irb.index(0), irb.index(full), irb.index(lanes), [kind.identity(vector_type)]
+            )
+            with ir.InsertionPoint(loop.body):
+                chunk = vector.load(vector_type, src, [*ivs, loop.induction_variable])
+                scf.YieldOp([kind.combine(loop.inner_iter_args[0], kind.prepare(chunk))])
+            partials.append(loop.results[0])
+        if extent > full:
+            tail_type = ir.VectorType.get([extent - full], kind.element)
+            partials.append(kind.prepare(vector.load(tail_type, src, [*ivs, irb.index(full)])))
+        results = [vector.reduction(kind.element, kind.vector_kind(), p) for p in partials]
+        result = results[0] if len(results) == 1 else kind.combine(*results)
+        where = ivs or [irb.index(0)]
+        if not clear:
+            result = kind.combine(memref.load(dst, where), result)
+        memref.store(result, dst, where)
+
+
+def _reduce_inner_dim(
+    kind: _Kind, src: ir.Value, dst: ir.Value, dim: int, clear: bool, lanes: int
+) -> None:
+    shape = ir.MemRefType(src.type).shape
+    kept = [d for d in range(len(shape) - 1) if d != dim]
+    with irb.loop_nest([shape[d] for d in kept]) as ivs:
+
+        def chunk(start: ir.Value | int, width: int) -> None:
+            type_ = ir.VectorType.get([width], kind.element)
+            dst_index = [*ivs, irb.as_index(start)]
+            initial = kind.identity(type_) if clear else vector.load(type_, dst, dst_index)
+            loop = scf.ForOp(irb.index(0), irb.index(shape[dim]), irb.index(1), [initial])
+            with ir.InsertionPoint(loop.body):
+                by_dim = dict(zip(kept, ivs, strict=True))
+                by_dim[dim] = loop.induction_variable
+                src_index = [by_dim[d] for d in range(len(shape) - 1)] + [irb.as_index(start)]
+                row = kind.prepare(vector.load(type_, src, src_index))
+                scf.YieldOp([kind.combine(loop.inner_iter_args[0], row)])
+            vector.store(loop.results[0], dst, dst_index)
+
+        irb.for_each_chunk(shape[-1], lanes, chunk)
+
+
+@register_lowering
+class ReduceToVectorLoops(TileOpLowering):
+    """tile.reduce as loops over register-wide vectors of partial results."""
+
+    target = "cpu"
+    op_names = ("tile.reduce",)
+    name = "cpu-reduce-vector-loops"
+
+    def infer(self, op: ir.Operation, target: CpuTarget) -> int:
+        return irb.lanes(target.vector_bytes, ir.MemRefType(op.operands[0].type).element_type)
+
+    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
+        assert isinstance(plan, int)
+        src, dst = op.operands
+        kind = _Kind(
+            str(tile.reduce_kind_of(op.attributes["kind"])), ir.MemRefType(src.type).element_type
+        )
+        dim = ir.IntegerAttr(op.attributes["dim"]).value
+        clear = "clear" not in op.attributes or ir.BoolAttr(op.attributes["clear"]).value
+        with ir.InsertionPoint(op), op.location:
+            if dim == ir.MemRefType(src.type).rank - 1:
+                _reduce_last_dim(kind, src, dst, clear, plan)
+            else:
+                _reduce_inner_dim(kind, src, dst, dim, clear, plan)
+        op.erase()
+
+
+def _position(iv: ir.Value, extent: int, reverse: bool) -> ir.Value:
+    return arith.subi(irb.index(extent - 1), iv) if reverse else iv
+
+
+@register_lowering
+class CumsumToVectorLoops(TileOpLowering):
+    """tile.cumsum as a running sum: of vectors over the last dim, or scalar
+    along it."""
+
+    target = "cpu"
+    op_names = ("tile.cumsum",)
+    name = "cpu-cumsum-running-sum"
+
+    def infer(self, op: ir.Operation, target: CpuTarget) -> int:
+        return irb.lanes(target.vector_bytes, ir.MemRefType(op.operands[0].type).element_type)
+
+    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
+        assert isinstance(plan, int)
+        src, dst = op.operands
+        shape = ir.MemRefType(src.type).shape
+        element = ir.MemRefType(src.type).element_type
+        dim = ir.IntegerAttr(op.attributes["dim"]).value
+        reverse = "reverse" in op.attributes and ir.BoolAttr(op.attributes["reverse"]).value
+        add = arith.addf if irb.is_float(element) else arith.addi
+        last = len(shape) - 1
+        with ir.InsertionPoint(op), op.location:
+            kept = [d for d in range(last) if d != dim]
+            with irb.loop_nest([shape[d] for d in kept]) as ivs:
+                by_dim = dict(zip(kept, ivs, strict=True))
+
+                def running_sum(start: ir.Value | int | None, width: int) -> None:
+                    # start None: a scalar sum along the last dim itself.
+                    type_ = element if start is None else ir.VectorType.get([width], element)
+                    loop = scf.ForOp(
+                        irb.index(0), irb.index(shape[dim]), irb.index(1), [irb.zero(type_)]
+                    )
+                    with ir.InsertionPoint(loop.body):
+                        by_dim[dim] = _position(loop.induction_variable, shape[dim], reverse)
+                        index = [by_dim[d] for d in range(last)]
+                        index.append(by_dim[dim] if start is None else irb.as_index(start))
+                        if start is None:
+                            total = add(loop.inner_iter_args[0], memref.load(src, index))
+                            memref.store(total, dst, index)
+                        else:
+                            total = add(loop.inner_iter_args[0], vector.load(type_, src, index))
+                            vector.store(total, dst, index)
+                        scf.YieldOp([total])
+
+                if dim == last:
+                    running_sum(None, 1)
+                else:
+                    irb.for_each_chunk(shape[-1], plan, running_sum)
+        op.erase()

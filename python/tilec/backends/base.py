@@ -1,0 +1,132 @@
+"""What a backend is: how a lowered tile module becomes something callable.
+
+As in Triton's `backends/<target>/{compiler,driver}`, a backend has two
+halves. The compiler half says which pipeline takes tile IR to the target's
+IR, which options exist (and which of them enter the cache key), how the
+pipeline's result becomes a binary, and what `.source()` shows. The driver
+half says whether the hardware is here, how a binary is loaded and called
+with checked arguments, and how it is written to and read from the disk
+cache. Everything target-neutral — tracing, stages, argument checks, the
+cache, `jit` — lives in `tilec.runtime` and calls these.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from mlir import ir
+
+from tilec.runtime.signature import Param
+from tilec.targets import TargetDescription
+
+
+class OptionError(TypeError):
+    """An unknown compile option or a bad value; the message names the candidates."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """Compile options every backend has. A backend's options extend it;
+    every field but `timing` changes the generated code."""
+
+    timing: bool = False
+
+    def key(self) -> str:
+        """The options that enter the cache key, as text."""
+        return " ".join(
+            f"{f.name}={getattr(self, f.name)}"
+            for f in dataclasses.fields(self)
+            if f.name != "timing"
+        )
+
+    def check(self) -> None:
+        """Raises OptionError for a value outside the option's domain."""
+        hints = typing.get_type_hints(type(self))
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            expected = hints[f.name]
+            # bool is an int in Python; an int option must not take True.
+            wrong_bool = expected is int and isinstance(value, bool)
+            if wrong_bool or not isinstance(value, expected):
+                raise OptionError(
+                    f"compile option '{f.name}' expects {expected.__name__} but got "
+                    f"{value!r} ({type(value).__name__})"
+                )
+
+
+def parse_options(options_type: type[Options], given: dict[str, object], target: str) -> Options:
+    """`given` as an `options_type`, or OptionError naming the known options."""
+    known = [f.name for f in dataclasses.fields(options_type)]
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise OptionError(
+            f"unknown compile options for target {target}: {', '.join(unknown)} "
+            f"(options: {', '.join(known)})"
+        )
+    options = options_type(**given)  # type: ignore[arg-type]
+    options.check()
+    return options
+
+
+Launcher = Callable[[Sequence[object]], None]
+"""Calls a loaded binary with arguments already checked against its params."""
+
+
+class Binary(abc.ABC):
+    """A compiled kernel as the driver needs it (native code, PTX, ...)."""
+
+    @abc.abstractmethod
+    def source(self) -> str:
+        """What `.source()` shows: the text closest to what the hardware runs."""
+
+
+class Driver(abc.ABC):
+    """Loads and calls binaries of one target."""
+
+    def present(self) -> bool:
+        """Whether the hardware this driver runs on is here."""
+        return False
+
+    def check_params(self, params: Sequence[Param]) -> None:  # noqa: B027 (most pass anything)
+        """Raises ArgumentError for a parameter the calling convention cannot pass."""
+
+    @abc.abstractmethod
+    def launcher(self, binary: Binary, params: Sequence[Param]) -> Launcher: ...
+
+    @abc.abstractmethod
+    def save(self, binary: Binary, directory: Path) -> None:
+        """Writes `binary` into a fresh cache entry directory."""
+
+    @abc.abstractmethod
+    def load(self, directory: Path, entry: str, options: Options) -> Binary:
+        """Reads a binary written by `save`; OSError or ValueError when it is unusable."""
+
+
+class Backend(abc.ABC):
+    """The compiler half of a target; `driver` is the other half."""
+
+    name: ClassVar[str]
+    options_type: ClassVar[type[Options]] = Options
+    driver: ClassVar[Driver]
+    lowering_ready: ClassVar[bool] = True
+    """False while the target's conversion does not exist yet."""
+    codegen_stage: ClassVar[str] = "codegen"
+    """The name of `codegen`'s entry in `CompiledKernel.timings()`."""
+    final_stage: ClassVar[str] = "binary"
+    """The name of the stage holding `Binary.source()`."""
+
+    @abc.abstractmethod
+    def pipeline(self, target: TargetDescription, options: Options) -> str:
+        """The pass pipeline from tile IR to what `codegen` takes."""
+
+    @abc.abstractmethod
+    def codegen(
+        self, module: ir.Module, entry: str, target: TargetDescription, options: Options
+    ) -> Binary:
+        """The binary of a module the pipeline has lowered."""

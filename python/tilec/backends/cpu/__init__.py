@@ -1,0 +1,1 @@
+"""The cpu backend: tile IR -> `tile-to-cpu` -> LLVM's JIT -> a C-interface call."""
