@@ -22,6 +22,7 @@ from typing import ClassVar
 
 from mlir import ir
 
+from tilec.diagnostics import error
 from tilec.runtime.signature import Param
 from tilec.targets import TargetDescription
 
@@ -58,6 +59,19 @@ class Options:
                     f"compile option '{f.name}' expects {expected.__name__} but got "
                     f"{value!r} ({type(value).__name__})"
                 )
+
+
+@dataclass(frozen=True)
+class CodegenOptions(Options):
+    """The options of a backend whose code generation is LLVM's."""
+
+    opt_level: int = 3
+    """LLVM's optimization level, 0 to 3."""
+
+    def check(self) -> None:
+        super().check()
+        if not 0 <= self.opt_level <= 3:
+            raise OptionError(f"compile option 'opt_level' must be 0 to 3 but got {self.opt_level}")
 
 
 def parse_options(options_type: type[Options], given: dict[str, object], target: str) -> Options:
@@ -130,3 +144,21 @@ class Backend(abc.ABC):
         self, module: ir.Module, entry: str, target: TargetDescription, options: Options
     ) -> Binary:
         """The binary of a module the pipeline has lowered."""
+
+
+class PlannedBackend(Backend):
+    """A registered target whose conversion does not exist yet: compiling
+    checks the kernel against the target's description, then says so."""
+
+    lowering_ready = False
+
+    def pipeline(self, target: TargetDescription, options: Options) -> str:
+        return f"tile-verify-kernels{{target={target.spec}}}"
+
+    def codegen(
+        self, module: ir.Module, entry: str, target: TargetDescription, options: Options
+    ) -> Binary:
+        raise error(
+            f"the {self.name} lowering (tile-to-{self.name}) does not exist yet, so "
+            f"{target.spec} kernels cannot be compiled; compile for target='cpu' meanwhile"
+        )

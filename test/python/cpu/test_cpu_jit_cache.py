@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import tilec
+from tilec.backends.base import CodegenOptions
 from tilec.backends.cpu import native
-from tilec.backends.cpu.compiler import CpuOptions
 from tilec.runtime import cache
 from tilec.runtime.signature import ArgumentError
 from tilec.targets import get_target
@@ -101,11 +101,11 @@ def test_llvm_ir_entry_without_a_linker(cache_dir, monkeypatch):
 
 def test_key_covers_ir_target_and_options():
     cpu = get_target("cpu")
-    base = cache.cache_key(SOURCE, cpu, CpuOptions())
-    assert base != cache.cache_key(SOURCE + " ", cpu, CpuOptions())
-    assert base != cache.cache_key(SOURCE, cpu, CpuOptions(opt_level=2))
-    assert base != cache.cache_key(SOURCE, get_target("cpu:avx512"), CpuOptions())
-    assert base == cache.cache_key(SOURCE, cpu, CpuOptions(timing=True))
+    base = cache.cache_key(SOURCE, cpu, CodegenOptions())
+    assert base != cache.cache_key(SOURCE + " ", cpu, CodegenOptions())
+    assert base != cache.cache_key(SOURCE, cpu, CodegenOptions(opt_level=2))
+    assert base != cache.cache_key(SOURCE, get_target("cpu:avx512"), CodegenOptions())
+    assert base == cache.cache_key(SOURCE, cpu, CodegenOptions(timing=True))
 
 
 def test_jit_checks_arguments_before_compiling(cache_dir):

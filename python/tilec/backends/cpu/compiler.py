@@ -8,31 +8,18 @@ shows the LLVM dialect module that was compiled.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from mlir import ir
 
-from tilec.backends.base import Backend, OptionError, Options
+from tilec.backends.base import Backend, CodegenOptions, Options
 from tilec.backends.cpu import native
 from tilec.backends.cpu.driver import CpuBinary, CpuDriver
 from tilec.passes.conversion.tile_to_cpu.pipelines import tile_to_cpu
 from tilec.targets import CpuTarget
 
 
-@dataclass(frozen=True)
-class CpuOptions(Options):
-    opt_level: int = 3
-    """LLVM's optimization level, 0 to 3."""
-
-    def check(self) -> None:
-        super().check()
-        if not 0 <= self.opt_level <= 3:
-            raise OptionError(f"compile option 'opt_level' must be 0 to 3 but got {self.opt_level}")
-
-
 class CpuBackend(Backend):
     name = "cpu"
-    options_type = CpuOptions
+    options_type = CodegenOptions
     driver = CpuDriver()
     codegen_stage = "llvm-codegen"
     final_stage = "llvm"
@@ -41,7 +28,7 @@ class CpuBackend(Backend):
         return tile_to_cpu(target)
 
     def codegen(  # type: ignore[override]
-        self, module: ir.Module, entry: str, target: CpuTarget, options: CpuOptions
+        self, module: ir.Module, entry: str, target: CpuTarget, options: CodegenOptions
     ) -> CpuBinary:
         text = str(module)
         function, engine = native.jit(module, entry, options.opt_level)
