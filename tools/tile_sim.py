@@ -7,20 +7,23 @@
 Prints the report (cycles, pipe busy time, utilization, traffic per path) on
 stdout. Races, deadlocks and flag misuse are printed as
 `file:line:col: error: ...` on stderr and make the exit code 1, as does any
-bad input; a Python traceback reaching the user is a bug.
+bad input or going over a budget (--max-steps, --max-cycles, --max-memory,
+--max-blocks); a Python traceback reaching the user is a bug.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from tilec.diagnostics import print_all
-from tilec.sim import SimError, SimResult, load_program, simulate
+from tilec.sim import Budget, SimError, SimResult, load_program, simulate
 from tilec.sim.dtypes import ELEMENT_TYPES
 from tilec.sim.interpreter import Argument, Program
 from tilec.sim.profile import get_profile
@@ -31,11 +34,46 @@ argument values (--arg [NAME=]VALUE, in order or by name):
   random[:SHAPExTYPE]   normal floats / small integers (seeded by --seed)
   zeros[:SHAPExTYPE]    ones[:SHAPExTYPE]    arange[:SHAPExTYPE]
   FILE.npy              an array saved by numpy
-  NUMBER                a scalar argument (index, integer or float)
+  NUMBER                a scalar argument (index, integer or float); with a '.'
+                        or an exponent it is read as a 64-bit float
   SHAPE is like 64x128 and TYPE an element type (f16, bf16, f32, i8, i32, ...);
   both default to the argument's memref type when it is static. GM arguments
-  of static shape that are not given start as zeros.
+  of static shape that are not given start as zeros. An index or integer
+  argument must be a whole number in the range of its type (1e3 is 1000).
 """
+
+_SIZE = re.compile(r"^(\d+)([KMG]?)$", re.IGNORECASE)
+
+
+def _count(minimum: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least `minimum`."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid integer '{text}'") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+        return value
+
+    return parse
+
+
+def _size(text: str) -> int:
+    """An argparse type: a number of bytes, with an optional K/M/G (KiB/MiB/GiB) suffix."""
+    match = _SIZE.match(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"invalid size '{text}' (expected like 8G or 512M)")
+    return _count(1)(match.group(1)) * 1024 ** " KMG".index(match.group(2).upper() or " ")
+
+
+_BUDGETS = (
+    ("max_steps", _count(1), "interpreted steps, all cores together"),
+    ("max_cycles", _count(1), "simulated cycles"),
+    ("max_memory", _size, "bytes of GM arguments and on-chip memories; K, M, G suffixes"),
+    ("max_blocks", _count(1), "blocks (--block-dim)"),
+)
+"""The budget options: going over one is an error that names it."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,7 +95,12 @@ def _parser() -> argparse.ArgumentParser:
                         help="print every GM argument after the run")
     parser.add_argument("--save-outputs", metavar="DIR",
                         help="save every GM argument as DIR/NAME.npy")
-    parser.add_argument("--seed", type=int, default=0, help="seed of random inputs (default 0)")
+    parser.add_argument("--seed", type=_count(0), default=0,
+                        help="seed of random inputs (default 0)")
+    for name, kind, what in _BUDGETS:
+        default = getattr(Budget, name)
+        parser.add_argument("--" + name.replace("_", "-"), type=kind, default=default,
+                            metavar="N", help=f"budget: the most {what} (default {default})")
     return parser
 
 
@@ -81,12 +124,15 @@ def _shape_and_type(spec: str | None, argument: Argument) -> tuple[tuple[int, ..
     return tuple(int(d) for d in dims), last
 
 
-def _generated(kind: str, spec: str | None, argument: Argument,
-               rng: np.random.Generator) -> np.ndarray:
+def _generated(kind: str, spec: str | None, argument: Argument, rng: np.random.Generator,
+               budget: Budget, where: str) -> np.ndarray:
     shape, type_name = _shape_and_type(spec, argument)
     element = ELEMENT_TYPES.get(type_name)
     if element is None:
         raise UsageError(f"unknown element type '{type_name}' for argument %{argument.name}")
+    # Refused before numpy tries: 10^11 elements would be an OOM, 10^20 a numpy error.
+    budget.charge_memory(math.prod(shape) * element.itemsize, f"argument %{argument.name}",
+                         where)
     if kind == "zeros":
         values = np.zeros(shape)
     elif kind == "ones":
@@ -102,22 +148,36 @@ def _generated(kind: str, spec: str | None, argument: Argument,
     return element.store(values)
 
 
-def _value(text: str, argument: Argument, rng: np.random.Generator) -> object:
+def _number(text: str, argument: Argument) -> int | float:
+    """The number `text` as written (simulate checks that it suits the argument's type)."""
+    if not re.search(r"[.eE]", text):
+        return int(text)
+    value = float(text)
+    if math.isinf(value):
+        raise UsageError(f"argument %{argument.name} ({argument.type}): {text} is out of the "
+                         f"range of a 64-bit float")
+    return value
+
+
+def _value(text: str, argument: Argument, rng: np.random.Generator, budget: Budget,
+           where: str) -> object:
     generated = _GENERATED.match(text)
     if generated and argument.is_memref:
-        return _generated(generated.group(1), generated.group(2), argument, rng)
+        return _generated(generated.group(1), generated.group(2), argument, rng, budget, where)
     if _NUMBER.match(text) and not argument.is_memref:
-        return float(text) if re.search(r"[.eE]", text) else int(text)
+        return _number(text, argument)
     if text.endswith(".npy") and argument.is_memref:
         try:
-            return np.load(text, allow_pickle=False)
-        except (OSError, ValueError) as exc:
+            # Mapped, not read: simulate checks the size against the memory budget first.
+            return np.load(text, mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError, EOFError) as exc:
             raise UsageError(f"cannot load {text} for argument %{argument.name}: {exc}") from None
     kind = "an array (random/zeros/ones/arange/FILE.npy)" if argument.is_memref else "a number"
     raise UsageError(f"argument %{argument.name} ({argument.type}) needs {kind}, not '{text}'")
 
 
-def _inputs(program: Program, specs: list[str], seed: int) -> dict[str, object]:
+def _inputs(program: Program, specs: list[str], seed: int,
+            budget: Budget) -> dict[str, object]:
     rng = np.random.default_rng(seed)
     arguments = {a.name: a for a in program.arguments}
     given: dict[str, str] = {}
@@ -142,7 +202,7 @@ def _inputs(program: Program, specs: list[str], seed: int) -> dict[str, object]:
             if not (argument.is_memref and argument.type.has_static_shape):
                 raise UsageError(f"missing --arg for %{argument.name} ({argument.type})")
             text = "zeros"
-        values[argument.name] = _value(text, argument, rng)
+        values[argument.name] = _value(text, argument, rng, budget, program.site.location)
     return values
 
 
@@ -165,9 +225,10 @@ def run(argv: list[str]) -> int:
                                    source_name="<stdin>")
         else:
             program = load_program(Path(options.input), kernel=options.kernel, profile=profile)
-        inputs = _inputs(program, options.arg, options.seed)
+        limits = {name: getattr(options, name) for name, _, _ in _BUDGETS}
+        inputs = _inputs(program, options.arg, options.seed, Budget(**limits))
         result = simulate(program, inputs, profile=profile, block_dim=options.block_dim,
-                          trace=options.trace)
+                          trace=options.trace, **limits)
     except SimError as exc:
         print_all(exc.diagnostics)
         return 1

@@ -7,14 +7,18 @@ array: f16/f32/int arrays are used as they are; bf16 and fp8 arguments take
 float arrays (rounded to nearest even) or their raw bits (uint16/uint8).
 Outputs are every GM argument after the run, bf16/fp8 decoded to float32.
 
+A scalar argument takes a number: an `index` or integer parameter a whole
+number in its type's range (2.0 is 2; 2.5 or 2**40 for an i32 is an error),
+a float parameter any real number, rounded to its type (±inf beyond its range).
+
 Races, deadlocks and flag misuse are reported in the result (`result.ok`
 says whether there were any); problems that stop the simulation raise
-`SimError` with MLIR-style diagnostics.
+`SimError` with MLIR-style diagnostics. So does going over a budget
+(`max_steps`, `max_cycles`, `max_memory`, `max_blocks`: see `tilec.sim.budget`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -31,6 +35,7 @@ from tilec.sim import (  # noqa: F401  (they register the semantics of their ops
     scalar_ops,
 )
 from tilec.sim.blas import single_threaded
+from tilec.sim.budget import Budget, positive_int
 from tilec.sim.deadlock import deadlocks as find_deadlocks
 from tilec.sim.diagnostics import SimError, fail
 from tilec.sim.instruction import PIPE_NAMES, PIPES_OF_CORE
@@ -42,69 +47,10 @@ from tilec.sim.interpreter import (
 )
 from tilec.sim.memory import Arena, Buffer
 from tilec.sim.profile import Profile, get_profile
-from tilec.sim.report import format_report
-from tilec.sim.scalar_ops import value_cast
+from tilec.sim.result import PathTraffic, SimResult
+from tilec.sim.scalar_ops import scalar_value
 from tilec.sim.scheduler import Machine
 from tilec.sim.trace import write_trace
-
-
-@dataclasses.dataclass(frozen=True)
-class PathTraffic:
-    bytes: int
-    bytes_per_cycle: float
-    gb_per_s: float
-
-
-@dataclasses.dataclass
-class SimResult:
-    """Outputs and measurements of one simulated launch."""
-
-    kernel: str
-    core_kind: str
-    profile: Profile
-    block_dim: int
-    core_count: int
-    outputs: dict[str, np.ndarray]
-    """Every GM argument after the run, by argument name."""
-    cycles: int
-    pipe_busy: dict[str, int]
-    """Busy cycles per pipe, summed over all cores."""
-    pipe_utilization: dict[str, float]
-    """Busy cycles / (cycles x number of cores that have the pipe), for the
-    pipes that the launch's cores have."""
-    cube_utilization: float
-    vector_utilization: float
-    macs: int
-    bandwidth: dict[str, PathTraffic]
-    core_cycles: dict[str, int]
-    """Cycle at which each core finished (unfinished cores are absent)."""
-    memory_peak: dict[str, int]
-    """Most bytes of each on-chip memory in use at once on any one core."""
-    races: list[Diagnostic]
-    deadlocks: list[Diagnostic]
-    errors: list[Diagnostic]
-
-    @property
-    def microseconds(self) -> float:
-        return self.cycles / (self.profile.clock_ghz * 1e3)
-
-    @property
-    def tflops(self) -> float:
-        return 2 * self.macs / (self.microseconds * 1e6) if self.cycles else 0.0
-
-    @property
-    def ok(self) -> bool:
-        return not (self.races or self.deadlocks or self.errors)
-
-    @property
-    def diagnostics(self) -> list[Diagnostic]:
-        return [*self.errors, *self.races, *self.deadlocks]
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        return self.outputs[name]
-
-    def report(self) -> str:
-        return format_report(self)
 
 
 def _parse(module: str | os.PathLike | ir.Module, context: ir.Context,
@@ -154,7 +100,7 @@ def load_program(module: str | os.PathLike | ir.Module, *, kernel: str | None = 
         return program
 
 
-def _gm_argument(arg: Argument, value: object, where: str) -> Buffer:
+def _gm_argument(arg: Argument, value: object, where: str, budget: Budget) -> Buffer:
     element = arg.element
     if element is None:
         raise fail(where, f"argument %{arg.name}: the simulator cannot store "
@@ -163,6 +109,11 @@ def _gm_argument(arg: Argument, value: object, where: str) -> Buffer:
         array = np.asarray(value)
     except (TypeError, ValueError) as exc:
         raise fail(where, f"argument %{arg.name}: not an array ({exc})") from None
+    # Before the shape: None or a string is not "an array of shape ()".
+    if array.dtype.kind not in "biuf":
+        given = f"an array of {array.dtype}" if array.ndim else repr(value)
+        raise fail(where, f"argument %{arg.name} ({arg.type}) needs an array of numbers, "
+                          f"not {given}")
     shape = list(arg.type.shape)
     if array.ndim != len(shape):
         raise fail(where, f"argument %{arg.name} ({arg.type}) needs a {len(shape)}-D array, "
@@ -171,27 +122,28 @@ def _gm_argument(arg: Argument, value: object, where: str) -> Buffer:
         if want != ir.ShapedType.get_dynamic_size() and want != have:
             raise fail(where, f"argument %{arg.name} ({arg.type}): dimension {dim} is {have}, "
                               f"not {want}")
+    budget.charge_memory(array.size * element.itemsize, f"argument %{arg.name}", where)
     if array.dtype == element.storage:
         raw = np.array(array, order="C", copy=True)
-    elif array.dtype.kind not in "biuf":
-        raise fail(where, f"argument %{arg.name}: cannot convert {array.dtype} to "
-                          f"{element.name}")
     else:
         raw = np.ascontiguousarray(element.store(array))
     arena = Arena("gm", raw.reshape(-1).view(np.uint8), f"argument %{arg.name}")
     return Buffer(raw, arena, element)
 
 
-def _bind(program: Program, inputs: Sequence | Mapping) -> list:
+def _bind(program: Program, inputs: Sequence | Mapping, budget: Budget) -> list:
     where = program.site.location
     arguments = program.arguments
     if isinstance(inputs, Mapping):
         unknown = set(inputs) - {a.name for a in arguments}
         if unknown:
-            raise fail(where, f"no kernel argument named {', '.join(sorted(unknown))} "
+            raise fail(where, f"no kernel argument named {', '.join(sorted(map(str, unknown)))} "
                               f"(arguments: {', '.join(a.name for a in arguments)})")
         missing = [a.name for a in arguments if a.name not in inputs]
         values = [inputs.get(a.name) for a in arguments]
+    elif not isinstance(inputs, Sequence) or isinstance(inputs, str | bytes):
+        raise fail(where, f"the inputs must be a mapping from argument names to values or a "
+                          f"sequence of values, not {type(inputs).__name__}")
     else:
         values = list(inputs)
         missing = [a.name for a in arguments[len(values):]]
@@ -202,41 +154,54 @@ def _bind(program: Program, inputs: Sequence | Mapping) -> list:
     bound = []
     for arg, value in zip(arguments, values, strict=True):
         if arg.is_memref:
-            bound.append(_gm_argument(arg, value, where))
+            bound.append(_gm_argument(arg, value, where, budget))
             continue
         try:
-            bound.append(value_cast(arg.type)(value))
-        except (TypeError, ValueError) as exc:
-            raise fail(where, f"argument %{arg.name} ({arg.type}): {exc}") from None
+            bound.append(scalar_value(arg.type, value))
+        except ValueError as exc:
+            raise fail(where, f"argument %{arg.name} ({arg.type}) {exc}") from None
     return bound
 
 
 def simulate(module: str | os.PathLike | ir.Module | Program,
              inputs: Sequence | Mapping, *, kernel: str | None = None,
              profile: str | Profile = "910b", block_dim: int = 1,
-             trace: str | os.PathLike | None = None, source_name: str = "<string>") -> SimResult:
+             trace: str | os.PathLike | None = None, source_name: str = "<string>",
+             max_steps: int = Budget.max_steps, max_cycles: int = Budget.max_cycles,
+             max_memory: int = Budget.max_memory,
+             max_blocks: int = Budget.max_blocks) -> SimResult:
     """Runs the kernel on every core of a `block_dim` grid and reports what happened.
 
-    MLIR text is named `source_name` in locations."""
+    MLIR text is named `source_name` in locations. `max_*` are the budgets
+    (`tilec.sim.budget.Budget`): going over one raises `SimError`."""
+    budget = Budget(max_steps=max_steps, max_cycles=max_cycles, max_memory=max_memory,
+                    max_blocks=max_blocks)
     profile = get_profile(profile)
     program = module if isinstance(module, Program) else load_program(
         module, kernel=kernel, profile=profile, source_name=source_name)
     if program.profile != profile:
         raise fail(program.site.location, f"the kernel was compiled for the "
                                           f"{program.profile.name} profile, not {profile.name}")
-    if block_dim < 1:
-        raise fail(program.site.location, f"block_dim must be at least 1, not {block_dim}")
-    program.arg_values = _bind(program, inputs)
-    machine = Machine(program, profile, block_dim, timeline=trace is not None)
+    block_dim = positive_int("block_dim", block_dim, program.site.location)
+    if block_dim > budget.max_blocks:
+        raise budget.exceeded("max_blocks", program.site.location,
+                              f"block_dim {block_dim} is over the block budget of "
+                              f"{budget.max_blocks} blocks")
+    program.arg_values = _bind(program, inputs, budget)
+    machine = Machine(program, profile, block_dim, budget, timeline=trace is not None)
     with np.errstate(all="ignore"), single_threaded():
         machine.run()
     deadlocks = find_deadlocks(machine)
     result = _result(program, profile, machine, deadlocks)
     if trace is not None:
-        write_trace(trace, machine.timeline, [(c.name, c.kind) for c in machine.cores],
-                    profile.clock_ghz,
-                    {"kernel": program.name, "profile": profile.name, "block_dim": block_dim,
-                     "cycles": result.cycles})
+        try:
+            write_trace(trace, machine.timeline, [(c.name, c.kind) for c in machine.cores],
+                        profile.clock_ghz,
+                        {"kernel": program.name, "profile": profile.name,
+                         "block_dim": block_dim, "cycles": result.cycles})
+        except OSError as exc:
+            raise SimError(Diagnostic("error", f"cannot write the trace {trace}: "
+                                               f"{exc.strerror or exc}")) from None
     return result
 
 
@@ -272,7 +237,8 @@ def _result(program: Program, profile: Profile, machine: Machine,
     return SimResult(
         kernel=program.name, core_kind=program.core_kind, profile=profile,
         block_dim=machine.block_dim, core_count=len(machine.cores), outputs=outputs,
-        cycles=cycles, pipe_busy=busy, pipe_utilization=utilization,
+        cycles=cycles, steps=machine.budget.steps_used, pipe_busy=busy,
+        pipe_utilization=utilization,
         cube_utilization=utilization.get("M", 0.0), vector_utilization=utilization.get("V", 0.0),
         macs=machine.macs, bandwidth=bandwidth,
         core_cycles={c.name: c.finished_at for c in cores if c.finished_at is not None},

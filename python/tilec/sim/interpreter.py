@@ -70,6 +70,11 @@ class Compiler:
         self.slots: dict[ir.Value, int] = {}
         self.template: list = []
         self.code: list[Step | None] = []
+        self.locations: list[str] = []
+        """`file:line:col` of the op each step of `code` comes from (for messages
+        about where a core was)."""
+        self.op_location = location(func)
+        """The location of the op being compiled."""
         self.flags_set: set[tuple[int, int, int]] = set()
         """(src, dst, event) of every set_flag in the kernel."""
         self.cross_sets: set[tuple[str | None, int, int]] = set()
@@ -104,6 +109,7 @@ class Compiler:
 
     def emit(self, step: Step) -> int:
         self.code.append(step)
+        self.locations.append(self.op_location)
         return len(self.code) - 1
 
     def reserve(self) -> int:
@@ -128,7 +134,9 @@ class Compiler:
         compile_fn = COMPILERS.get(name)
         if compile_fn is None:
             raise fail(location(op), f"the simulator does not support '{name}'")
+        outer, self.op_location = self.op_location, location(op)
         compile_fn(self, op)
+        self.op_location = outer
 
     def emit_compute(self, fn: Callable, out: int, ins: Sequence[int]) -> None:
         """A straight-line step `env[out] = fn(*env[ins])`."""
@@ -331,6 +339,7 @@ class Program:
         self.arg_slots = compiler.slots_of(list(body.arguments))
         compiler.compile_block(body, None)
         self.code: list[Step] = compiler.code  # type: ignore[assignment]
+        self.locations = compiler.locations
         self.template = compiler.template
         self.flags_set = compiler.flags_set
         self.cross_sets = compiler.cross_sets

@@ -28,6 +28,8 @@ def arena_of(core, space: str, where: str) -> Arena:
             raise fail(where, f"{core.name} has no {space} memory "
                               f"(the {core.kind.upper()} owns {', '.join(_SPACES_OF[core.kind])})")
         profile = core.machine.profile
+        core.machine.budget.charge_memory(profile.capacity[space],
+                                          f"the {space} of {core.name}", where)
         data = np.zeros(profile.capacity[space], dtype=np.uint8)
         arena = Arena(space, data, core.name, usable=profile.usable_bytes(space),
                       alignment=profile.alignment[space])

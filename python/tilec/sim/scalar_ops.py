@@ -9,6 +9,7 @@ as on the hardware; bf16/fp8 values are float32 scalars rounded to the type).
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 
 import numpy as np
@@ -65,8 +66,39 @@ def is_float(t: ir.Type) -> bool:
     return isinstance(t, ir.FloatType)
 
 
-def value_cast(t: ir.Type) -> Callable[[object], object]:
-    return float_cast(t) if is_float(t) else int_cast(t)
+def int_range(t: ir.Type) -> tuple[int, int]:
+    """The least and greatest value a parameter of integer type `t` takes
+    (signless types are signed, as the simulator holds them; i1 is 0 or 1)."""
+    if isinstance(t, ir.IndexType):
+        return -(1 << 63), (1 << 63) - 1
+    integer = ir.IntegerType(t)
+    width = integer.width
+    if width == 1 or integer.is_unsigned:
+        return 0, (1 << width) - 1
+    return -(1 << (width - 1)), (1 << (width - 1)) - 1
+
+
+def scalar_value(t: ir.Type, value: object) -> object:
+    """A Python or numpy number given for a parameter of type `t` (`index`,
+    integer or float), as the simulator holds it. ValueError when it is not a
+    number or, for an integer type, not a whole number in the type's range:
+    the kernel must not silently see 2 for 2.5, or 2^32 wrapped to 0."""
+    if not isinstance(value, numbers.Real | np.bool_):  # numpy's bool is no `numbers` type
+        raise ValueError(f"needs a number, not {value!r}")
+    if is_float(t):
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond any float
+            raise ValueError(f"needs a number that fits a 64-bit float, not {value}") from None
+        with np.errstate(over="ignore"):  # rounds to ±inf, as IEEE arithmetic does
+            return float_cast(t)(number)
+    if not (isinstance(value, numbers.Integral) or float(value).is_integer()):
+        raise ValueError(f"needs an integer, not {value}")
+    number = int(value)
+    lo, hi = int_range(t)
+    if not lo <= number <= hi:
+        raise ValueError(f"needs an integer in [{lo}, {hi}], not {number}")
+    return int_cast(t)(number)
 
 
 # -- constants -------------------------------------------------------------------

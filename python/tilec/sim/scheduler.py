@@ -25,6 +25,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tilec.diagnostics import Diagnostic
+from tilec.sim.budget import Budget
 from tilec.sim.diagnostics import error, fail, note
 from tilec.sim.gm_transfer import GmTransferModel
 from tilec.sim.instruction import (
@@ -123,10 +124,12 @@ class Core:
 class Machine:
     """All cores of one kernel launch and the events between them."""
 
-    def __init__(self, program, profile: Profile, block_dim: int, *, timeline: bool):
+    def __init__(self, program, profile: Profile, block_dim: int, budget: Budget, *,
+                 timeline: bool):
         self.program = program
         self.profile = profile
         self.block_dim = block_dim
+        self.budget = budget
         self.now = 0
         self.heap: list = []
         self.sequence = itertools.count()
@@ -192,8 +195,13 @@ class Machine:
         for _ in range(min(self.slots, len(self.blocks))):
             self._start_block(self._take_block(), 0)
         heap = self.heap
+        max_cycles = self.budget.max_cycles
         while heap:
             time, _, fn, args = heapq.heappop(heap)
+            if time > max_cycles:
+                raise self.budget.exceeded(
+                    "max_cycles", self.program.site.location,
+                    f"the simulated time passed the cycle budget of {max_cycles} cycles")
             self.now = time
             fn(*args)
 
@@ -221,8 +229,18 @@ class Machine:
                                   stall.site, "stall"))
         code = self.program.code
         pc = core.pc
-        while pc >= 0:
+        budget = self.budget
+        # The step budget bounds the loop: `range` counts the steps at no cost per step.
+        for steps in range(1, budget.max_steps - budget.steps_used + 1):  # noqa: B007 (read below)
             pc = code[pc](core)
+            if pc < 0:
+                break
+        else:
+            raise budget.exceeded(
+                "max_steps", self.program.locations[pc],
+                f"the simulation used up its budget of {budget.max_steps} interpreted steps "
+                f"({core.name} is at this op)")
+        budget.steps_used += steps
         if core.done:
             self._check_finished(core)
 

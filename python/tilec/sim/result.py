@@ -1,0 +1,110 @@
+"""The outcome of a simulation: `SimResult`, and its text report (what `tile-sim` prints)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from tilec.diagnostics import Diagnostic
+from tilec.sim.profile import Profile
+
+
+@dataclasses.dataclass(frozen=True)
+class PathTraffic:
+    bytes: int
+    bytes_per_cycle: float
+    gb_per_s: float
+
+
+@dataclasses.dataclass
+class SimResult:
+    """Outputs and measurements of one simulated launch."""
+
+    kernel: str
+    core_kind: str
+    profile: Profile
+    block_dim: int
+    core_count: int
+    outputs: dict[str, np.ndarray]
+    """Every GM argument after the run, by argument name."""
+    cycles: int
+    steps: int
+    """Interpreted steps, all cores together: what the `max_steps` budget bounds."""
+    pipe_busy: dict[str, int]
+    """Busy cycles per pipe, summed over all cores."""
+    pipe_utilization: dict[str, float]
+    """Busy cycles / (cycles x number of cores that have the pipe), for the
+    pipes that the launch's cores have."""
+    cube_utilization: float
+    vector_utilization: float
+    macs: int
+    bandwidth: dict[str, PathTraffic]
+    core_cycles: dict[str, int]
+    """Cycle at which each core finished (unfinished cores are absent)."""
+    memory_peak: dict[str, int]
+    """Most bytes of each on-chip memory in use at once on any one core."""
+    races: list[Diagnostic]
+    deadlocks: list[Diagnostic]
+    errors: list[Diagnostic]
+
+    @property
+    def microseconds(self) -> float:
+        return self.cycles / (self.profile.clock_ghz * 1e3)
+
+    @property
+    def tflops(self) -> float:
+        return 2 * self.macs / (self.microseconds * 1e6) if self.cycles else 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not (self.races or self.deadlocks or self.errors)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [*self.errors, *self.races, *self.deadlocks]
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.outputs[name]
+
+    def report(self) -> str:
+        return format_report(self)
+
+
+def _bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1024
+    raise AssertionError("unreachable")
+
+
+def format_report(result: SimResult) -> str:
+    profile = result.profile
+    lines = [
+        f"kernel @{result.kernel} ({result.core_kind}) on {profile.name} ({profile.arch}), "
+        f"block_dim {result.block_dim}: {result.core_count} cores",
+        f"cycles: {result.cycles} ({result.microseconds:.3f} us at {profile.clock_ghz} GHz)",
+        f"interpreted steps: {result.steps}",
+        "pipe busy (cycles summed over cores, % of cycles x cores that have the pipe):",
+    ]
+    for pipe, share in result.pipe_utilization.items():
+        lines.append(f"  {pipe:<5}{result.pipe_busy[pipe]:>14} {100 * share:6.2f}%")
+    lines.append(f"cube utilization: {100 * result.cube_utilization:.2f}%")
+    lines.append(f"vector utilization: {100 * result.vector_utilization:.2f}%")
+    if result.macs:
+        lines.append(f"cube MACs: {result.macs} ({result.tflops:.2f} TFLOPS achieved)")
+    if result.bandwidth:
+        lines.append("traffic per path (bytes, bytes/cycle, GB/s):")
+        for path, traffic in sorted(result.bandwidth.items()):
+            lines.append(f"  {path:<9}{_bytes(traffic.bytes):>12} {traffic.bytes_per_cycle:10.2f}"
+                         f" {traffic.gb_per_s:10.2f}")
+    if result.memory_peak:
+        usage = ", ".join(f"{space} {_bytes(peak)} of {_bytes(profile.usable_bytes(space))}"
+                          for space, peak in result.memory_peak.items())
+        lines.append(f"on-chip memory (peak per core): {usage}")
+    lines.append(f"races: {len(result.races)}")
+    lines.append(f"deadlocks: {len(result.deadlocks)}")
+    if result.errors:
+        lines.append(f"other errors: {len(result.errors)}")
+    return "\n".join(lines)
