@@ -26,7 +26,7 @@ from tilec.diagnostics import print_all
 from tilec.sim import Budget, SimError, SimResult, load_program, simulate
 from tilec.sim.dtypes import ELEMENT_TYPES
 from tilec.sim.interpreter import Argument, Program
-from tilec.sim.profile import get_profile
+from tilec.targets.ascend_profiles import get_profile
 from tilec.tools.guard import UsageError, run_guarded
 
 USAGE_EPILOG = """\

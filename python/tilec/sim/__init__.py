@@ -10,8 +10,8 @@ deadlocks), within a `Budget` of steps, cycles, memory and blocks.
 from tilec.sim.api import load_program, simulate
 from tilec.sim.budget import Budget
 from tilec.sim.diagnostics import SimError
-from tilec.sim.profile import PROFILES, Profile, get_profile
 from tilec.sim.result import PathTraffic, SimResult
+from tilec.targets.ascend_profiles import PROFILES, Profile, get_profile
 
 __all__ = [
     "PROFILES",

@@ -46,11 +46,11 @@ from tilec.sim.interpreter import (
     source_argument_names,
 )
 from tilec.sim.memory import Arena, Buffer
-from tilec.sim.profile import Profile, get_profile
 from tilec.sim.result import PathTraffic, SimResult
 from tilec.sim.scalar_ops import scalar_value
 from tilec.sim.scheduler import Machine
 from tilec.sim.trace import write_trace
+from tilec.targets.ascend_profiles import Profile, get_profile
 
 
 def _parse(module: str | os.PathLike | ir.Module, context: ir.Context,

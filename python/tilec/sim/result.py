@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 
 from tilec.diagnostics import Diagnostic
-from tilec.sim.profile import Profile
+from tilec.targets.ascend_profiles import Profile
 
 
 @dataclasses.dataclass(frozen=True)

@@ -39,8 +39,8 @@ from tilec.sim.instruction import (
     S,
 )
 from tilec.sim.memory import Arena, Region
-from tilec.sim.profile import Profile
 from tilec.sim.races import RaceDetector, Site
+from tilec.targets.ascend_profiles import Profile
 
 N_PIPES = len(PIPE_NAMES)
 _ANY = None

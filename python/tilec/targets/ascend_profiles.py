@@ -1,4 +1,6 @@
-"""Architecture profiles: every rate and size the simulator uses, as data.
+"""Ascend architecture profiles: every rate and size of the NPU, as data.
+
+The ascend target description and the simulator both read them.
 
 Public sources disagree on many of these figures (see /work/shared/ASCEND.md),
 so none of them is a constant in the simulator's code: a profile is a frozen
