@@ -17,6 +17,10 @@ $(VENV)/.installed: requirements.txt
 $(BUILD)/build.ninja: $(VENV)/.installed CMakeLists.txt dialects/CMakeLists.txt
 	cmake -S . -B $(BUILD) -G Ninja -DPython3_EXECUTABLE=$(abspath $(BIN)/python)
 
+# CMake builds into $(BUILD) and copies the library and the generated builders
+# into python/tilec; the editable install then only points the venv at the
+# source folders and installs the tools (pyproject.toml skips CMake for
+# editable installs), so the C++ is built once, incrementally.
 build: $(BUILD)/build.ninja
 	cmake --build $(BUILD)
 	$(BIN)/pip install -q --disable-pip-version-check --no-build-isolation --no-deps -e .
