@@ -2,6 +2,7 @@
 
 from tilec.passes import (  # noqa: F401
     canonicalize_ops,
+    guard_global_accesses,
     pipelines_builtin,
     verify_kernels,
 )

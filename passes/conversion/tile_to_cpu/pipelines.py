@@ -36,6 +36,7 @@ def tile_to_cpu(target: CpuTarget) -> str:
     tile_passes = [
         f"tile-verify-kernels{{target={target.spec}}}",
         "tile-canonicalize-ops",
+        "tile-guard-global-accesses",
         *(f"convert-tile-to-cpu{{ops={ops}{variant}}}" for ops in OP_STAGES),
         "tile-cpu-expand-exp",
         "tile-cpu-erase-scopes",
