@@ -157,6 +157,14 @@ def constant(dtype: DType, value: float | int | bool) -> ir.Value:
         return arith.constant(dtype.mlir_type(), int(value))
 
 
+def constant_int(value: ir.Value) -> int | None:
+    """The integer `value` is when an `arith.constant` defines it, else None."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, ir.IntegerAttr):
+        return owner.value.value
+    return None
+
+
 def binary(op: str, lhs: ir.Value, rhs: ir.Value, *, is_float: bool) -> ir.Value:
     build = (_FLOAT_BINARY if is_float else _INT_BINARY)[op]
     with _trace().emitting():

@@ -33,6 +33,19 @@ class DType:
         """Integers and `index`: the types integer arithmetic and subscripts accept."""
         return self.kind in ("int", "index")
 
+    @property
+    def int_range(self) -> tuple[int, int]:
+        """The least and greatest value of an integer, index or bool type.
+
+        Signed, as the DSL's integer arithmetic is; `index` is 64-bit like
+        the sizes and attributes of the tile dialect.
+        """
+        assert not self.is_float, "float types have no integer range"
+        if self.kind == "bool":
+            return 0, 1
+        half = 2 ** (self.bits - 1)
+        return -half, half - 1
+
     def mlir_type(self) -> ir.Type:
         return _MLIR_TYPES[self.name]()
 

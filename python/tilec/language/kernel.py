@@ -4,20 +4,23 @@ A decorated function is traced when IR is asked for (`.build(context)` or
 `.ir()`): it runs once with proxy values for its parameters, and the DSL
 calls it makes build a `func.func` marked `tile.entry`. Tensor parameters
 become memrefs (symbolic dims as `?`), integer scalars `index`, float
-scalars their float type. Whatever goes wrong comes out as a DSLError at
-the user's line, never as a traceback from inside tilec.
+scalars their float type. A kernel returns nothing (a bare `return` ends
+the trace early, as in Python) and calls no other kernel. Whatever goes
+wrong comes out as a DSLError at the user's line, never as a traceback from
+inside tilec.
 """
 
 from __future__ import annotations
 
 import ast
 import inspect
-import numbers
 import sys
 import textwrap
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from types import FrameType
+from typing import NoReturn
 
 from mlir import ir
 from mlir.dialects import func
@@ -29,7 +32,7 @@ from . import builder, semantic
 from .builder import RegionKind, Trace
 from .dtypes import DType, index
 from .errors import DSLError, SourceLoc
-from .source import at, dsl_api, traceback_loc
+from .source import at, dsl_api, recursion_loc, traceback_loc
 from .values import Buffer, Dim, Scalar, SymbolicDim
 
 
@@ -62,8 +65,9 @@ def Tensor(shape: object, dtype: str | DType = "float32") -> TensorType:
     for axis, d in enumerate(dims):
         if isinstance(d, str):
             d = symbolic(d)
-        if isinstance(d, numbers.Integral) and not isinstance(d, bool):
-            d = int(d)
+        size = semantic.python_int(d, f"T.Tensor dim {axis}")
+        if size is not None:
+            d = size
         if isinstance(d, bool) or not isinstance(d, int | SymbolicDim):
             raise semantic.error(
                 f"T.Tensor: dim {axis} must be a Python int, a name or T.symbolic(name) but "
@@ -103,34 +107,62 @@ class Param:
         return ir.DictAttr.get(attrs)
 
 
-def _source_positions(fn: Callable[..., object]) -> tuple[SourceLoc, dict[str, SourceLoc]]:
-    """Where `def` and each parameter are, for locations and messages.
+@dataclass(frozen=True)
+class _Source:
+    """Where the parts of a kernel function are, for locations and messages."""
+
+    function: SourceLoc
+    params: dict[str, SourceLoc]
+    # `return <value>` statements: a kernel returns nothing (see PrimFunc._trace).
+    value_returns: tuple[SourceLoc, ...]
+
+
+def _value_returns(function: ast.FunctionDef) -> list[ast.Return]:
+    """The function's own `return <value>` statements, not those of functions nested in it."""
+    found, pending = [], list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue
+        # `return None` is a bare return spelled out.
+        value = node.value if isinstance(node, ast.Return) else None
+        if value is not None and not (isinstance(value, ast.Constant) and value.value is None):
+            found.append(node)
+        pending.extend(ast.iter_child_nodes(node))
+    return sorted(found, key=lambda node: (node.lineno, node.col_offset))
+
+
+def _read_source(fn: Callable[..., object]) -> _Source:
+    """Where `def`, each parameter and each `return <value>` of `fn` are.
 
     Falls back to the code object's first line when the source is unavailable.
     """
     code = fn.__code__  # type: ignore[attr-defined]
-    fallback = SourceLoc(code.co_filename, code.co_firstlineno, 1)
+    fallback = _Source(SourceLoc(code.co_filename, code.co_firstlineno, 1), {}, ())
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError):
-        return fallback, {}
+        return fallback
     source = textwrap.dedent("".join(lines))
     indent = len(lines[0]) - len(lines[0].lstrip())
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return fallback, {}
+        return fallback
+    # The name check skips an enclosing def when `fn` is a lambda on its line.
     node = next(
-        (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)), None
+        (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == fn.__name__),
+        None,
     )
     if node is None:
-        return fallback, {}
+        return fallback
 
     def loc(n: ast.AST) -> SourceLoc:
         return SourceLoc(code.co_filename, first + n.lineno - 1, n.col_offset + indent + 1)
 
     args = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
-    return loc(node), {a.arg: loc(a) for a in args}
+    returns = tuple(map(loc, _value_returns(node)))
+    return _Source(loc(node), {a.arg: loc(a) for a in args}, returns)
 
 
 def _read_params(
@@ -164,15 +196,57 @@ def _read_params(
     return tuple(params)
 
 
+# The kernels being traced in this context, outermost first: one that is
+# called or built again while it is traced would recurse without end.
+_tracing: ContextVar[tuple[PrimFunc, ...]] = ContextVar("tilec_language_kernels", default=())
+
+
+def _calls_itself(name: str) -> str:
+    return f"kernel '{name}' calls itself; kernels cannot be recursive"
+
+
+def _check_traceable(fn: object) -> None:
+    """`fn` must be a function whose body runs when called: the trace is that run."""
+    if not inspect.isfunction(fn):
+        raise semantic.error(f"T.prim_func needs a Python function but got {fn!r}")
+    if inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn):
+        raise semantic.error(
+            f"T.prim_func needs a plain function but '{fn.__name__}' is a generator or async "
+            "function, whose body does not run when it is called"
+        )
+
+
 class PrimFunc:
     """A kernel written in the DSL: `.name`, `.params`, `.build(context)`, `.ir()`."""
 
     def __init__(self, fn: Callable[..., object], namespace: dict[str, object]):
+        _check_traceable(fn)
         self.fn = fn
         self.name: str = fn.__name__
-        self.loc, positions = _source_positions(fn)
-        self.params = _read_params(fn, namespace, self.loc, positions)
+        source = _read_source(fn)
+        self.loc = source.function
+        self._value_returns = source.value_returns
+        self.params = _read_params(fn, namespace, self.loc, source.params)
         self._text: str | None = None
+
+    def __call__(self, *args: object, **kwargs: object) -> NoReturn:
+        """A kernel is not a Python function: it runs compiled, launched from the host.
+
+        Inside a kernel it cannot be called either: like TileLang's prim_funcs,
+        kernels do not call one another.
+        """
+        kernels = _tracing.get()
+        if self in kernels:
+            raise semantic.error(_calls_itself(self.name))
+        if kernels:
+            raise semantic.error(
+                f"kernel '{kernels[-1].name}' calls kernel '{self.name}'; a kernel cannot call "
+                "another, so write the shared code as a plain Python function and call that"
+            )
+        raise semantic.error(
+            f"kernel '{self.name}' cannot be called directly; compile it with "
+            f"tilec.compile({self.name}) and call the result"
+        )
 
     def build(self, context: ir.Context) -> ir.Module:
         """Traces the kernel into a new verified module in `context` (with tilec's dialects)."""
@@ -181,9 +255,27 @@ class PrimFunc:
         except DSLError as exc:
             raise exc.with_traceback(None) from None
         except Exception as exc:
+            raise self._unexpected(exc).with_traceback(None) from None
+
+    def _unexpected(self, exc: Exception) -> DSLError:
+        """A Python error the kernel's code ran into, at the user's line where it happened.
+
+        A runaway recursion is reported where it began, the line of the first
+        recursive call, rather than wherever Python's limit struck (often
+        inside MLIR's bindings).
+        """
+        recursion = recursion_loc(exc.__traceback__) if isinstance(exc, RecursionError) else None
+        if recursion is None:
             where = traceback_loc(exc.__traceback__) or self.loc
-            wrapped = DSLError(f"{type(exc).__name__}: {exc}", where)
-            raise wrapped.with_traceback(None) from None
+            return DSLError(f"{type(exc).__name__}: {exc}", where)
+        where, code = recursion
+        if code is self.fn.__code__:  # type: ignore[attr-defined]
+            return DSLError(_calls_itself(self.name), where)
+        return DSLError(
+            f"function '{code.co_qualname}' calls itself without end while the kernel is "
+            f"traced (past Python's recursion limit of {sys.getrecursionlimit()})",
+            where,
+        )
 
     def ir(self) -> str:
         """The tile IR text with locations, traced once in a context of its own."""
@@ -198,6 +290,22 @@ class PrimFunc:
         return f"<T.prim_func {self.name}({', '.join(p.name for p in self.params)})>"
 
     def _trace(self, context: ir.Context) -> ir.Module:
+        kernels = _tracing.get()
+        if self in kernels:
+            raise semantic.error(_calls_itself(self.name))
+        if self._value_returns:
+            raise DSLError(
+                "a kernel returns nothing: write its results into T.Tensor parameters",
+                self._value_returns[0],
+            )
+        token = _tracing.set((*kernels, self))
+        try:
+            return self._run(context)
+        finally:
+            _tracing.reset(token)
+
+    def _run(self, context: ir.Context) -> ir.Module:
+        """One tracing of the kernel function into a module in `context`."""
         with context, self.loc.mlir(context):
             module = ir.Module.create()
             types = [p.mlir_type() for p in self.params]
@@ -218,6 +326,7 @@ class PrimFunc:
                 result = self.fn(*args)
                 if trace.pending is not None:
                     raise trace.pending
+                # Without the source (exec'd code) only the value can tell.
                 if result is not None:
                     raise DSLError(
                         "a kernel returns nothing: write its results into T.Tensor parameters",

@@ -37,7 +37,7 @@ class Kernel:
             )
         if not 1 <= len(self.grid) <= 3:
             raise semantic.error(f"T.Kernel takes 1 to 3 grid sizes but got {len(self.grid)}")
-        threads = semantic.python_int(self.threads)
+        threads = semantic.python_int(self.threads, "T.Kernel threads")
         if threads is None or threads < 1:
             raise semantic.error(
                 f"T.Kernel: threads must be a positive Python int but got {self.threads!r}"

@@ -36,7 +36,7 @@ def _static_extents(extents: tuple[object, ...]) -> list[int]:
         raise semantic.error("T.Parallel needs at least one extent")
     sizes = []
     for axis, extent in enumerate(extents):
-        size = semantic.python_int(extent)
+        size = semantic.python_int(extent, f"T.Parallel extent {axis}")
         if size is None:
             raise semantic.error(
                 f"T.Parallel extents are the static shape of the tiles it covers, so extent "
@@ -98,7 +98,7 @@ class Pipelined:
     def __iter__(self) -> Iterator[object]:
         with at(self.loc):
             semantic.require_tile_context("T.Pipelined")
-            stages = semantic.python_int(self.num_stages)
+            stages = semantic.python_int(self.num_stages, "T.Pipelined num_stages")
             if stages is None or stages < 1:
                 raise semantic.error(
                     "T.Pipelined: num_stages must be a Python int of at least 1 but got "
@@ -127,7 +127,7 @@ class serial:
     def __iter__(self) -> Iterator[object]:
         with at(self.loc):
             semantic.require_kernel("T.serial")
-            step_size = semantic.python_int(self.step)
+            step_size = semantic.python_int(self.step, "T.serial step")
             if step_size is not None and step_size < 1:
                 raise semantic.error(f"T.serial: step must be positive but got {step_size}")
             lower = semantic.index_value(self.start, "the start of T.serial")

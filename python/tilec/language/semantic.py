@@ -136,11 +136,28 @@ def check_visible(home: OpenRegion, what: str) -> None:
         )
 
 
-def python_int(x: object) -> int | None:
-    """`x` as an int when it is a Python or numpy integer (not a bool, not symbolic)."""
+def python_int(x: object, what: str) -> int | None:
+    """`x` as an int when it is a Python or numpy integer (not a bool, not symbolic).
+
+    Such ints become sizes and attributes of the tile dialect, all 64-bit, so
+    one that `index` cannot hold is an error here rather than in MLIR.
+    """
     if isinstance(x, numbers.Integral) and not isinstance(x, bool):
-        return int(x)
+        return check_fits(int(x), index, what)
     return None
+
+
+def check_fits(value: int, dtype: DType, what: str) -> int:
+    """`value`, which `dtype` must be able to hold.
+
+    The one range check of the DSL: every Python int it turns into IR passes
+    here, through `literal` (constants, bounds, offsets, grid sizes) or
+    `python_int` (shapes, extents, attributes).
+    """
+    low, high = dtype.int_range
+    if not low <= value <= high:
+        raise error(f"{what}: {value} does not fit in {dtype} ({low} to {high})")
+    return value
 
 
 def _describe(x: object) -> str:
@@ -244,10 +261,8 @@ def literal(x: Number, dtype: DType, what: str) -> v.Scalar:
         )
     if dtype.kind == "bool" and x not in (0, 1):
         raise error(f"{what}: {x!r} is not a boolean")
-    if dtype.kind == "int":
-        low, high = -(2 ** (dtype.bits - 1)), 2 ** (dtype.bits - 1) - 1
-        if not low <= x <= high:
-            raise error(f"{what}: {x!r} does not fit in {dtype} ({low} to {high})")
+    if not dtype.is_float:
+        check_fits(int(x), dtype, what)
     result = scalar(builder.constant(dtype, x), dtype)
     if dtype == index:
         result.affine = v.Affine((), int(x))
@@ -334,6 +349,8 @@ def binary(op: str, lhs: object, rhs: object) -> v.Scalar | Number:
         )
     if op in ("//", "%") and dtype.is_float:
         raise error(f"'{op}' needs integer operands but got {dtype}; use T.floor(a / b) for floats")
+    if op in ("//", "%"):
+        check_divisor(b, what)
     if op == "%":
         # Python's floor modulo: a - (a // b) * b.
         quotient = builder.binary("//", a.value, b.value, is_float=False)
@@ -343,6 +360,20 @@ def binary(op: str, lhs: object, rhs: object) -> v.Scalar | Number:
     if dtype == index:
         result.affine = _combine_affine(op, x, y)
     return result
+
+
+def check_divisor(divisor: v.Scalar | Number, what: str) -> None:
+    """An integer division by a constant zero is a mistake the trace can see.
+
+    arith leaves it undefined, so it would compile to whatever the target
+    does; a divisor that is zero only at run time is the target's to handle.
+    """
+    if isinstance(divisor, v.Scalar):
+        zero = builder.constant_int(divisor.value) == 0
+    else:
+        zero = divisor == 0
+    if zero:
+        raise error(f"{what}: integer division by zero")
 
 
 def compare(op: str, lhs: object, rhs: object) -> v.Scalar:
@@ -437,10 +468,12 @@ def ceildiv(lhs: object, rhs: object) -> v.Scalar | int:
     if not isinstance(x, v.Scalar) and not isinstance(y, v.Scalar):
         if isinstance(x, float) or isinstance(y, float):
             raise error("T.ceildiv needs integer operands")
+        check_divisor(y, "T.ceildiv")
         return -(-x // y)
     a, b, dtype = unify(x, y, "T.ceildiv")
     if not dtype.is_integer:
         raise error(f"T.ceildiv needs integer operands but got {dtype}")
+    check_divisor(b, "T.ceildiv")
     return scalar(builder.binary("ceildiv", a.value, b.value, is_float=False), dtype)
 
 
@@ -567,7 +600,7 @@ def static_shape(shape: object, what: str) -> tuple[int, ...]:
         raise error(f"{what}: a tile needs at least one dim")
     sizes = []
     for axis, d in enumerate(dims):
-        size = python_int(d)
+        size = python_int(d, f"{what} dim {axis}")
         if size is None:
             raise error(
                 f"{what}: tile shapes are static, so dim {axis} must be a Python int but got "
@@ -692,22 +725,31 @@ def copy(src_arg: object, dst_arg: object) -> None:
     _release(dst_arg)
 
 
+def _dim_key(d: v.Dim) -> int | str:
+    """A dim as it compares: symbolic dims of one name have one size."""
+    return d if isinstance(d, int) else d.name
+
+
 def _whole_copy_sizes(src: v.Buffer, dst: v.Buffer) -> list[int]:
-    on_chip = [b for b in (dst, src) if b.scope != "global"]
-    if len(on_chip) == 2 and src.shape != dst.shape:
+    """The extent of a copy between whole buffers: their common shape.
+
+    As in TileLang, two whole buffers must have the same shape; copying only
+    a corner of one (or into a corner of it) is written with a region start.
+    A symbolic dim equals only a dim of its own name, because another size
+    would be a run-time coincidence.
+    """
+    if list(map(_dim_key, src.shape)) != list(map(_dim_key, dst.shape)):
         raise error(
             f"T.copy: '{src.name}' has shape {_format_shape(src.shape)} but '{dst.name}' has "
             f"{_format_shape(dst.shape)}; index one side (A[i, j]) to copy a region"
         )
-    for reference in (*on_chip, dst, src):
-        shape = reference.static_shape
-        if shape is not None:
-            rank = max(src.ndim, dst.ndim)
-            return [1] * (rank - len(shape)) + list(shape)
-    raise error(
-        f"T.copy between '{src.name}' and '{dst.name}': neither has a static shape to give the "
-        "extent of the copy; copy through a tile"
-    )
+    shape = src.static_shape
+    if shape is None:
+        raise error(
+            f"T.copy between '{src.name}' and '{dst.name}': neither has a static shape to give "
+            "the extent of the copy; copy through a tile"
+        )
+    return list(shape)
 
 
 def _offsets(side: v.Buffer | v.BufferRegion) -> list[ir.Value]:
@@ -811,7 +853,7 @@ def _on_chip(x: object, what: str, role: str) -> v.Buffer:
 
 
 def _axis(dim: object, rank: int, what: str) -> int:
-    axis = python_int(dim)
+    axis = python_int(dim, f"{what}: dim")
     if axis is None:
         raise error(f"{what}: dim must be a Python int but got {_describe(dim)}")
     if not -rank <= axis < rank:

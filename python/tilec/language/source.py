@@ -3,9 +3,9 @@
 The DSL stamps every op with the position of the user's statement that
 created it, and points every error there. Public DSL entry points are
 wrapped with `dsl_api`: the outermost one records the caller's position (the
-innermost frame outside this package) as the current *site*; calls nested
-inside it keep that site, so an operator used inside `T.exp` reports the
-user's line, not ours.
+innermost frame outside tilec and the MLIR bindings) as the current *site*;
+calls nested inside it keep that site, so an operator used inside `T.exp`
+reports the user's line, not ours.
 """
 
 from __future__ import annotations
@@ -15,15 +15,23 @@ import functools
 import linecache
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from types import CodeType, FrameType, TracebackType
 from typing import ParamSpec, TypeVar
 
+from mlir import ir
+
 from .errors import SourceLoc
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# tilec and the MLIR bindings it builds with: their frames are never the
+# user's, so neither a DSL call's site nor an unexpected error points there.
+_LIBRARY_DIRS = (
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,  # tilec/
+    os.path.dirname(os.path.abspath(ir.__file__)) + os.sep,  # mlir/
+)
 _site: ContextVar[SourceLoc | None] = ContextVar("tilec_language_site", default=None)
 
 P = ParamSpec("P")
@@ -32,8 +40,8 @@ R = TypeVar("R")
 
 @functools.lru_cache(maxsize=256)
 def is_internal(filename: str) -> bool:
-    """True for this package's own files, whose frames are never the user's."""
-    return os.path.abspath(filename).startswith(_PACKAGE_DIR)
+    """True for the files of tilec and of the MLIR bindings, whose frames are never the user's."""
+    return os.path.abspath(filename).startswith(_LIBRARY_DIRS)
 
 
 @functools.lru_cache(maxsize=256)
@@ -58,7 +66,7 @@ def frame_loc(frame: FrameType) -> SourceLoc:
 
 
 def caller_loc() -> SourceLoc:
-    """The innermost frame on the stack that is not in this package."""
+    """The innermost frame on the stack that is not in tilec or the MLIR bindings."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None and is_internal(frame.f_code.co_filename):
         frame = frame.f_back
@@ -75,6 +83,25 @@ def traceback_loc(tb: TracebackType | None) -> SourceLoc | None:
             found = _position(tb.tb_frame.f_code, tb.tb_lasti, tb.tb_lineno)
         tb = tb.tb_next
     return found
+
+
+def recursion_loc(tb: TracebackType | None) -> tuple[SourceLoc, CodeType] | None:
+    """Where a runaway recursion in the user's code began, and the function that recursed.
+
+    That is the outermost user frame whose function is called again deeper
+    in the traceback: it is at the line that makes the recursive call.
+    """
+    frames: list[TracebackType] = []
+    while tb is not None:
+        if not is_internal(tb.tb_frame.f_code.co_filename):
+            frames.append(tb)
+        tb = tb.tb_next
+    calls = Counter(frame.tb_frame.f_code for frame in frames)
+    for frame in frames:
+        code = frame.tb_frame.f_code
+        if calls[code] > 1:
+            return _position(code, frame.tb_lasti, frame.tb_lineno), code
+    return None
 
 
 def site() -> SourceLoc:

@@ -55,7 +55,8 @@ def alloc(shape: object, dtype: str | DType, scope: str) -> Buffer:
 def copy(src: object, dst: object) -> None:
     """Copies `src` to `dst`; either side may be a region `A[i, j]` starting at an offset.
 
-    The extent is the shape of the side given as a whole buffer. Reads past
+    The extent is the shape of the side given as a whole buffer; two whole
+    buffers must have the same shape (as in TileLang). Reads past
     the end of a tensor give zero and writes past its end are dropped, so
     edge tiles need no special code; element types are converted.
     """

@@ -5,6 +5,9 @@ The offending line of each kernel carries a `# tag` comment that the test
 looks up.
 """
 
+import sys
+from collections.abc import Callable
+
 import pytest
 from dsl_helpers import expect_error, tagged_col, tagged_line
 
@@ -16,6 +19,13 @@ F = __file__
 
 def kernel_error(kernel: T.PrimFunc, tag: str, *fragments: str) -> DSLError:
     return expect_error(kernel.ir, F, tag, *fragments)
+
+
+def exact_error(action: Callable[[], object], tag: str, message: str) -> DSLError:
+    """The DSLError of `action` at the line tagged `tag`, whose message is exactly `message`."""
+    err = expect_error(action, F, tag)
+    assert err.message == message
+    return err
 
 
 # -- where things may appear ----------------------------------------------------
@@ -148,10 +158,26 @@ def test_return_out_of_a_traced_loop():
 
 def test_kernel_returning_a_value():
     @T.prim_func
-    def k(A: T.Tensor((64,), "float32")):  # returns
-        return 1
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            T.fill(A, 0.0)
+        return 1  # returns
 
-    kernel_error(k, "returns", "a kernel returns nothing")
+    err = kernel_error(k, "returns", "a kernel returns nothing")
+    assert err.loc.col == tagged_col(F, "returns", "return 1")
+
+    # A bare return ends the trace early, as Python would; a nested function may return.
+    @T.prim_func
+    def early(A: T.Tensor((64,), "float32")):
+        def zero() -> float:
+            return 0.0
+
+        with T.Kernel(1):
+            T.fill(A, zero())
+        return
+        T.fill(A, 1.0)
+
+    assert early.ir().count("tile.fill") == 1
 
 
 # -- scopes of values and buffers -------------------------------------------------
@@ -248,6 +274,45 @@ def test_integer_true_division_and_float_floor_division():
     kernel_error(k2, "floor-div", "'//' needs integer operands but got float32")
 
 
+DIVISIONS_BY_ZERO = [
+    (
+        "floordiv-zero",
+        lambda A, n: A[0] // 0,  # floordiv-zero
+        "'//': integer division by zero",
+    ),
+    (
+        "mod-zero",
+        lambda A, n: A[0] % 0,  # mod-zero
+        "'%': integer division by zero",
+    ),
+    (
+        "typed-zero",
+        lambda A, n: A[0] // T.int32(0),  # typed-zero
+        "'//': integer division by zero",
+    ),
+    (
+        "ceildiv-zero",
+        lambda A, n: T.ceildiv(n, 0),  # ceildiv-zero
+        "T.ceildiv: integer division by zero",
+    ),
+    (
+        "ceildiv-py-zero",
+        lambda A, n: T.ceildiv(8, 0),  # ceildiv-py-zero
+        "T.ceildiv: integer division by zero",
+    ),
+]
+
+
+@pytest.mark.parametrize(("tag", "body", "message"), DIVISIONS_BY_ZERO)
+def test_integer_division_by_a_constant_zero(tag, body, message):
+    @T.prim_func
+    def k(A: T.Tensor((64,), "int32"), n: T.int32):
+        with T.Kernel(1):
+            body(A, n)
+
+    exact_error(k.ir, tag, message)
+
+
 def test_store_of_the_wrong_dtype():
     @T.prim_func
     def k(A: T.Tensor((64,), "float16"), B: T.Tensor((64,), "float32")):
@@ -327,6 +392,98 @@ def test_element_reused_after_naming_a_region():
     kernel_error(k, "reuse-element", "this element of buffer 'A' named the start of a region")
 
 
+# -- integers that do not fit their type -------------------------------------------
+
+BIG = 1 << 70
+IN_INDEX = "does not fit in index (-9223372036854775808 to 9223372036854775807)"
+
+RANGE_MISUSES = [
+    (
+        "pipelined-stop",
+        lambda A: list(T.Pipelined(BIG)),  # pipelined-stop
+        f"the stop of T.Pipelined: {BIG} {IN_INDEX}",
+    ),
+    (
+        "serial-start",
+        lambda A: list(T.serial(-BIG, 4)),  # serial-start
+        f"the start of T.serial: {-BIG} {IN_INDEX}",
+    ),
+    (
+        "serial-step",
+        lambda A: list(T.serial(0, 4, BIG)),  # serial-step
+        f"T.serial step: {BIG} {IN_INDEX}",
+    ),
+    (
+        "parallel-extent",
+        lambda A: list(T.Parallel(4, BIG)),  # parallel-extent
+        f"T.Parallel extent 1: {BIG} {IN_INDEX}",
+    ),
+    (
+        "big-stages",
+        lambda A: list(T.Pipelined(4, num_stages=BIG)),  # big-stages
+        f"T.Pipelined num_stages: {BIG} {IN_INDEX}",
+    ),
+    (
+        "alloc-dim",
+        lambda A: T.alloc_fragment((BIG,), "float32"),  # alloc-dim
+        f"T.alloc_fragment dim 0: {BIG} {IN_INDEX}",
+    ),
+    (
+        "offset",
+        lambda A: T.copy(A[BIG], T.alloc_shared((4,), "float32")),  # offset
+        f"index 0 of buffer 'A': {BIG} {IN_INDEX}",
+    ),
+    (
+        "index-constant",
+        lambda A: A.shape[0] + BIG,  # index-constant
+        f"'+': {BIG} {IN_INDEX}",
+    ),
+    (
+        "int32-constant",
+        lambda A: T.fill(T.alloc_fragment((4,), "int32"), 1 << 40),  # int32-constant
+        "T.fill: 1099511627776 does not fit in int32 (-2147483648 to 2147483647)",
+    ),
+    (
+        "int64-cast",
+        lambda A: T.cast(1 << 63, "int64"),  # int64-cast
+        "T.cast: 9223372036854775808 does not fit in int64 "
+        "(-9223372036854775808 to 9223372036854775807)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("tag", "body", "message"), RANGE_MISUSES)
+def test_integers_that_do_not_fit_their_type(tag, body, message):
+    @T.prim_func
+    def k(A: T.Tensor(("M",), "float32")):
+        with T.Kernel(1):
+            body(A)
+
+    exact_error(k.ir, tag, message)
+
+
+def test_grid_threads_and_tensor_dims_that_do_not_fit_index():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1 << 70):  # grid
+            pass
+
+    exact_error(k.ir, "grid", f"grid size 0 of T.Kernel: {BIG} {IN_INDEX}")
+
+    @T.prim_func
+    def k2(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1, threads=1 << 70):  # big-threads
+            pass
+
+    exact_error(k2.ir, "big-threads", f"T.Kernel threads: {BIG} {IN_INDEX}")
+
+    exact_error(
+        lambda: T.Tensor((64, 1 << 70), "float32"),  # big-tensor
+        "big-tensor",
+        f"T.Tensor dim 1: {BIG} {IN_INDEX}",
+    )
+
+
 # -- tile ops ---------------------------------------------------------------------
 
 
@@ -389,6 +546,34 @@ def test_copy_shapes_and_arguments():
             T.copy(0.0, A)  # not-a-buffer
 
     kernel_error(k3, "not-a-buffer", "src must be a buffer or a region such as A[i, j]")
+
+
+@pytest.mark.parametrize(
+    ("tensor", "tile", "message"),
+    [
+        ((128, 128), (64, 64), "T.copy: 'A' has shape (128, 128) but 't' has (64, 64)"),
+        ((32, 32), (64, 64), "T.copy: 'A' has shape (32, 32) but 't' has (64, 64)"),
+        (("M", 64), (64, 64), "T.copy: 'A' has shape (M, 64) but 't' has (64, 64)"),
+        ((1, 64), (64,), "T.copy: 'A' has shape (1, 64) but 't' has (64)"),
+    ],
+)
+def test_whole_tensor_copied_into_a_tile_of_another_shape(tensor, tile, message):
+    @T.prim_func
+    def k(A: T.Tensor(tensor, "float32")):
+        with T.Kernel(1):
+            t = T.alloc_shared(tile, "float32")
+            T.copy(A, t)  # whole-tensor
+
+    exact_error(k.ir, "whole-tensor", message + "; index one side (A[i, j]) to copy a region")
+
+    # From a start point the tile gives the extent, past the tensor's edge too.
+    @T.prim_func
+    def start(A: T.Tensor(tensor, "float32")):
+        with T.Kernel(1):
+            t = T.alloc_shared(tile, "float32")
+            T.copy(A[(0,) * len(tensor)], t)
+
+    assert "tile.copy" in start.ir()
 
 
 def test_copy_slices():
@@ -646,6 +831,81 @@ def test_kernel_and_loop_arguments():
     kernel_error(k5, "step", "T.serial: step must be positive but got -1")
 
 
+# -- kernels calling kernels ------------------------------------------------------
+
+
+def test_kernel_calling_itself():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            k(A)  # self-call
+
+    exact_error(k.ir, "self-call", "kernel 'k' calls itself; kernels cannot be recursive")
+
+    @T.prim_func
+    def k2(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            T.fill(A, 0.0)
+        k2.ir()  # self-build
+
+    exact_error(k2.ir, "self-build", "kernel 'k2' calls itself; kernels cannot be recursive")
+
+    # The undecorated function recursing ends in a RecursionError deep inside
+    # the DSL or MLIR's bindings; it is reported where the recursion begins.
+    def body(A: T.Tensor(("N",), "float32")):
+        T.ceildiv(A.shape[0], 64)
+        body(A)  # raw-self-call
+
+    exact_error(
+        T.prim_func(body).ir,
+        "raw-self-call",
+        "kernel 'body' calls itself; kernels cannot be recursive",
+    )
+
+
+def test_helper_recursing_without_end():
+    def helper(A, n):
+        A[0] = A[0] + 1.0
+        helper(A, n - 1)  # helper-call
+
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            helper(A, 3)
+
+    exact_error(
+        k.ir,
+        "helper-call",
+        "function 'test_helper_recursing_without_end.<locals>.helper' calls itself without end "
+        f"while the kernel is traced (past Python's recursion limit of {sys.getrecursionlimit()})",
+    )
+
+
+def test_kernel_calling_another_kernel_or_called_from_python():
+    @T.prim_func
+    def other(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            T.fill(A, 0.0)
+
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            other(A)  # other-call
+
+    exact_error(
+        k.ir,
+        "other-call",
+        "kernel 'k' calls kernel 'other'; a kernel cannot call another, so write the shared "
+        "code as a plain Python function and call that",
+    )
+    exact_error(
+        lambda: other(None),  # host-call
+        "host-call",
+        "kernel 'other' cannot be called directly; compile it with tilec.compile(other) and "
+        "call the result",
+    )
+
+
 # -- parameters and unexpected failures ------------------------------------------
 
 
@@ -672,6 +932,24 @@ def test_parameter_annotations():
         F,
         "tensor-dim",
         "T.Tensor: dim 1 must be a Python int, a name or T.symbolic(name) but got 1.5",
+    )
+
+
+def test_prim_func_of_something_that_is_not_a_python_function():
+    exact_error(
+        lambda: T.prim_func(print),  # builtin
+        "builtin",
+        "T.prim_func needs a Python function but got <built-in function print>",
+    )
+
+    def generator(A: T.Tensor((64,), "float32")):
+        yield
+
+    exact_error(
+        lambda: T.prim_func(generator),  # generator
+        "generator",
+        "T.prim_func needs a plain function but 'generator' is a generator or async function, "
+        "whose body does not run when it is called",
     )
 
 

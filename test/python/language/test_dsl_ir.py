@@ -172,7 +172,7 @@ def test_whole_buffer_copies_and_sizes_only_where_needed(context):
             s = T.alloc_shared((64, 64), "float32")
             f = T.alloc_fragment((32, 64), "float16")
             T.copy(A, s)
-            T.copy(f, B)
+            T.copy(f, B[0, 0])
             T.copy(f, s[32, 0])
 
     module = build(whole)
