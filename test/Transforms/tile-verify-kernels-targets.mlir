@@ -5,6 +5,9 @@
 // RUN: not tile-opt %S/Inputs/fp8-tile.mlir --tile-verify-kernels=target=ascend:910b 2>&1 | filecheck %s --check-prefix=ASCEND-910B
 // RUN: not tile-opt %S/Inputs/fp8-tile.mlir --tile-verify-kernels=target=cuda:sm_70 2>&1 | filecheck %s --check-prefix=BAD-ARCH
 
+// RUN: not tile-opt %S/Inputs/huge-fragment.mlir --tile-verify-kernels=target=cpu 2>&1 | filecheck %s --check-prefix=HUGE
+// HUGE: huge-fragment.mlir:4:10: error: a fragment tile of 68719476736 bytes does not fit on cpu:avx2, which holds at most 268435456 bytes per fragment tile
+
 // ASCEND-910B: error: element type f8E4M3FN is not supported on ascend:910b
 // BAD-ARCH: error: invalid value 'cuda:sm_70' for option 'target' of pass 'tile-verify-kernels': unknown cuda variant 'sm_70'; variants: sm_80, sm_86, sm_89, sm_90a
 

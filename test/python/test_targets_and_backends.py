@@ -4,6 +4,8 @@ answered with the candidates, and lowerings resolved to exactly one per op."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -168,3 +170,21 @@ func.func @f(%n: index) {
         assert lowering.resolve(barrier.operation, get_target("cuda")) == (
             "no cuda lowering of 'tile.barrier' for cuda:sm_80; candidates: none"
         )
+
+
+@T.prim_func
+def huge_tile(X: T.Tensor((N,), "float32")):
+    with T.Kernel(1, threads=1) as bx:
+        t = T.alloc_fragment((1 << 17, 1 << 17), "float32")  # HUGE
+        T.fill(t, X[bx])
+
+
+def test_a_tile_no_machine_can_hold_is_an_error_at_its_line():
+    with pytest.raises(CompileError) as info:
+        tilec.compile(huge_tile, target="cpu")
+    diagnostic = info.value.diagnostics[0]
+    lines = Path(__file__).read_text().splitlines()
+    assert diagnostic.file == __file__
+    assert lines[diagnostic.line - 1].endswith('"float32")  # HUGE')
+    assert "a fragment tile of 68719476736 bytes does not fit on cpu:avx2" in diagnostic.message
+

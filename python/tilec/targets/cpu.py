@@ -17,8 +17,9 @@ from tilec.targets.description import PORTABLE_SCOPES, TargetDescription
 
 _VECTOR_BYTES = {"avx2": 32, "avx512": 64}
 # A tile lives on a worker thread's stack or, above a threshold, on the heap;
-# the bound keeps one block's tile within what a process can allocate.
-_MAX_TILE_BYTES = 1 << 31
+# the bound (256 MiB) keeps the tiles of the blocks running on every core
+# within what a process can allocate: a failed allocation would crash.
+_MAX_TILE_BYTES = 1 << 28
 
 
 @dataclass(frozen=True)
