@@ -10,6 +10,7 @@ from tilec.passes.conversion.tile_to_cpu import (  # noqa: F401
     convert_tile_to_cpu,
     erase_scopes,
     expand_exp,
+    guard_division,
     hoist_allocas,
     pipelines,
 )

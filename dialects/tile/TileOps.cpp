@@ -109,6 +109,30 @@ static LogicalResult verifyOneFamily(Operation *op, ArrayRef<Buffer> buffers) {
   return success();
 }
 
+/// Checks that `type` has no zero extent; `name` is the operand, or empty for
+/// the tile an op allocates. A tile without elements is a size computed wrong,
+/// and the lowerings would still touch an element of it (a 0x16 tile copied
+/// in and out on cpu rewrote 8 elements of the tensor).
+static LogicalResult verifyNonZeroExtents(Operation *op, StringRef name, MemRefType type) {
+  ArrayRef<int64_t> shape = type.getShape();
+  if (!llvm::is_contained(shape, 0))
+    return success();
+  InFlightDiagnostic diag = op->emitOpError() << "expected ";
+  if (!name.empty())
+    diag << name << " to be ";
+  return diag << "a tile with non-zero extents but got " << formatShape(shape);
+}
+
+/// Checks the on-chip ones of `buffers` with verifyNonZeroExtents. Global
+/// buffers may be empty: copies and atomic adds clip to their bounds.
+static LogicalResult verifyOnChipNonZeroExtents(Operation *op, ArrayRef<Buffer> buffers) {
+  for (const Buffer &buffer : buffers)
+    if (buffer.scope != Scope::global &&
+        failed(verifyNonZeroExtents(op, buffer.name, buffer.type)))
+      return failure();
+  return success();
+}
+
 /// Checks that a reduction dimension `dim` indexes a buffer of rank `rank`.
 static LogicalResult verifyDim(Operation *op, int64_t dim, int64_t rank) {
   if (dim < 0 || dim >= rank)
@@ -304,7 +328,7 @@ LogicalResult AllocOp::verify() {
     return failure();
   if (*scope == Scope::global)
     return emitOpError() << "expected an on-chip scope but got global";
-  return success();
+  return verifyNonZeroExtents(*this, "", getResult().getType());
 }
 
 //===----------------------------------------------------------------------===//
@@ -366,6 +390,8 @@ LogicalResult CopyOp::verify() {
   if (failed(srcScope) || failed(dstScope))
     return failure();
   Buffer src{"src", srcType, *srcScope}, dst{"dst", dstType, *dstScope};
+  if (failed(verifyOnChipNonZeroExtents(*this, {src, dst})))
+    return failure();
 
   for (auto [buffer, offsets] :
        {std::make_pair(src, getSrcOffsets()), std::make_pair(dst, getDstOffsets())})
@@ -424,7 +450,7 @@ LogicalResult CopyOp::verify() {
 LogicalResult AtomicAddOp::verify() {
   MemRefType dstType = getDst().getType();
   FailureOr<Scope> dstScope = getScope(*this, "dst", dstType);
-  if (failed(dstScope))
+  if (failed(dstScope) || failed(verifyOnChipNonZeroExtents(*this, {{"dst", dstType, *dstScope}})))
     return failure();
   if (static_cast<int64_t>(getOffsets().size()) != dstType.getRank())
     return emitOpError() << "expected " << dstType.getRank()
@@ -438,7 +464,7 @@ LogicalResult AtomicAddOp::verify() {
     return success();
   }
   FailureOr<Scope> srcScope = getScope(*this, "src", srcType);
-  if (failed(srcScope))
+  if (failed(srcScope) || failed(verifyOnChipNonZeroExtents(*this, {{"src", srcType, *srcScope}})))
     return failure();
   if (failed(verifyOneFamily(*this, {{"src", srcType, *srcScope}, {"dst", dstType, *dstScope}})))
     return failure();
@@ -455,9 +481,18 @@ LogicalResult AtomicAddOp::verify() {
 // FillOp
 //===----------------------------------------------------------------------===//
 
+/// The common part of the fill and clear verifiers: `dst` has a scope and,
+/// when on-chip, elements.
+static LogicalResult verifyFillDst(Operation *op, MemRefType dstType) {
+  FailureOr<Scope> dstScope = getScope(op, "dst", dstType);
+  if (failed(dstScope))
+    return failure();
+  return verifyOnChipNonZeroExtents(op, {{"dst", dstType, *dstScope}});
+}
+
 LogicalResult FillOp::verify() {
   MemRefType dstType = getDst().getType();
-  if (failed(getScope(*this, "dst", dstType)))
+  if (failed(verifyFillDst(*this, dstType)))
     return failure();
   if (getValue().getType() != dstType.getElementType())
     return emitOpError() << "expected value of type " << dstType.getElementType()
@@ -465,7 +500,7 @@ LogicalResult FillOp::verify() {
   return success();
 }
 
-LogicalResult ClearOp::verify() { return getScope(*this, "dst", getDst().getType()); }
+LogicalResult ClearOp::verify() { return verifyFillDst(*this, getDst().getType()); }
 
 //===----------------------------------------------------------------------===//
 // GemmOp
@@ -502,7 +537,8 @@ LogicalResult GemmOp::verify() {
   if (c.scope != Scope::fragment && c.scope != Scope::local && c.scope != Scope::l0c)
     return emitOpError() << "expected C in scope fragment, local or l0c but got "
                          << stringifyScope(c.scope);
-  if (failed(verifyOneFamily(*this, {c, a, b})))
+  if (failed(verifyOneFamily(*this, {c, a, b})) ||
+      failed(verifyOnChipNonZeroExtents(*this, {a, b, c})))
     return failure();
   if (c.scope == Scope::l0c) {
     if (a.scope != Scope::l1 && a.scope != Scope::l0a)
@@ -575,6 +611,11 @@ LogicalResult ReduceOp::verify() {
   if (failed(srcScope) || failed(dstScope) ||
       failed(verifyOneFamily(*this, {{"src", srcType, *srcScope}, {"dst", dstType, *dstScope}})))
     return failure();
+  // Not only on-chip: a reduction over no elements has no value to give
+  // max and min, whatever the scope.
+  if (failed(verifyNonZeroExtents(*this, "src", srcType)) ||
+      failed(verifyNonZeroExtents(*this, "dst", dstType)))
+    return failure();
   int64_t dim = getDimAttr().getInt();
   if (failed(verifyDim(*this, dim, srcType.getRank())))
     return failure();
@@ -600,8 +641,11 @@ LogicalResult CumsumOp::verify() {
   MemRefType srcType = getSrc().getType(), dstType = getDst().getType();
   FailureOr<Scope> srcScope = getScope(*this, "src", srcType);
   FailureOr<Scope> dstScope = getScope(*this, "dst", dstType);
-  if (failed(srcScope) || failed(dstScope) ||
-      failed(verifyOneFamily(*this, {{"src", srcType, *srcScope}, {"dst", dstType, *dstScope}})))
+  if (failed(srcScope) || failed(dstScope))
+    return failure();
+  Buffer src{"src", srcType, *srcScope}, dst{"dst", dstType, *dstScope};
+  if (failed(verifyOneFamily(*this, {src, dst})) ||
+      failed(verifyOnChipNonZeroExtents(*this, {src, dst})))
     return failure();
   if (failed(verifyDim(*this, getDimAttr().getInt(), srcType.getRank())))
     return failure();

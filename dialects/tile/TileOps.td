@@ -215,8 +215,10 @@ def Tile_AllocOp : Tile_Op<"alloc"> {
   let description = [{
     Allocates a tile with the result's static shape and element type in the
     scope given by its `#tile.scope` memory space, which must not be
-    `global`. The tile lives until the end of the enclosing `tile.kernel`;
-    its contents are undefined until written.
+    `global`. No extent may be zero, here or in the on-chip operands of
+    any tile op: a tile without elements is a size computed wrong. The tile
+    lives until the end of the enclosing `tile.kernel`; its contents are
+    undefined until written.
 
     `cpu` places tiles on the stack (`memref.alloca`); `cuda` places
     `shared` tiles in workgroup memory (`#gpu.address_space<workgroup>`)
@@ -438,7 +440,8 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
     1-element `dst`). With `clear = false` the previous values of `dst` are
     combined into the result too (a running max or sum across loop
     iterations); the default `clear = true` overwrites them. The element
-    types of `src` and `dst` are the same.
+    types of `src` and `dst` are the same, and neither has a zero extent,
+    in any scope (a reduction over no elements has no value).
 
     `cpu` lowers it to `vector.reduction` over loops; `cuda` to per-thread
     partial reductions followed by warp shuffles (and shared memory across

@@ -39,6 +39,7 @@ def tile_to_cpu(target: CpuTarget) -> str:
         "tile-guard-global-accesses",
         *(f"convert-tile-to-cpu{{ops={ops}{variant}}}" for ops in OP_STAGES),
         "tile-cpu-expand-exp",
+        "tile-cpu-guard-division",
         "tile-cpu-erase-scopes",
         "canonicalize",
         "cse",

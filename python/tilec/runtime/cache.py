@@ -34,7 +34,7 @@ from tilec.runtime.compiler import TILE_STAGE, CompiledKernel
 from tilec.runtime.signature import Param
 from tilec.targets import TargetDescription
 
-FORMAT = 2
+FORMAT = 3
 _TILE = "kernel.tile.mlir"
 _META = "meta.json"
 

@@ -10,8 +10,10 @@ attributes, so that errors speak the user's names:
 
 Without them, parameters are called arg0, arg1, ... and each dynamic dim is
 free. A symbolic dim that occurs in several parameters must have one value
-in a call. How the checked arguments reach the kernel is each backend's
-driver's business (`tilec.backends`).
+in a call. An array the kernel may write (found once, from the tile IR)
+must be writeable, and an integer scalar must fit its type. How the checked
+arguments reach the kernel is each backend's driver's business
+(`tilec.backends`).
 """
 
 from __future__ import annotations
@@ -51,12 +53,16 @@ def numpy_dtype(element: str) -> np.dtype:
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter: an array (`shape` with None for dynamic dims) or a scalar."""
+    """One parameter: an array (`shape` with None for dynamic dims) or a scalar.
+
+    `written` says whether the kernel may write the array (see `written_arguments`).
+    """
 
     name: str
     element: str
     shape: tuple[int | None, ...] | None
     dim_names: tuple[str | None, ...] = ()
+    written: bool = False
 
     @property
     def is_array(self) -> bool:
@@ -76,6 +82,7 @@ class Param:
             "element": self.element,
             "shape": None if self.shape is None else list(self.shape),
             "dim_names": list(self.dim_names),
+            "written": self.written,
         }
 
     @staticmethod
@@ -86,7 +93,66 @@ class Param:
             data["element"],
             None if shape is None else tuple(shape),
             tuple(data["dim_names"]),
+            data["written"],
         )
+
+
+# The memref operands, by position, that an op only reads (or only takes
+# the sizes of). Every other use of an argument counts as a write: refusing
+# a read-only array that an op unknown here only reads is an error the user
+# sees and can fix, while writing one is silent corruption (of an immutable
+# `bytes` object, with `numpy.frombuffer`).
+_READ_ONLY_OPERANDS: dict[str, frozenset[int]] = {
+    "tile.copy": frozenset({0}),
+    "tile.gemm": frozenset({0, 1}),
+    "tile.reduce": frozenset({0}),
+    "tile.cumsum": frozenset({0}),
+    "tile.atomic_add": frozenset({0}),
+    "memref.load": frozenset({0}),
+    "memref.dim": frozenset({0}),
+    "memref.copy": frozenset({0}),
+    "vector.load": frozenset({0}),
+    "vector.maskedload": frozenset({0}),
+    "vector.transfer_read": frozenset({0}),
+    "vector.gather": frozenset({0}),
+}
+
+# Ops whose result is a view of their first operand: a write through the
+# result writes the argument.
+_VIEWS = frozenset(
+    {
+        "memref.cast",
+        "memref.subview",
+        "memref.reinterpret_cast",
+        "memref.collapse_shape",
+        "memref.expand_shape",
+        "memref.transpose",
+        "memref.view",
+        "memref.memory_space_cast",
+        "memref.assume_alignment",
+    }
+)
+
+
+def _may_write(value: ir.Value) -> bool:
+    """Whether some use of `value`, or of a view of it, may write it."""
+    for use in value.uses:
+        owner = use.owner
+        name = owner.name
+        if name in _VIEWS and use.operand_number == 0:
+            if any(_may_write(result) for result in owner.results):
+                return True
+        elif use.operand_number not in _READ_ONLY_OPERANDS.get(name, frozenset()):
+            return True
+    return False
+
+
+def written_arguments(func: ir.Operation) -> list[bool]:
+    """For each argument of `func`, whether it is a memref the function may write."""
+    return [
+        isinstance(argument.type, ir.MemRefType) and _may_write(argument)
+        for argument in func.regions[0].blocks[0].arguments
+    ]
 
 
 def entry_params(func: ir.Operation) -> list[Param]:
@@ -95,6 +161,7 @@ def entry_params(func: ir.Operation) -> list[Param]:
     arg_attrs = (
         list(ir.ArrayAttr(func.attributes["arg_attrs"])) if "arg_attrs" in func.attributes else []
     )
+    written = written_arguments(func)
     params = []
     for i, type_ in enumerate(function_type.inputs):
         attrs = ir.DictAttr(arg_attrs[i]) if i < len(arg_attrs) else None
@@ -108,7 +175,7 @@ def entry_params(func: ir.Operation) -> list[Param]:
             if attrs is not None and "tile.dims" in attrs:
                 texts = [ir.StringAttr(a).value for a in ir.ArrayAttr(attrs["tile.dims"])]
                 dims = tuple(None if t.isdigit() else t for t in texts)
-            params.append(Param(name, str(memref.element_type), shape, dims))
+            params.append(Param(name, str(memref.element_type), shape, dims, written[i]))
         else:
             params.append(Param(name, str(type_), None))
     return params
@@ -145,10 +212,24 @@ def check_arguments(kernel: str, params: Sequence[Param], args: Sequence[object]
             bound.setdefault(name, (size, param.name))
 
 
+# The width of each integer scalar type that is checked against its range:
+# a driver passes ints as C integers, which wrap a value that does not fit
+# (2**63 arrived as -2**63, 2**64 + 5 as 5).
+_INT_BITS = {"index": 64, "i64": 64, "i32": 32, "i16": 16, "i8": 8}
+
+
 def _check_scalar(param: Param, arg: object) -> None:
     integral = param.element == "index" or param.element.startswith("i")
     if integral and (isinstance(arg, bool) or not isinstance(arg, int | np.integer)):
         raise ArgumentError(f"argument '{param.name}' expects an int but got {type(arg).__name__}")
+    if integral and param.element in _INT_BITS:
+        bits = _INT_BITS[param.element]
+        low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+        if not low <= int(arg) <= high:
+            raise ArgumentError(
+                f"argument '{param.name}' expects an {param.element} in [{low}, {high}] but got "
+                f"{int(arg)}"
+            )
     if not integral and not isinstance(arg, int | float | np.integer | np.floating):
         raise ArgumentError(f"argument '{param.name}' expects a float but got {type(arg).__name__}")
 
@@ -175,4 +256,9 @@ def _check_array(param: Param, arg: object) -> None:
     if not arg.flags.c_contiguous:
         raise ArgumentError(
             f"argument '{param.name}' must be C-contiguous (use numpy.ascontiguousarray)"
+        )
+    if param.written and not arg.flags.writeable:
+        raise ArgumentError(
+            f"argument '{param.name}' expects a writeable array (the kernel writes it) but got "
+            "a read-only one (numpy.array makes a writeable copy)"
         )

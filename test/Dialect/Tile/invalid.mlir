@@ -184,6 +184,96 @@ func.func @alloc_foreign_memory_space() {
 
 // -----
 
+// A tile with a zero extent holds no element; the verifiers reject it at
+// every tile op, and any zero-extent reduce, whatever its scope.
+func.func @alloc_zero_extent() {
+  // expected-error @+1 {{expected a tile with non-zero extents but got 0x16}}
+  %0 = tile.alloc : memref<0x16xf32, #tile.scope<fragment>>
+  return
+}
+
+// -----
+
+func.func @copy_zero_extent_dst(%a: memref<4x16xf32>, %t: memref<0x16xf32, #tile.scope<fragment>>, %i: index) {
+  // expected-error @+1 {{expected dst to be a tile with non-zero extents but got 0x16}}
+  tile.copy %a[%i, %i], %t[%i, %i] : memref<4x16xf32>, memref<0x16xf32, #tile.scope<fragment>>
+  return
+}
+
+// -----
+
+func.func @copy_zero_extent_src(%a: memref<4x16xf32>, %t: memref<16x0xf32, #tile.scope<shared>>, %i: index) {
+  // expected-error @+1 {{expected src to be a tile with non-zero extents but got 16x0}}
+  tile.copy %t[%i, %i], %a[%i, %i] : memref<16x0xf32, #tile.scope<shared>>, memref<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @atomic_add_zero_extent_src(%d: memref<?x?xf32>, %t: memref<0x64xf32, #tile.scope<fragment>>, %i: index) {
+  // expected-error @+1 {{expected src to be a tile with non-zero extents but got 0x64}}
+  tile.atomic_add %t, %d[%i, %i] : memref<0x64xf32, #tile.scope<fragment>>, memref<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @atomic_add_zero_extent_dst(%d: memref<0xf32, #tile.scope<shared>>, %v: f32, %i: index) {
+  // expected-error @+1 {{expected dst to be a tile with non-zero extents but got 0}}
+  tile.atomic_add %v, %d[%i] : f32, memref<0xf32, #tile.scope<shared>>
+  return
+}
+
+// -----
+
+func.func @fill_zero_extent(%t: memref<64x0xf32, #tile.scope<fragment>>, %v: f32) {
+  // expected-error @+1 {{expected dst to be a tile with non-zero extents but got 64x0}}
+  tile.fill %t, %v : memref<64x0xf32, #tile.scope<fragment>>, f32
+  return
+}
+
+// -----
+
+func.func @clear_zero_extent(%t: memref<0x64xf32, #tile.scope<local>>) {
+  // expected-error @+1 {{expected dst to be a tile with non-zero extents but got 0x64}}
+  tile.clear %t : memref<0x64xf32, #tile.scope<local>>
+  return
+}
+
+// -----
+
+func.func @gemm_zero_extent(%a: memref<32x0xf16, #tile.scope<shared>>, %b: memref<0x32xf16, #tile.scope<shared>>, %c: memref<32x32xf32, #tile.scope<fragment>>) {
+  // expected-error @+1 {{expected A to be a tile with non-zero extents but got 32x0}}
+  tile.gemm %a, %b, %c : memref<32x0xf16, #tile.scope<shared>>, memref<0x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+  return
+}
+
+// -----
+
+func.func @reduce_zero_extent_global(%s: memref<0x16xf32>, %d: memref<16xf32>) {
+  // expected-error @+1 {{expected src to be a tile with non-zero extents but got 0x16}}
+  tile.reduce max %s, %d dim = 0 : memref<0x16xf32>, memref<16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_zero_extent_dst(%s: memref<4x16xf32, #tile.scope<fragment>>, %d: memref<0xf32, #tile.scope<fragment>>) {
+  // expected-error @+1 {{expected dst to be a tile with non-zero extents but got 0}}
+  tile.reduce sum %s, %d dim = 1 : memref<4x16xf32, #tile.scope<fragment>>, memref<0xf32, #tile.scope<fragment>>
+  return
+}
+
+// -----
+
+func.func @cumsum_zero_extent(%s: memref<0x16xf32, #tile.scope<fragment>>) {
+  // expected-error @+1 {{expected src to be a tile with non-zero extents but got 0x16}}
+  tile.cumsum %s, %s dim = 1 : memref<0x16xf32, #tile.scope<fragment>>, memref<0x16xf32, #tile.scope<fragment>>
+  return
+}
+
+// -----
+
 func.func @copy_element_type(%a: memref<4xcomplex<f32>>, %b: memref<4xcomplex<f32>, #tile.scope<shared>>, %i: index) {
   // expected-error @+1 {{operand #0 must be memref of signless integer or index or floating-point values, but got 'memref<4xcomplex<f32>>'}}
   tile.copy %a[%i], %b[%i] : memref<4xcomplex<f32>>, memref<4xcomplex<f32>, #tile.scope<shared>>

@@ -76,6 +76,16 @@ func.func @copy_forms(%A: memref<?x?xf16>, %Q: memref<?x?x?x?xf16>, %i: index, %
   return
 }
 
+// A global tensor may be empty (copies clip to it); only tiles must not be.
+// CHECK-LABEL: func.func @copy_empty_global
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}] : memref<0x16xf32>, memref<4x16xf32, #tile.scope<fragment>>
+func.func @copy_empty_global(%A: memref<0x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc : memref<4x16xf32, #tile.scope<fragment>>
+  tile.copy %A[%c0, %c0], %t[%c0, %c0] : memref<0x16xf32>, memref<4x16xf32, #tile.scope<fragment>>
+  return
+}
+
 // CHECK-LABEL: func.func @copy_ascend_paths
 func.func @copy_ascend_paths(%A: memref<?x?xf16>, %C: memref<?x?xf32>, %i: index) {
   %c0 = arith.constant 0 : index

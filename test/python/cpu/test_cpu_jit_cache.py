@@ -4,6 +4,8 @@ rebuilding corrupt or stale disk entries."""
 from __future__ import annotations
 
 import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import cpu_tile_ir as tile_ir
 import numpy as np
@@ -12,7 +14,7 @@ import pytest
 import tilec
 from tilec.backends.base import CodegenOptions
 from tilec.backends.cpu import native
-from tilec.runtime import cache
+from tilec.runtime import cache, compiler
 from tilec.runtime.signature import ArgumentError
 from tilec.targets import get_target
 
@@ -139,3 +141,45 @@ def test_dsl_kernel_specializes_its_symbolic_dims(cache_dir):
     assert "memref<40xf32>" in compiled.ir("tile")
     with pytest.raises(ArgumentError, match="argument 'Y' has N = 4 but argument 'X' has N = 5"):
         kernel(np.zeros(5, np.float32), np.zeros(4, np.float32))
+
+
+def test_hand_edited_meta_is_detected_and_rebuilt(cache_dir):
+    _run(tilec.jit(SOURCE))
+    [entry] = _entries(cache_dir)
+    meta = json.loads((entry / "meta.json").read_text())
+    original = [dict(p) for p in meta["params"]]
+    meta["params"][0]["shape"] = [3, 3]
+    (entry / "meta.json").write_text(json.dumps(meta, indent=1))
+    rebuilt = tilec.jit(SOURCE)
+    _run(rebuilt)
+    compiled = rebuilt.compiled(np.zeros((10, 13), np.float32), np.zeros((10, 13), np.float16))
+    assert "convert-tile-to-cpu{ops=tile.copy}" in compiled.stages()
+    assert [p.shape for p in compiled.params] == [(10, 13), (10, 13)]
+    assert json.loads((entry / "meta.json").read_text())["params"] == original
+
+
+def test_first_calls_from_many_threads_compile_once(tmp_path, monkeypatch):
+    builds = []
+    compile_module = compiler.compile_module
+
+    def counting(*args, **kwargs):
+        builds.append(threading.get_ident())
+        return compile_module(*args, **kwargs)
+
+    monkeypatch.setattr(compiler, "compile_module", counting)
+    threads = 8
+    for repetition in range(20):
+        # A fresh cache each time, so that every repetition compiles.
+        monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / str(repetition)))
+        builds.clear()
+        kernel = tilec.jit(SOURCE)
+        start = threading.Barrier(threads)
+
+        def first_call(kernel=kernel, start=start):
+            start.wait()
+            _run(kernel)
+
+        with ThreadPoolExecutor(threads) as pool:
+            for future in [pool.submit(first_call) for _ in range(threads)]:
+                future.result()
+        assert len(builds) == 1
