@@ -22,6 +22,7 @@ from tilec import ir as tilec_ir
 from tilec.backends.base import Backend, Binary, Launcher, Options
 from tilec.diagnostics import CompileError, Diagnostic, from_mlir_error
 from tilec.passes.pipeline import Pipeline, build_pass_manager, parse_pipeline
+from tilec.runtime.calls import call_arguments, output_positions, returned
 from tilec.runtime.signature import Param, check_arguments, entry_params
 from tilec.targets import TargetDescription
 
@@ -56,10 +57,21 @@ class CompiledKernel:
         self._stages = stages
         self._timings = timings
         self.compile_seconds = compile_seconds
+        self.out_positions: tuple[int, ...] = ()
 
-    def __call__(self, *args: object) -> None:
-        check_arguments(self.name, self.params, args)
-        self._launch(args)
+    def __call__(self, *args: object) -> object:
+        """Runs the kernel on numpy arrays (or any DLPack tensors) and scalars;
+        with `out_idx`, allocates and returns the outputs."""
+        full, outputs = call_arguments(self.name, self.params, self.out_positions, args)
+        check_arguments(self.name, self.params, full)
+        self._launch(full)
+        return returned(outputs)
+
+    def with_out_idx(self, out_idx: int | Sequence[int] | None) -> CompiledKernel:
+        """This kernel, called with only its inputs and returning the
+        parameters at `out_idx` (TileLang's `out_idx`)."""
+        self.out_positions = output_positions(out_idx, len(self.params))
+        return self
 
     def source(self) -> str:
         """The compiled code as text: the LLVM dialect on cpu, PTX on cuda."""
@@ -198,7 +210,13 @@ def compile_module(
     )
 
 
-def compile(kernel: object, target: str | None = None, **options: object) -> CompiledKernel:
+def compile(
+    kernel: object,
+    target: str | None = None,
+    *,
+    out_idx: int | Sequence[int] | None = None,
+    **options: object,
+) -> CompiledKernel:
     """Compiles `kernel` (a DSL kernel, an ir.Module or tile IR text with one
     `tile.entry` function) for `target`: a spec such as "cpu", "cuda:sm_90a"
     or "ascend:910b". Without one, the best target present here is used
@@ -207,7 +225,9 @@ def compile(kernel: object, target: str | None = None, **options: object) -> Com
 
     Options depend on the target; every target takes `timing` (record
     per-pass wall times, see `CompiledKernel.timings`), cpu and cuda take
-    `opt_level` (0 to 3, default 3). Raises `tilec.diagnostics.CompileError`
+    `opt_level` (0 to 3, default 3). With `out_idx` (positions of output
+    parameters, as in TileLang) the kernel is called with its inputs only and
+    returns the outputs it allocated. Raises `tilec.diagnostics.CompileError`
     with MLIR-style diagnostics when the IR is invalid or a pass fails, and
     `tilec.targets.TargetError` or `tilec.backends.OptionError`, naming the
     candidates, for an unknown target or option.
@@ -217,4 +237,4 @@ def compile(kernel: object, target: str | None = None, **options: object) -> Com
     opts = backends.parse_options(backend.options_type, options, description.spec)
     context = tilec_ir.make_context()
     module = load_module(kernel, context)
-    return compile_module(module, description, backend, opts, start)
+    return compile_module(module, description, backend, opts, start).with_out_idx(out_idx)

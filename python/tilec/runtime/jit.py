@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from mlir import ir
@@ -25,6 +25,7 @@ from tilec import ir as tilec_ir
 from tilec.backends.base import Options
 from tilec.runtime import compiler
 from tilec.runtime.cache import DiskCache, cache_dir, cache_key
+from tilec.runtime.calls import call_arguments, output_positions, returned
 from tilec.runtime.compiler import CompiledKernel
 from tilec.runtime.signature import Param, check_arguments, entry_params
 
@@ -35,8 +36,8 @@ def specialize(module: ir.Module, shapes: Shapes) -> ir.Module:
     """A copy of `module` whose entry's tensor arguments have the static `shapes`."""
     with module.context, ir.Location.unknown(module.context):
         copy = ir.Module.create()
-        for attribute in module.operation.attributes:
-            copy.operation.attributes[attribute.name] = attribute.attr
+        for name in module.operation.attributes:
+            copy.operation.attributes[name] = module.operation.attributes[name]
         with ir.InsertionPoint(copy.body):
             for op in module.body.operations:
                 op.operation.clone()
@@ -64,8 +65,15 @@ def specialize(module: ir.Module, shapes: Shapes) -> ir.Module:
 class JitKernel:
     """A kernel compiled on demand for each set of argument shapes."""
 
-    def __init__(self, kernel: object, target: str | None, options: dict[str, object]):
+    def __init__(
+        self,
+        kernel: object,
+        target: str | None,
+        options: dict[str, object],
+        out_idx: int | Sequence[int] | None = None,
+    ):
         self._kernel = kernel
+        self._out_idx = out_idx
         self._target, self._backend = backends.resolve(target)
         self._options: Options = backends.parse_options(
             self._backend.options_type, options, self._target.spec
@@ -74,6 +82,7 @@ class JitKernel:
         self._module: ir.Module | None = None
         self._params: list[Param] = []
         self._compiled: dict[Shapes, CompiledKernel] = {}
+        self._out_positions: tuple[int, ...] = ()
         self._lock = threading.Lock()
         self.name = getattr(kernel, "name", None)
 
@@ -88,6 +97,7 @@ class JitKernel:
                 entry = compiler.find_entry(module)
                 self._params = entry_params(entry)
                 self.name = compiler.entry_name(entry)
+            self._out_positions = output_positions(self._out_idx, len(self._params))
             self._module = module
         return self._module, self._params
 
@@ -114,8 +124,13 @@ class JitKernel:
         disk.store(key, kernel)
         return kernel
 
-    def __call__(self, *args: object) -> None:
-        self.compiled(*args)(*args)
+    def __call__(self, *args: object) -> object:
+        """Runs the kernel; with `out_idx`, allocates and returns the outputs."""
+        with self._lock:
+            _, params = self._generic()
+        full, outputs = call_arguments(self.name or "<kernel>", params, self._out_positions, args)
+        self.compiled(*full)(*full)
+        return returned(outputs)
 
     def __repr__(self) -> str:
         return (
@@ -124,19 +139,70 @@ class JitKernel:
         )
 
 
+class JitFactory:
+    """A function that returns a kernel (TileLang's `@tilelang.jit` style):
+    each call makes (once per set of arguments) a JitKernel of its result."""
+
+    def __init__(
+        self,
+        factory: Callable[..., object],
+        target: str | None,
+        options: dict[str, object],
+        out_idx: int | Sequence[int] | None,
+    ):
+        self._factory = factory
+        self._target, self._options, self._out_idx = target, options, out_idx
+        self._kernels: dict[object, JitKernel] = {}
+        self.__name__ = getattr(factory, "__name__", "kernel")
+        self.__doc__ = getattr(factory, "__doc__", None)
+
+    def __call__(self, *args: object, **kwargs: object) -> JitKernel:
+        key = (args, tuple(sorted(kwargs.items())))
+        try:
+            cached = self._kernels.get(key)
+        except TypeError:  # unhashable arguments: a kernel per call
+            key, cached = None, None
+        if cached is None:
+            cached = JitKernel(
+                self._factory(*args, **kwargs), self._target, self._options, self._out_idx
+            )
+            if key is not None:
+                self._kernels[key] = cached
+        return cached
+
+
+def _is_factory(kernel: object) -> bool:
+    """A plain function, not a DSL kernel, module or IR text."""
+    return callable(kernel) and not hasattr(kernel, "build") and not isinstance(kernel, str)
+
+
 def jit(
-    kernel: object | None = None, *, target: str | None = None, **options: object
-) -> JitKernel | Callable[[object], JitKernel]:
+    kernel: object | None = None,
+    *,
+    target: str | None = None,
+    out_idx: int | Sequence[int] | None = None,
+    **options: object,
+) -> JitKernel | JitFactory | Callable[[object], JitKernel | JitFactory]:
     """Wraps `kernel` (a DSL kernel, an ir.Module or tile IR text) so that it
     compiles for the shapes of its arguments at the first call with them.
 
     Usable as `tilec.jit(kernel)`, `@tilec.jit` or `@tilec.jit(opt_level=2)`;
     takes the target and options of `tilec.compile`. Compiled kernels are
     cached in memory and in `$TILEC_CACHE_DIR` (default ~/.cache/tilec).
+
+    On a function that returns a kernel (`@tilec.jit(out_idx=[-1])` over
+    `def matmul(M, N, K, ...): ... return gemm`, as with `tilelang.jit`),
+    calling the function gives the JitKernel of the kernel it returns. With
+    `out_idx` the kernel is called with its inputs only and returns the
+    outputs it allocates (`C = kernel(A, B)`).
     """
-    if kernel is None:
-        # Check the target and options where they are written, not at the first call.
-        target_description, backend = backends.resolve(target)
-        backends.parse_options(backend.options_type, options, target_description.spec)
-        return lambda k: JitKernel(k, target, options)
-    return JitKernel(kernel, target, options)
+
+    def wrap(k: object) -> JitKernel | JitFactory:
+        if _is_factory(k):
+            return JitFactory(k, target, options, out_idx)  # type: ignore[arg-type]
+        return JitKernel(k, target, options, out_idx)
+
+    # Check the target and options where they are written, not at the first call.
+    target_description, backend = backends.resolve(target)
+    backends.parse_options(backend.options_type, options, target_description.spec)
+    return wrap if kernel is None else wrap(kernel)

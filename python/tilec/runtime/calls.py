@@ -1,0 +1,116 @@
+"""What a call passes to a kernel: framework tensors as numpy views, and
+the outputs a kernel allocates itself (TileLang's `out_idx`).
+
+Whatever has `__dlpack__` (torch, jax, cupy and numpy tensors) is viewed as
+a numpy array over the same memory (`numpy.from_dlpack`, no copy), so a
+framework can call a kernel on its own tensors; the argument checks and
+drivers then take it like any other array.
+
+With `out_idx=[-1]` a kernel `gemm(A, B, C)` is called as `C = gemm(A, B)`:
+the parameters at those positions are not passed but allocated, with their
+static dims and, for a symbolic dim, the size the inputs give that name,
+and returned (one array, or a tuple of them in parameter order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from tilec.runtime.signature import ArgumentError, Param, numpy_dtype
+
+
+def output_positions(out_idx: int | Sequence[int] | None, count: int) -> tuple[int, ...]:
+    """`out_idx` as sorted non-negative positions among `count` parameters."""
+    if out_idx is None:
+        return ()
+    given = [out_idx] if isinstance(out_idx, int) else list(out_idx)
+    positions = []
+    for index in given:
+        if isinstance(index, bool) or not isinstance(index, int) or not -count <= index < count:
+            raise ArgumentError(
+                f"out_idx {out_idx!r}: {index!r} is not a parameter position of a kernel "
+                f"with {count} parameters"
+            )
+        positions.append(index % count)
+    if len(set(positions)) != len(positions):
+        raise ArgumentError(f"out_idx {out_idx!r} names a parameter twice")
+    return tuple(sorted(positions))
+
+
+def _sizes_by_name(params: Sequence[Param], args: Sequence[object]) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for param, arg in zip(params, args, strict=True):
+        if param.is_array and isinstance(arg, np.ndarray) and arg.ndim == len(param.dim_names):
+            for name, size in zip(param.dim_names, arg.shape, strict=True):
+                if name is not None:
+                    sizes.setdefault(name, size)
+    return sizes
+
+
+def _as_arrays(kernel: str, params: Sequence[Param], args: Sequence[object]) -> list[object]:
+    """`args` with every DLPack tensor for an array parameter viewed as numpy."""
+    converted = list(args)
+    for i, (param, arg) in enumerate(zip(params, args, strict=False)):
+        if not param.is_array or isinstance(arg, np.ndarray) or not hasattr(arg, "__dlpack__"):
+            continue
+        try:
+            converted[i] = np.from_dlpack(arg)
+        except (BufferError, RuntimeError, TypeError, ValueError) as exc:
+            raise ArgumentError(
+                f"kernel '{kernel}': argument '{param.name}' ({type(arg).__name__}) cannot be "
+                f"viewed as a host array: {exc}"
+            ) from None
+    return converted
+
+
+def call_arguments(
+    kernel: str, params: Sequence[Param], positions: tuple[int, ...], given: Sequence[object]
+) -> tuple[list[object], list[np.ndarray]]:
+    """Every argument of a call (framework tensors viewed as numpy, outputs
+    at `positions` allocated), and the allocated outputs."""
+    if not positions:
+        return _as_arrays(kernel, params, given), []
+    input_params = [p for i, p in enumerate(params) if i not in positions]
+    inputs = _as_arrays(kernel, input_params, given)
+    expected = len(params) - len(positions)
+    if len(inputs) != expected:
+        names = ", ".join(p.name for i, p in enumerate(params) if i not in positions)
+        raise ArgumentError(
+            f"kernel '{kernel}' takes {expected} inputs ({names}) and allocates its outputs "
+            f"but got {len(inputs)} arguments"
+        )
+    next_input = iter(inputs)
+    sizes = _sizes_by_name(input_params, inputs)
+    args: list[object] = []
+    outputs: list[np.ndarray] = []
+    for i, param in enumerate(params):
+        if i not in positions:
+            args.append(next(next_input))
+            continue
+        if not param.is_array:
+            raise ArgumentError(f"out_idx names '{param.name}', a scalar parameter, not an array")
+        shape = []
+        assert param.shape is not None
+        names = param.dim_names or (None,) * len(param.shape)
+        for dim, (size, name) in enumerate(zip(param.shape, names, strict=True)):
+            if size is None:
+                if name is None or name not in sizes:
+                    raise ArgumentError(
+                        f"cannot allocate output '{param.name}': its dim {dim} "
+                        f"({name or '?'}) is not the size of any input's dim"
+                    )
+                size = sizes[name]
+            shape.append(size)
+        output = np.zeros(shape, numpy_dtype(param.element))
+        args.append(output)
+        outputs.append(output)
+    return args, outputs
+
+
+def returned(outputs: list[np.ndarray]) -> np.ndarray | tuple[np.ndarray, ...] | None:
+    """What the call returns: nothing, the one output, or a tuple of them."""
+    if not outputs:
+        return None
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
