@@ -11,14 +11,17 @@ result is the same as true nesting.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from mlir import ir
 from mlir.passmanager import PassManager
 
-from tilec.diagnostics import CompileError, Diagnostic, from_mlir_error
+from tilec.diagnostics import CompileError, Diagnostic, capture_errors
 from tilec.passes.registry import NamedPipeline, Pass, PassFailure, instantiate, lookup
 
 _NAME = re.compile(r"[A-Za-z0-9_.\-]+")
@@ -179,14 +182,103 @@ def _upstream_text(element: Element) -> str:
     return f"{element.name}{{{element.options}}}" if element.options else element.name
 
 
-def _check_upstream(text: str, context: ir.Context) -> None:
-    """Validates one upstream element, turning the parser's message into ours."""
-    try:
-        PassManager.parse(f"builtin.module({text})", context)
-    except ValueError as exc:
-        message = str(exc)
-        found = re.search(r"error: (.*)", message)
-        raise _error(found.group(1) if found else message) from None
+# Upstream options whose value is a pipeline that the pass parses only when
+# it runs, printing a parse error to stderr and going on without it.
+_LAZY_PIPELINE_OPTIONS = {"inline": ("default-pipeline",)}
+
+# How MLIR's pipeline parser and LLVM's option parser word a rejection.
+_BAD_VALUE = re.compile(r"for the --(?P<option>[\w-]+) option: (?P<why>.*?)!?$", re.M)
+_NO_OPTION = re.compile(r"no such option (?P<option>\S+)")
+_PARSER_ERROR = re.compile(r"error: (?P<why>.+)")
+_FAILED_TO_ADD = re.compile(r"failed to add `(?P<name>[^`]*)` with options `(?P<options>[^`]*)`")
+
+
+def _check_upstream(leaf: _Leaf, context: ir.Context) -> None:
+    """Validates one upstream element, turning the parsers' messages into ours."""
+    element = leaf.element
+    reason = _rejection(_nest(leaf.path, _upstream_text(element)), context)
+    if reason is not None:
+        raise _error(_reword(reason))
+    values = _option_values(element.options)
+    for option in _LAZY_PIPELINE_OPTIONS.get(element.name, ()):
+        reason = _rejection(values.get(option, ""), context)
+        if reason is not None:
+            raise _error(
+                f"invalid value for option '{option}' of pass '{element.name}': "
+                f"{_reword(reason)}"
+            )
+
+
+def _rejection(text: str, context: ir.Context) -> str | None:
+    """Why MLIR rejects the pipeline `builtin.module(text)`, or None.
+
+    LLVM's option parser prints a bad option value on the process's stderr
+    rather than into the exception, so that is captured around the parse.
+    """
+    if not text:
+        return None
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            PassManager.parse(f"builtin.module({text})", context)
+        except ValueError as exc:
+            message = str(exc)
+        else:
+            message = None
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        sink.seek(0)
+        printed = sink.read().decode(errors="replace")
+    return None if message is None else f"{printed}\n{message}"
+
+
+def _reword(reason: str) -> str:
+    """One line in tilec's words from what MLIR printed and raised."""
+    added = _FAILED_TO_ADD.search(reason)
+    of_pass = f" of pass '{added['name']}'" if added else ""
+    if found := _BAD_VALUE.search(reason):
+        return f"invalid value for option '{found['option']}'{of_pass}: {found['why']}"
+    if added and (found := _NO_OPTION.search(reason)):
+        return f"pass '{added['name']}' has no option '{found['option']}'"
+    found = _PARSER_ERROR.search(reason)
+    if found is None:
+        lines = [line.strip() for line in reason.splitlines() if line.strip()]
+        return lines[-1] if lines else "rejected by MLIR"
+    if added:
+        return f"invalid options '{added['options']}' for pass '{added['name']}': {found['why']}"
+    return found["why"]
+
+
+def _option_values(options: str) -> dict[str, str]:
+    """`a=1 b={x y} c='z'` as {a: 1, b: x y, c: z}, split the way MLIR's
+    pass-option parser splits it: at spaces outside quotes and braces."""
+    values: dict[str, str] = {}
+    for word in _option_words(options):
+        key, _, value = word.partition("=")
+        if len(value) >= 2 and (value[0], value[-1]) in (("{", "}"), ("'", "'"), ('"', '"')):
+            value = value[1:-1]
+        values[key] = value
+    return values
+
+
+def _option_words(options: str) -> Iterator[str]:
+    start, depth, quote = 0, 0, ""
+    for pos, char in enumerate(options):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "{}":
+            depth += 1 if char == "{" else -1
+        elif char == " " and depth == 0:
+            if pos > start:
+                yield options[start:pos]
+            start = pos + 1
+    if options[start:]:
+        yield options[start:]
 
 
 def _anchor_ops(
@@ -246,8 +338,8 @@ def build_pass_manager(pipeline: Pipeline, context: ir.Context) -> PassManager:
 
     for leaf in pipeline.leaves:
         if leaf.tilec_pass is None:
+            _check_upstream(leaf, context)
             text = _upstream_text(leaf.element)
-            _check_upstream(_nest(leaf.path, text), context)
             if pending_path is not None and pending_path != leaf.path:
                 flush()
             pending.append(text)
@@ -292,8 +384,20 @@ def run_pipeline(
     if timing:
         pm.enable_timing()
     try:
-        pm.run(op)
-    except ir.MLIRError as exc:
-        raise from_mlir_error(exc) from None
+        run_pass_manager(pm, op)
     finally:
         del pm  # the timing report is printed when the pass manager goes away
+
+
+def run_pass_manager(pm: PassManager, op: ir.Operation) -> None:
+    """Runs `pm` on `op`; raises CompileError with the errors emitted during
+    the run, also when every pass reported success (see `capture_errors`:
+    without it such a run aborts the process). Every pipeline runs here."""
+    failure = None
+    with capture_errors(op.context) as errors:
+        try:
+            pm.run(op)
+        except ir.MLIRError as exc:
+            failure = str(exc)
+    if errors or failure is not None:
+        raise CompileError(errors or [Diagnostic("error", failure or "pass pipeline failed")])

@@ -8,14 +8,26 @@ line rather than a Python traceback.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
+from typing import NoReturn
 
 from tilec.diagnostics import CompileError, print_all
 
 
 class UsageError(Exception):
     """A mistake in the command line itself."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse for the tools: a usage mistake raises UsageError, so that
+    run_guarded reports it as `<tool>: error: ...` with exit code 1 like
+    every other failure (argparse itself prints its usage and exits 2).
+    Parse inside run_guarded."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message}; see '{self.prog} --help'")
 
 
 def run_guarded(tool: str, body: Callable[[], int]) -> int:

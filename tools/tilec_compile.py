@@ -17,10 +17,11 @@ import argparse
 import runpy
 import sys
 import time
+import traceback
 from pathlib import Path
 
 from tilec.diagnostics import CompileError, Diagnostic
-from tilec.tools.guard import UsageError, run_guarded
+from tilec.tools.guard import ArgumentParser, UsageError, run_guarded
 
 
 def _is_kernel(value: object) -> bool:
@@ -29,6 +30,22 @@ def _is_kernel(value: object) -> bool:
 
 def _fail(message: str) -> CompileError:
     return CompileError(Diagnostic("error", message))
+
+
+_MAIN_HINT = ' (the file is loaded as a module: put script code under `if __name__ == "__main__":`)'
+
+
+def _user_error(exc: BaseException, path: Path, prefix: str = "", suffix: str = "") -> CompileError:
+    """`exc`, raised by the user's code, at the innermost line of `path` in
+    its traceback (without a location when the file is not in it)."""
+    message = f"{prefix}{type(exc).__name__}: {exc}{suffix}"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+    if not frames:
+        return _fail(message)
+    frame = frames[-1]
+    return CompileError(
+        Diagnostic("error", message, str(path), frame.lineno or 0, (frame.colno or 0) + 1)
+    )
 
 
 def load_kernel(path: Path, expression: str | None) -> object:
@@ -42,6 +59,12 @@ def load_kernel(path: Path, expression: str | None) -> object:
             Diagnostic("error", f"invalid Python: {exc.msg}", str(path), exc.lineno or 0,
                        exc.offset or 0)
         ) from None
+    except CompileError:
+        raise
+    except SystemExit as exc:  # a script's own exit, run because it has no __main__ guard
+        raise _user_error(exc, path, suffix=_MAIN_HINT) from None
+    except Exception as exc:  # the user's module failed, not tilec
+        raise _user_error(exc, path) from None
     if expression is None:
         kernels = sorted(name for name, value in namespace.items() if _is_kernel(value))
         if len(kernels) != 1:
@@ -56,14 +79,14 @@ def load_kernel(path: Path, expression: str | None) -> object:
     except CompileError:
         raise
     except Exception as exc:
-        raise _fail(f"--kernel '{expression}' failed: {type(exc).__name__}: {exc}") from None
+        raise _user_error(exc, path, f"--kernel '{expression}' failed: ") from None
     if not _is_kernel(value):
         raise _fail(f"--kernel '{expression}' is a {type(value).__name__}, not a tilec kernel")
     return value
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="tilec-compile", description=__doc__.splitlines()[0].split(": ", 1)[1]
     )
     parser.add_argument("file", type=Path, help="a Python file with tilec kernels")
@@ -78,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list-stages", action="store_true", help="list the stages and exit")
     parser.add_argument("--timing", action="store_true", help="print per-pass wall time")
     parser.add_argument("-o", dest="output", type=Path, help="write the IR to this file")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    return run_guarded("tilec-compile", lambda: _run(args))
+    args = sys.argv[1:] if argv is None else argv
+    return run_guarded("tilec-compile", lambda: _run(parser.parse_args(args)))
 
 
 def _run(args: argparse.Namespace) -> int:

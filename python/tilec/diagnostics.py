@@ -115,6 +115,39 @@ def collect(context: ir.Context) -> Iterator[list[Diagnostic]]:
         handle.detach()
 
 
+@contextmanager
+def capture_errors(context: ir.Context) -> Iterator[list[Diagnostic]]:
+    """Records the errors emitted in `context` while the block runs, marked
+    handled; warnings, notes and remarks go on to the other handlers.
+
+    This is what must surround a call of the bindings that runs passes.
+    `PassManager.run` puts an `ErrorCapture` on the context that takes every
+    error for the MLIRError it raises when the run fails, and asserts
+    (aborting the process) when the run succeeds with errors taken, which
+    upstream passes do: a type converter reports a memory space it cannot
+    map and the conversion leaves the op alone. With `emit_error_diagnostics`
+    the capture hands the errors to the handlers instead, so they end up here
+    and the caller decides what they mean; MLIRErrors raised inside the block
+    then carry no diagnostics of their own.
+    """
+    recorded: list[Diagnostic] = []
+
+    def handler(diag: ir.Diagnostic) -> bool:
+        if diag.severity != ir.DiagnosticSeverity.ERROR:
+            return False
+        recorded.append(Diagnostic.from_mlir(diag))
+        return True
+
+    handle = context.attach_diagnostic_handler(handler)
+    emitting = context.emit_error_diagnostics
+    context.emit_error_diagnostics = True
+    try:
+        yield recorded
+    finally:
+        context.emit_error_diagnostics = emitting
+        handle.detach()
+
+
 def print_all(diagnostics: list[Diagnostic], stream: TextIO | None = None) -> None:
     out = stream or sys.stderr
     for diag in diagnostics:

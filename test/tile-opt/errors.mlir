@@ -21,7 +21,17 @@
 // BOTH: error: --pass-pipeline cannot be combined with individual pass flags
 
 // RUN: not tile-opt --canonicalize='bogus-option=1' %s 2>&1 | filecheck %s --check-prefix=UPOPT
-// UPOPT: error:
+// UPOPT: {{^}}error: pass 'canonicalize' has no option 'bogus-option'
+
+// RUN: not tile-opt --canonicalize=max-iterations=abc %s 2>&1 | filecheck %s --check-prefix=UPVAL
+// UPVAL: {{^}}error: invalid value for option 'max-iterations' of pass 'canonicalize': 'abc' value invalid for long argument
+// UPVAL-NOT: error
+
+// The inliner parses its default pipeline only when it runs, and goes on without it.
+// RUN: not tile-opt --inline=default-pipeline=bogus %s 2>&1 | filecheck %s --check-prefix=INLINE
+// INLINE: {{^}}error: invalid value for option 'default-pipeline' of pass 'inline': 'bogus' does not refer to a registered pass or pass pipeline
+// RUN: tile-opt '--inline=default-pipeline={canonicalize,cse}' %s | filecheck %s --check-prefix=INLINE-OK
+// INLINE-OK: func.func @ok
 
 // RUN: not tile-opt %S/Inputs/parse-error.mlir 2>&1 | filecheck %s --check-prefix=PARSE
 // PARSE: parse-error.mlir:3:18: error: expected SSA operand

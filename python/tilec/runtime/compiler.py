@@ -20,8 +20,8 @@ from mlir import ir
 from tilec import backends
 from tilec import ir as tilec_ir
 from tilec.backends.base import Backend, Binary, Launcher, Options
-from tilec.diagnostics import CompileError, Diagnostic, from_mlir_error
-from tilec.passes.pipeline import Pipeline, build_pass_manager, parse_pipeline
+from tilec.diagnostics import CompileError, Diagnostic
+from tilec.passes.pipeline import Pipeline, build_pass_manager, parse_pipeline, run_pass_manager
 from tilec.runtime.calls import call_arguments, output_positions, returned
 from tilec.runtime.signature import Param, check_arguments, entry_params
 from tilec.targets import TargetDescription
@@ -164,10 +164,7 @@ def lower(module: ir.Module, pipeline_text: str) -> Lowered:
         for leaf in parse_pipeline(pipeline_text).leaves:
             pass_manager = build_pass_manager(Pipeline([leaf]), context)
             start = time.perf_counter()
-            try:
-                pass_manager.run(module.operation)
-            except ir.MLIRError as exc:
-                raise from_mlir_error(exc) from None
+            run_pass_manager(pass_manager, module.operation)
             stage = _unique(leaf.stage_name(), lowered.stages)
             lowered.timings[stage] = time.perf_counter() - start
             lowered.stages[stage] = str(module)

@@ -91,3 +91,38 @@ def test_dsl_errors_point_at_the_users_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{path}:11:24: error:" in err
     assert "t[i] = t[i] * X" in err  # the source line, with a caret under it
+
+
+def test_usage_mistakes_are_errors_with_exit_code_1(kernels, capsys):
+    assert main([str(kernels), "--bogus"]) == 1
+    assert capsys.readouterr().err == (
+        "tilec-compile: error: unrecognized arguments: --bogus; see 'tilec-compile --help'\n"
+    )
+    assert main([]) == 1
+    assert "tilec-compile: error: the following arguments are required: file" in (
+        capsys.readouterr().err
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "args", "where", "message"),
+    [
+        ('import tilec\n\nraise ValueError("x")\n', [], "3:1", "ValueError: x"),
+        ("import sys\nsys.exit(3)\n", [], "2:1", "SystemExit: 3 (the file is loaded as a module"),
+        (
+            'def helper():\n    return {}["k"]\n\n\ndef factory():\n    return helper()\n',
+            ["--kernel", "factory()"],
+            "2:12",
+            "--kernel 'factory()' failed: KeyError: 'k'",
+        ),
+    ],
+)
+def test_the_users_own_exceptions_are_located_at_the_users_line(
+    tmp_path, capsys, source, args, where, message
+):
+    path = tmp_path / "user.py"
+    path.write_text(source)
+    assert main([str(path), *args]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:{where}: error: {message}")
+    assert "internal error" not in err and "Traceback" not in err

@@ -1,0 +1,21 @@
+// A pass may report an error and still succeed (an upstream conversion
+// whose type converter cannot map a memory space leaves the op alone): that
+// is an error with exit code 1 too, never the bindings' abort.
+// RUN: not tile-opt %s --split-input-file --convert-func-to-llvm 2>&1 | filecheck %s --check-prefix=FUNC
+// RUN: not tile-opt %s --split-input-file --tile-to-cpu 2>&1 | filecheck %s --check-prefix=CPU
+
+// FUNC: error: conversion of memref memory space #tile.scope<shared> to integer address space failed
+// FUNC: error: conversion of memref memory space #ascend.mem<gm> to integer address space failed
+// CPU: error: conversion of memref memory space #ascend.mem<gm> to integer address space failed
+// FUNC-NOT: Assertion
+// CPU-NOT: Assertion
+
+func.func @shared(%x: memref<4xf32, #tile.scope<shared>>) {
+  return
+}
+
+// -----
+
+func.func @global(%x: memref<?xf32, #ascend.mem<gm>>) {
+  return
+}
