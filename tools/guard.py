@@ -9,6 +9,7 @@ line rather than a Python traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from typing import NoReturn
@@ -35,6 +36,12 @@ def run_guarded(tool: str, body: Callable[[], int]) -> int:
         return body()
     except CompileError as exc:
         print_all(exc.diagnostics)
+    except BrokenPipeError:
+        # The reader went away (`tile-opt --list-passes | head`): what it
+        # read was right, so this is no error. Python flushes stdout again at
+        # exit, which would fail once more: point it at /dev/null first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (UsageError, OSError) as exc:
         print(f"{tool}: error: {exc}", file=sys.stderr)
     except KeyboardInterrupt:

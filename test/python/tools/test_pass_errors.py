@@ -112,3 +112,17 @@ def test_run_pipeline_raises_for_a_pass_that_reports_without_failing():
     )
     assert result.returncode == 1, result.stderr
     assert "in.mlir:1:1: error: complained" in result.stdout
+
+
+def test_a_reader_that_goes_away_is_no_error():
+    """`tile-opt --list-passes | head -1`: no 'Broken pipe' error, exit 0."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tilec.tools.tile_opt", "--list-passes"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdout.readline()
+    child.stdout.close()
+    _, stderr = child.communicate(timeout=120)
+    assert child.returncode == 0, stderr
+    assert b"Broken pipe" not in stderr
