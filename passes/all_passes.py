@@ -8,9 +8,11 @@ from tilec.passes import (  # noqa: F401
 )
 from tilec.passes.conversion.tile_to_cpu import (  # noqa: F401
     convert_tile_to_cpu,
+    emulate_fp8,
     erase_scopes,
     expand_exp,
     guard_division,
     hoist_allocas,
     pipelines,
+    widen_bools,
 )

@@ -323,6 +323,40 @@ def _python_pass(leaf: _Leaf, tilec_pass: Pass):
     return run
 
 
+# Upstream passes that lower memrefs to LLVM. MemRefToLLVM asserts (and
+# aborts the process) on a memref whose elements are narrower than a byte,
+# so a check in front of each turns such IR into a located error; on cpu,
+# tile-cpu-widen-bools makes bool tensors and tiles byte-sized first.
+_MEMREF_TO_LLVM = frozenset({"finalize-memref-to-llvm", "convert-to-llvm"})
+
+
+def _refuse_sub_byte_memrefs(op: ir.Operation, external_pass) -> None:
+    found = False
+
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        nonlocal found
+        values = [*inner.results]
+        for region in inner.regions:
+            for block in region.blocks:
+                values.extend(block.arguments)
+        for value in values:
+            if not isinstance(value.type, ir.MemRefType):
+                continue
+            element = ir.MemRefType(value.type).element_type
+            if isinstance(element, ir.IntegerType) and ir.IntegerType(element).width < 8:
+                inner.location.emit_error(
+                    f"a memref of {element} cannot be lowered to LLVM (its elements are "
+                    "narrower than a byte); widen it first (tile-cpu-widen-bools)"
+                )
+                found = True
+                return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    if found:
+        external_pass.signal_pass_failure()
+
+
 def build_pass_manager(pipeline: Pipeline, context: ir.Context) -> PassManager:
     """One PassManager running the leaves in order; consecutive upstream
     leaves under the same nest share one textual segment."""
@@ -340,6 +374,14 @@ def build_pass_manager(pipeline: Pipeline, context: ir.Context) -> PassManager:
         if leaf.tilec_pass is None:
             _check_upstream(leaf, context)
             text = _upstream_text(leaf.element)
+            if leaf.element.name in _MEMREF_TO_LLVM:
+                flush()
+                pm.add(
+                    _refuse_sub_byte_memrefs,
+                    name="RefuseSubByteMemrefs",
+                    argument="refuse-sub-byte-memrefs",
+                    description="a located error for the memrefs MemRefToLLVM would abort on",
+                )
             if pending_path is not None and pending_path != leaf.path:
                 flush()
             pending.append(text)

@@ -14,6 +14,37 @@ from contextlib import contextmanager
 from mlir import ir
 from mlir.dialects import arith, scf, vector
 
+# Ops that pass values or memrefs along (calls, control flow, allocation,
+# views) without reading or writing their elements: a pass that changes how
+# an element type is stored only retypes them.
+ELEMENT_AGNOSTIC = frozenset(
+    {
+        "func.func",
+        "func.call",
+        "func.return",
+        "scf.for",
+        "scf.if",
+        "scf.while",
+        "scf.condition",
+        "scf.yield",
+        "cf.br",
+        "cf.cond_br",
+        "memref.alloc",
+        "memref.alloca",
+        "memref.dealloc",
+        "memref.dim",
+        "memref.copy",
+        "memref.cast",
+        "memref.subview",
+        "memref.reinterpret_cast",
+        "memref.collapse_shape",
+        "memref.expand_shape",
+        "memref.transpose",
+        "memref.memory_space_cast",
+        "memref.assume_alignment",
+    }
+)
+
 
 def collect(root: ir.Operation, names: set[str] | str) -> list[ir.Operation]:
     """Every op named in `names` nested in `root`, in pre-order; collected
@@ -28,6 +59,45 @@ def collect(root: ir.Operation, names: set[str] | str) -> list[ir.Operation]:
 
     root.walk(visit, ir.WalkOrder.PRE_ORDER)
     return found
+
+
+def every_op(root: ir.Operation) -> list[ir.Operation]:
+    """`root` and every op nested in it, in post-order; collected before a
+    pass mutates anything."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    return found
+
+
+def defined_values(op: ir.Operation) -> Iterator[ir.Value]:
+    """The values `op` defines: its results and its regions' block arguments."""
+    yield from op.results
+    for region in op.regions:
+        for block in region.blocks:
+            yield from block.arguments
+
+
+def retype(func: ir.Operation, mapped: Callable[[ir.Type], ir.Type]) -> None:
+    """Gives every value in `func` (results, block arguments) and its
+    signature the type `mapped` makes of its old one."""
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        for value in defined_values(op):
+            value.set_type(mapped(value.type))
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit)
+    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    func.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get(
+            [mapped(t) for t in function_type.inputs], [mapped(t) for t in function_type.results]
+        )
+    )
 
 
 def index(value: int) -> ir.Value:
@@ -80,14 +150,45 @@ def with_element(type_: ir.Type, element: ir.Type) -> ir.Type:
     return element
 
 
+def is_bool(type_: ir.Type) -> bool:
+    return isinstance(type_, ir.IntegerType) and ir.IntegerType(type_).width == 1
+
+
+def i1() -> ir.Type:
+    return ir.IntegerType.get_signless(1)
+
+
+def byte_from_bool(value: ir.Value) -> ir.Value:
+    """A bool (i1, scalar or vector) as the byte that stores it: 0 or 1."""
+    return arith.extui(with_element(value.type, ir.IntegerType.get_signless(8)), value)
+
+
+def bool_from_byte(value: ir.Value) -> ir.Value:
+    """The bool a byte stores: any nonzero byte is true, as numpy reads one."""
+    return arith.cmpi(arith.CmpIPredicate.ne, value, zero(value.type))
+
+
 def convert(value: ir.Value, to: ir.Type) -> ir.Value:
     """`value` (scalar or vector) converted to element type `to` with arith
-    cast semantics: float widths by ext/trunc, ints signed, index by cast."""
+    cast semantics: float widths by ext/trunc, ints signed, index by cast;
+    a bool is 0 or 1 in any other type, and a number is true when nonzero
+    (NaN too), as numpy's `astype` converts."""
     src = element_type(value.type)
     if src == to:
         return value
     result = with_element(value.type, to)
+    if is_bool(to):
+        if is_float(src):
+            return arith.cmpf(arith.CmpFPredicate.UNE, value, zero(value.type))
+        return arith.cmpi(arith.CmpIPredicate.ne, value, zero(value.type))
+    if is_bool(src):
+        # Through its byte: a signed i1 would widen true to -1.
+        return convert(byte_from_bool(value), to)
     if is_float(src) and is_float(to):
+        if bit_width(to) == bit_width(src):
+            # f16 <-> bf16, f8E4M3FN <-> f8E5M2: neither holds the other, but
+            # f32 holds both, so this rounds once.
+            return convert(convert(value, ir.F32Type.get()), to)
         op = arith.extf if bit_width(to) > bit_width(src) else arith.truncf
         return op(result, value)
     if is_float(src):
@@ -109,13 +210,18 @@ def _i64() -> ir.Type:
     return ir.IntegerType.get_signless(64)
 
 
-def zero(type_: ir.Type) -> ir.Value:
-    """A zero scalar or splat vector of `type_`."""
+def constant(type_: ir.Type, value: int | float) -> ir.Value:
+    """A constant scalar or splat vector of `type_` (int, index or float elements)."""
     elem = element_type(type_)
-    attr = ir.FloatAttr.get(elem, 0.0) if is_float(elem) else ir.IntegerAttr.get(elem, 0)
+    attr = ir.FloatAttr.get(elem, value) if is_float(elem) else ir.IntegerAttr.get(elem, value)
     if isinstance(type_, ir.VectorType):
         return arith.constant(type_, ir.DenseElementsAttr.get_splat(type_, attr))
     return arith.constant(type_, attr)
+
+
+def zero(type_: ir.Type) -> ir.Value:
+    """A zero scalar or splat vector of `type_`."""
+    return constant(type_, 0.0 if is_float(element_type(type_)) else 0)
 
 
 def splat(value: ir.Value, width: int) -> ir.Value:

@@ -19,3 +19,8 @@ func.func @shared(%x: memref<4xf32, #tile.scope<shared>>) {
 func.func @global(%x: memref<?xf32, #ascend.mem<gm>>) {
   return
 }
+
+// A memref of i1 is a located error in front of the memref-to-LLVM lowering,
+// which would assert and abort the process on it.
+// RUN: not tile-opt %S/Inputs/i1-memref.mlir --finalize-memref-to-llvm 2>&1 | filecheck %s --check-prefix=SUBBYTE
+// SUBBYTE: i1-memref.mlir:2:1: error: a memref of i1 cannot be lowered to LLVM (its elements are narrower than a byte)

@@ -14,7 +14,9 @@ bounds as a whole gets an all-false mask, so edge tiles need no further
 branches. When
 the innermost copy dimension is a dropped unit dimension of one operand,
 each element is a one-lane vector with the same masking. Element types are
-converted with arith casts between the load and the store.
+converted with arith casts between the load and the store; a side that
+holds bools as bytes (`tile.bool_src`/`tile.bool_dst`, see
+tile-cpu-widen-bools) converts through i1.
 
 Before:
 
@@ -35,13 +37,17 @@ After (schematically):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
+from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.tile_to_cpu.fill import fill
+from tilec.passes.conversion.tile_to_cpu.widen_bools import BOOL_DST, BOOL_SRC
 from tilec.targets import CpuTarget
 
 
@@ -151,6 +157,8 @@ class _Copy:
     vector_dim: int | None
     lanes: int
     pad: ir.Value
+    bool_src: bool
+    bool_dst: bool
 
     def region_inside(self) -> ir.Value | None:
         """Whether the whole region lies inside both buffers (a negative
@@ -194,7 +202,11 @@ class _Copy:
         value = read.load(
             self.src.buffer, ir.VectorType.get([width], src_type.element_type), self.pad
         )
-        value = irb.convert(value, dst_type.element_type)
+        if self.bool_src:
+            value = irb.bool_from_byte(value)
+        value = irb.convert(value, irb.i1() if self.bool_dst else dst_type.element_type)
+        if self.bool_dst:
+            value = irb.byte_from_bool(value)
         write = _Access(self.dst, self.sizes, ivs, self.vector_dim, start, width, checked)
         write.store(value, self.dst.buffer)
 
@@ -239,7 +251,14 @@ class CopyToMaskedVectors(TileOpLowering):
         with ir.InsertionPoint(op), op.location:
             pad_operands = operands[2 + src_rank + dst_type.rank :]
             pad = pad_operands[0] if pad_operands else irb.zero(src_type.element_type)
-            copy = _Copy(src, dst, sizes, plan.vector_dim, plan.lanes, pad)
+            if _fills_part_of_a_tile(dst_type, sizes):
+                # The rest of the tile reads as the pad, like elements past a
+                # tensor's edge, not as whatever the stack held: a later gemm
+                # over the whole tile must not meet NaN garbage.
+                lanes = irb.lanes(target.vector_bytes, dst_type.element_type)
+                fill(dst.buffer, irb.convert(pad, dst_type.element_type), lanes)
+            bools = (BOOL_SRC in op.attributes, BOOL_DST in op.attributes)
+            copy = _Copy(src, dst, sizes, plan.vector_dim, plan.lanes, pad, *bools)
             inside = copy.region_inside()
             if inside is None:
                 copy.emit(checked=False)
@@ -252,6 +271,13 @@ class CopyToMaskedVectors(TileOpLowering):
                     copy.emit(checked=True)
                     scf.YieldOp([])
         op.erase()
+
+
+def _fills_part_of_a_tile(dst: ir.MemRefType, sizes: list[int]) -> bool:
+    """Whether a copy writes only part of an on-chip destination tile."""
+    if dst.memory_space is None or tile.scope_of(dst) is tile.Scope.global_:
+        return False
+    return math.prod(sizes) < math.prod(dst.shape)
 
 
 def _operand_types(op: ir.Operation) -> tuple[ir.MemRefType, ir.MemRefType]:

@@ -14,7 +14,7 @@ B is first packed into panels (`[N / panel, K, panel]`, a panel being the
 micro-tile's width): the k loop then reads one contiguous panel instead of
 one line per row of B, whose power-of-two row stride would map every row
 of a panel to a few L1 sets and evict it. Packing also converts B to the
-accumulation type (f16/bf16 -> f32, i8 -> i32) and undoes `transpose_b`,
+accumulation type (f16/bf16/f8 -> f32, i8 -> i32) and undoes `transpose_b`,
 once per gemm instead of once per use. A is read in place (a transposed A
 too: the micro-tile's rows are then contiguous); an A of another element
 type is converted into a scratch tile first.
@@ -192,9 +192,6 @@ class GemmToVectorFma(TileOpLowering):
             memref = ir.MemRefType(value.type)
             if not memref.has_static_shape:
                 return "needs static shapes for A, B and C"
-            element = memref.element_type
-            if irb.is_float(element) and irb.bit_width(element) < 16:
-                return "8-bit float operands are not supported"
         return None
 
     def infer(self, op: ir.Operation, target: CpuTarget) -> _Layout:

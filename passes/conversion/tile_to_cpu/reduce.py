@@ -43,6 +43,10 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.targets import CpuTarget
 
+# The largest value of the float types without an inf (their inf constant
+# is NaN, which max and min would propagate); as neutral for max and min.
+_FINITE_BOUNDS = {"f8E4M3FN": 448.0}
+
 
 @dataclass(frozen=True)
 class _Kind:
@@ -92,7 +96,8 @@ class _Kind:
         if self.base == "sum" or self.name == "absmax":
             return irb.zero(type_)
         if irb.is_float(self.element):
-            attr = ir.FloatAttr.get(self.element, float("-inf" if self.base == "max" else "inf"))
+            bound = _FINITE_BOUNDS.get(str(self.element), float("inf"))
+            attr = ir.FloatAttr.get(self.element, -bound if self.base == "max" else bound)
         else:
             width = irb.bit_width(self.element)
             bound = -(1 << (width - 1)) if self.base == "max" else (1 << (width - 1)) - 1

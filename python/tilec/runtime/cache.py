@@ -1,8 +1,8 @@
 """The on-disk cache of compiled kernels (`$TILEC_CACHE_DIR` or ~/.cache/tilec).
 
 An entry is a directory named by the cache key (a hash of the tile IR, the
-target and its parameters, the options, the tilec version and the MLIR
-version) holding `meta.json`, the kernel's tile IR and whatever the
+target and its parameters, the options, the tilec version, tilec's own code
+and the MLIR version) holding `meta.json`, the kernel's tile IR and whatever the
 target's driver writes for its binary (on cpu a linked `kernel.so` and the
 LLVM dialect it came from).
 
@@ -15,6 +15,7 @@ version) is deleted and the kernel rebuilt.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -28,6 +29,8 @@ from pathlib import Path
 
 from mlir import ir
 
+import tilec
+import tilec.passes
 from tilec import __version__
 from tilec.backends.base import Backend, Options
 from tilec.runtime.compiler import TILE_STAGE, CompiledKernel
@@ -51,6 +54,21 @@ def mlir_version() -> str:
         return "unknown"
 
 
+@functools.cache
+def compiler_digest() -> str:
+    """A hash of the compiler's own code (tilec's modules, its passes, its
+    native library): a kernel compiled by other code is another entry, even
+    at the same version number, as in a checkout between two commits."""
+    digest = hashlib.sha256()
+    roots = [Path(tilec.__file__).parent, Path(tilec.passes.__file__).parent]
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.suffix in (".py", ".so") and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(root)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def cache_key(text: str, target: TargetDescription, options: Options) -> str:
     return _digest_of(
         {
@@ -59,6 +77,7 @@ def cache_key(text: str, target: TargetDescription, options: Options) -> str:
             "target": target.parameters(),
             "options": options.key(),
             "tilec": __version__,
+            "compiler": compiler_digest(),
             "mlir": mlir_version(),
         }
     )

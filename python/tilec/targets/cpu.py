@@ -13,7 +13,13 @@ import os
 from dataclasses import dataclass
 
 from tilec.dialects.tile import Scope
-from tilec.targets.description import PORTABLE_SCOPES, TargetDescription
+from tilec.targets.description import (
+    FLOAT_TYPES,
+    FP8_TYPES,
+    INT_TYPES,
+    PORTABLE_SCOPES,
+    TargetDescription,
+)
 
 _VECTOR_BYTES = {"avx2": 32, "avx512": 64}
 # A tile lives on a worker thread's stack or, above a threshold, on the heap;
@@ -29,6 +35,9 @@ class CpuTarget(TargetDescription):
 
     vector_bytes: int = 32
     cores: int = 1
+    # Bools are stored as bytes (tile-cpu-widen-bools); 8-bit floats are
+    # bytes computed on in f32 (tile-cpu-emulate-fp8).
+    element_types: frozenset[str] = INT_TYPES | FLOAT_TYPES | FP8_TYPES | {"i1"}
 
     @staticmethod
     def create(variant: str) -> CpuTarget:
@@ -41,3 +50,7 @@ class CpuTarget(TargetDescription):
 
     def parameters(self) -> dict[str, object]:
         return {**super().parameters(), "vector_bytes": self.vector_bytes, "cores": self.cores}
+
+    def tile_violation(self, scope: Scope, shape: list[int], element_bits: int) -> str | None:
+        # A bool tile takes a byte per element.
+        return super().tile_violation(scope, shape, max(element_bits, 8))

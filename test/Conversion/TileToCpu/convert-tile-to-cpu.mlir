@@ -19,11 +19,3 @@ func.func @dynamic_tile(%a: memref<?x4xf32, #tile.scope<shared>>, %b: memref<4x8
   tile.gemm %a, %b, %c : memref<?x4xf32, #tile.scope<shared>>, memref<4x8xf32, #tile.scope<shared>>, memref<?x8xf32, #tile.scope<fragment>>
   return
 }
-
-// -----
-
-func.func @fp8(%a: memref<6x4xf8E4M3FN, #tile.scope<shared>>, %b: memref<4x8xf8E4M3FN, #tile.scope<shared>>, %c: memref<6x8xf32, #tile.scope<fragment>>) {
-  // expected-error @+1 {{no cpu lowering of 'tile.gemm' for cpu:avx2; candidates: cpu-gemm-vector-fma (8-bit float operands are not supported)}}
-  tile.gemm %a, %b, %c : memref<6x4xf8E4M3FN, #tile.scope<shared>>, memref<4x8xf8E4M3FN, #tile.scope<shared>>, memref<6x8xf32, #tile.scope<fragment>>
-  return
-}

@@ -109,3 +109,31 @@ func.func @column(%A: memref<?x?xf32>, %i: index, %j: index) {
   tile.copy %A[%i, %j], %t[%c0] sizes [8, 1] : memref<?x?xf32>, memref<8xf32, #tile.scope<local>>
   return
 }
+
+// -----
+
+// A side of bools held as bytes (tile-cpu-widen-bools) converts through
+// i1: a number is true when nonzero (NaN too), a bool is 0 or 1.
+// CHECK-LABEL: func.func @into_bool_bytes
+// CHECK: %[[V:.*]] = vector.load %{{.*}} : memref<4x8xf32>, vector<8xf32>
+// CHECK: %[[B:.*]] = arith.cmpf une, %[[V]], %{{.*}} : vector<8xf32>
+// CHECK: %[[W:.*]] = arith.extui %[[B]] : vector<8xi1> to vector<8xi8>
+// CHECK: vector.store %[[W]], %{{.*}} : memref<4x8xi8, #tile.scope<fragment>>, vector<8xi8>
+// CHECK-NOT: arith.fptosi
+func.func @into_bool_bytes(%A: memref<4x8xf32>, %t: memref<4x8xi8, #tile.scope<fragment>>) {
+  %c0 = arith.constant 0 : index
+  tile.copy %A[%c0, %c0], %t[%c0, %c0] {tile.bool_dst} : memref<4x8xf32>, memref<4x8xi8, #tile.scope<fragment>>
+  return
+}
+
+// CHECK-LABEL: func.func @from_bool_bytes
+// CHECK: %[[V:.*]] = vector.load %{{.*}} : memref<4x8xi8, #tile.scope<fragment>>, vector<8xi8>
+// CHECK: %[[B:.*]] = arith.cmpi ne, %[[V]], %{{.*}} : vector<8xi8>
+// CHECK: %[[W:.*]] = arith.extui %[[B]] : vector<8xi1> to vector<8xi8>
+// CHECK: %[[I:.*]] = arith.extsi %[[W]] : vector<8xi8> to vector<8xi32>
+// CHECK: vector.store %[[I]], %{{.*}} : memref<4x8xi32>, vector<8xi32>
+func.func @from_bool_bytes(%t: memref<4x8xi8, #tile.scope<fragment>>, %C: memref<4x8xi32>) {
+  %c0 = arith.constant 0 : index
+  tile.copy %t[%c0, %c0], %C[%c0, %c0] {tile.bool_src} : memref<4x8xi8, #tile.scope<fragment>>, memref<4x8xi32>
+  return
+}

@@ -72,3 +72,22 @@ func.func @int8(%a: memref<6x4xi8, #tile.scope<shared>>, %b: memref<4x8xi8, #til
   tile.gemm %a, %b, %c : memref<6x4xi8, #tile.scope<shared>>, memref<4x8xi8, #tile.scope<shared>>, memref<6x8xi32, #tile.scope<fragment>>
   return
 }
+
+// -----
+
+// 8-bit float operands are converted to f32 like f16 ones: A into a scratch
+// tile, B while it is packed (tile-cpu-emulate-fp8 lowers the extf later).
+// CHECK-LABEL: func.func @fp8
+// CHECK: %[[PB:.*]] = tile.alloc : memref<1x4x16xf32, #tile.scope<local>>
+// CHECK: %[[PA:.*]] = tile.alloc : memref<6x4xf32, #tile.scope<local>>
+// CHECK: %[[A:.*]] = arith.extf %{{.*}} : f8E4M3FN to f32
+// CHECK: memref.store %[[A]], %[[PA]]
+// CHECK: %[[ROW:.*]] = vector.load %{{.*}} : memref<4x8xf8E4M3FN, #tile.scope<shared>>, vector<8xf8E4M3FN>
+// CHECK: %[[WIDE:.*]] = arith.extf %[[ROW]] : vector<8xf8E4M3FN> to vector<8xf32>
+// CHECK: vector.store %[[WIDE]], %[[PB]]
+// CHECK: vector.fma %{{.*}} : vector<8xf32>
+// CHECK-NOT: vector<8xf8E4M3FN>
+func.func @fp8(%a: memref<6x4xf8E4M3FN, #tile.scope<shared>>, %b: memref<4x8xf8E4M3FN, #tile.scope<shared>>, %c: memref<6x8xf32, #tile.scope<fragment>>) {
+  tile.gemm %a, %b, %c : memref<6x4xf8E4M3FN, #tile.scope<shared>>, memref<4x8xf8E4M3FN, #tile.scope<shared>>, memref<6x8xf32, #tile.scope<fragment>>
+  return
+}

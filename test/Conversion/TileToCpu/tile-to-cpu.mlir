@@ -1,5 +1,6 @@
 // RUN: tile-opt %s --tile-to-cpu | filecheck %s
 // RUN: tile-opt %s --tile-to-cpu | filecheck %s --check-prefix=GONE
+// RUN: tile-opt %s --tile-to-cpu | filecheck %s --check-prefix=NARROW
 
 // The whole pipeline ends in the LLVM dialect: the entry keeps its C
 // interface, the grid is dispatched through the async runtime, and no
@@ -24,6 +25,31 @@ func.func @scale(%A: memref<?x?xf32>, %s: f32) attributes {tile.entry} {
       memref.store %y, %t[%i, %j] : memref<8x16xf32, #tile.scope<fragment>>
     }
     tile.copy %t[%c0, %c0], %A[%row, %c0] : memref<8x16xf32, #tile.scope<fragment>>, memref<?x?xf32>
+  }
+  return
+}
+
+// Bools and 8-bit floats end as bytes (tile-cpu-widen-bools,
+// tile-cpu-emulate-fp8): no f8 type is left for LLVM, which has none.
+// CHECK-LABEL: llvm.func @narrow
+// NARROW-NOT: f8E
+func.func @narrow(%M: memref<?x16xi1>, %X: memref<?x16xf8E4M3FN>, %Y: memref<?x16xf8E5M2>) attributes {tile.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %half = arith.constant 0.5 : f8E4M3FN
+  tile.kernel blocks(%bx) in (%c1) threads = 1 {
+    %m = tile.alloc : memref<8x16xi1, #tile.scope<fragment>>
+    %x = tile.alloc : memref<8x16xf8E4M3FN, #tile.scope<fragment>>
+    tile.copy %M[%c0, %c0], %m[%c0, %c0] : memref<?x16xi1>, memref<8x16xi1, #tile.scope<fragment>>
+    tile.copy %X[%c0, %c0], %x[%c0, %c0] : memref<?x16xf8E4M3FN>, memref<8x16xf8E4M3FN, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (8, 16) {
+      %b = memref.load %m[%i, %j] : memref<8x16xi1, #tile.scope<fragment>>
+      %v = memref.load %x[%i, %j] : memref<8x16xf8E4M3FN, #tile.scope<fragment>>
+      %w = arith.mulf %v, %half : f8E4M3FN
+      %y = arith.select %b, %w, %v : f8E4M3FN
+      memref.store %y, %x[%i, %j] : memref<8x16xf8E4M3FN, #tile.scope<fragment>>
+    }
+    tile.copy %x[%c0, %c0], %Y[%c0, %c0] : memref<8x16xf8E4M3FN, #tile.scope<fragment>>, memref<?x16xf8E5M2>
   }
   return
 }

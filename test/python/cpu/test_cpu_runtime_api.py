@@ -132,7 +132,7 @@ def test_compile_errors():
 
 
 def test_pass_errors_point_at_the_users_line():
-    f8 = "memref<8x8xf8E4M3FN, #tile.scope<shared>>"
+    f8 = "memref<8x8xf8E4M3FNUZ, #tile.scope<shared>>"
     acc = "memref<8x8xf32, #tile.scope<fragment>>"
     bad = f"""
 func.func @bad(%n: index) attributes {{tile.entry}} {{
@@ -146,7 +146,7 @@ func.func @bad(%n: index) attributes {{tile.entry}} {{
 """
     with pytest.raises(CompileError) as info:
         tilec.compile(bad)
-    message = "element type f8E4M3FN is not supported on cpu:avx2"
+    message = "element type f8E4M3FNUZ is not supported on cpu:avx2"
     assert str(info.value).startswith(f"user.py:5:3: error: {message} (supported: bf16, f16,")
 
 
