@@ -13,18 +13,20 @@ before it calls in here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import Enum
+
+from math import prod
 
 from mlir import ir
 from mlir.dialects import arith, func, math, memref, scf
 
 from tilec.dialects import tile
 
-from .dtypes import DType, int64
+from .dtypes import DType, float32, int64
 from .errors import DSLError, SourceLoc
 from .source import site
 
@@ -37,6 +39,8 @@ class RegionKind(Enum):
     PARALLEL = "T.Parallel"
     PIPELINED = "T.Pipelined"
     SERIAL = "T.serial"
+    THEN = "`if` branch"
+    ELSE = "`else` branch"
 
 
 @dataclass(eq=False)
@@ -68,6 +72,8 @@ class Trace:
     # An error found where raising is impossible (a loop generator closed by
     # `break`); reported at the next DSL call or at the end of the trace.
     pending: DSLError | None = None
+    # Global workspaces (T.alloc_global), freed where the function returns.
+    workspaces: list[ir.Value] = field(default_factory=list)
 
     @property
     def current(self) -> OpenRegion:
@@ -78,14 +84,17 @@ class Trace:
         self.regions.append(region)
         return region
 
-    def close(self, region: OpenRegion) -> None:
-        """Ends `region` with its terminator; it must be the innermost open region."""
+    def close(self, region: OpenRegion, results: Sequence[ir.Value] = ()) -> None:
+        """Ends `region` with its terminator, which yields `results` (the value of an
+        `scf.if` branch); it must be the innermost open region."""
         assert self.regions[-1] is region, "regions close in the order they open"
         with self.emitting():
             if region.kind is RegionKind.FUNCTION:
+                for workspace in self.workspaces:
+                    memref.dealloc(workspace)
                 func.ReturnOp([])
-            elif region.kind is RegionKind.SERIAL:
-                scf.YieldOp([])
+            elif region.kind in (RegionKind.SERIAL, RegionKind.THEN, RegionKind.ELSE):
+                scf.YieldOp(list(results))
             else:
                 tile.YieldOp()
         region.is_open = False
@@ -125,7 +134,12 @@ def _trace() -> Trace:
 _INT_BINARY = {
     "+": arith.addi, "-": arith.subi, "*": arith.muli, "//": arith.floordivsi,
     "ceildiv": arith.ceildivsi, "max": arith.maxsi, "min": arith.minsi,
-    "&": arith.andi, "|": arith.ori, "^": arith.xori,
+    "&": arith.andi, "|": arith.ori, "^": arith.xori, "<<": arith.shli, ">>": arith.shrsi,
+}
+# Unsigned integers differ where the sign bit matters.
+_UINT_BINARY = {
+    **_INT_BINARY, "//": arith.divui, "ceildiv": arith.ceildivui, "max": arith.maxui,
+    "min": arith.minui, ">>": arith.shrui,
 }
 _FLOAT_BINARY = {
     "+": arith.addf, "-": arith.subf, "*": arith.mulf, "/": arith.divf,
@@ -135,6 +149,10 @@ _CMPI = {
     "<": arith.CmpIPredicate.slt, "<=": arith.CmpIPredicate.sle,
     ">": arith.CmpIPredicate.sgt, ">=": arith.CmpIPredicate.sge,
     "==": arith.CmpIPredicate.eq, "!=": arith.CmpIPredicate.ne,
+}
+_CMPUI = {
+    **_CMPI, "<": arith.CmpIPredicate.ult, "<=": arith.CmpIPredicate.ule,
+    ">": arith.CmpIPredicate.ugt, ">=": arith.CmpIPredicate.uge,
 }
 # Ordered comparisons (false on NaN) except `!=`, which is true on NaN as in Python.
 _CMPF = {
@@ -165,17 +183,18 @@ def constant_int(value: ir.Value) -> int | None:
     return None
 
 
-def binary(op: str, lhs: ir.Value, rhs: ir.Value, *, is_float: bool) -> ir.Value:
-    build = (_FLOAT_BINARY if is_float else _INT_BINARY)[op]
+def binary(op: str, lhs: ir.Value, rhs: ir.Value, *, dtype: DType) -> ir.Value:
+    """`lhs op rhs` on two values of `dtype` (bool and index count as signed)."""
+    table = _FLOAT_BINARY if dtype.is_float else _UINT_BINARY if dtype.is_unsigned else _INT_BINARY
     with _trace().emitting():
-        return build(lhs, rhs)
+        return table[op](lhs, rhs)
 
 
-def compare(op: str, lhs: ir.Value, rhs: ir.Value, *, is_float: bool) -> ir.Value:
+def compare(op: str, lhs: ir.Value, rhs: ir.Value, *, dtype: DType) -> ir.Value:
     with _trace().emitting():
-        if is_float:
+        if dtype.is_float:
             return arith.cmpf(_CMPF[op], lhs, rhs)
-        return arith.cmpi(_CMPI[op], lhs, rhs)
+        return arith.cmpi((_CMPUI if dtype.is_unsigned else _CMPI)[op], lhs, rhs)
 
 
 def float_unary(op: str, value: ir.Value) -> ir.Value:
@@ -194,35 +213,41 @@ def select(condition: ir.Value, true_value: ir.Value, false_value: ir.Value) -> 
 
 
 def convert(value: ir.Value, src: DType, dst: DType) -> ir.Value:
-    """`value` of type `src` as `dst` with arith's cast ops (signed integers).
+    """`value` of type `src` as `dst` with arith's cast ops, signed or unsigned by dtype.
 
-    Booleans widen as 0/1; a conversion to bool is `!= 0`.
+    Booleans widen as 0/1; a conversion to bool is `!= 0`; floats of one
+    width (float16, bfloat16) convert through float32.
     """
     if src == dst:
         return value
     if dst.kind == "bool":
         zero = constant(src, 0)
-        return compare("!=", value, zero, is_float=src.is_float)
+        return compare("!=", value, zero, dtype=src)
     with _trace().emitting():
         target = dst.mlir_type()
         if src.kind == "bool":
             wide = arith.extui(int64.mlir_type(), value)
             return convert(wide, int64, dst)
         if src.is_float and dst.is_float:
+            if dst.bits == src.bits:
+                return convert(convert(value, src, float32), float32, dst)
             return (arith.extf if dst.bits > src.bits else arith.truncf)(target, value)
         if src.kind == "index" or dst.kind == "index":
-            if src.is_float or dst.is_float:
-                # index <-> float goes through i64, which arith converts directly.
-                if src.is_float:
-                    return arith.index_cast(target, arith.fptosi(int64.mlir_type(), value))
+            # index <-> float goes through i64, which arith converts directly.
+            if src.is_float:
+                return arith.index_cast(target, arith.fptosi(int64.mlir_type(), value))
+            if dst.is_float:
                 return arith.sitofp(target, arith.index_cast(int64.mlir_type(), value))
-            return arith.index_cast(target, value)
+            return (arith.index_castui if src.is_unsigned else arith.index_cast)(target, value)
         if src.is_float:
-            return arith.fptosi(target, value)
+            return (arith.fptoui if dst.is_unsigned else arith.fptosi)(target, value)
         if dst.is_float:
-            return arith.sitofp(target, value)
-        return (arith.extsi if dst.bits > src.bits else arith.trunci)(target, value)
-
+            return (arith.uitofp if src.is_unsigned else arith.sitofp)(target, value)
+        if dst.bits == src.bits:
+            return value
+        if dst.bits < src.bits:
+            return arith.trunci(target, value)
+        return (arith.extui if src.is_unsigned else arith.extsi)(target, value)
 
 
 def load(buffer: ir.Value, indices: Sequence[ir.Value]) -> ir.Value:
@@ -240,6 +265,146 @@ def dim(buffer: ir.Value, axis: int) -> ir.Value:
         return memref.dim(buffer, arith.constant(ir.IndexType.get(), axis))
 
 
+# -- hints --------------------------------------------------------------------
+# What a kernel asks of a target beyond its meaning (TileLang's warp policy,
+# swizzles, layouts, pipeline schedules) is recorded as discardable `tile.*`
+# attributes, which need no ODS: a target's lowering reads the ones it can
+# use and the others (cpu: all) are ignored.
+
+Hint = str | int | bool | ir.Attribute | Sequence["Hint"] | Mapping[str, "Hint"]
+
+
+def hint_attr(value: Hint) -> ir.Attribute:
+    """`value` as an attribute: strings, i64 integers, bools, arrays and dictionaries."""
+    if isinstance(value, ir.Attribute):
+        return value
+    if isinstance(value, bool):
+        return ir.BoolAttr.get(value)
+    if isinstance(value, int):
+        return ir.IntegerAttr.get(int64.mlir_type(), value)
+    if isinstance(value, str):
+        return ir.StringAttr.get(value)
+    if isinstance(value, Mapping):
+        return ir.DictAttr.get({key: hint_attr(item) for key, item in value.items()})
+    return ir.ArrayAttr.get([hint_attr(item) for item in value])
+
+
+def _annotate(op: ir.Operation | ir.OpView, hints: Mapping[str, Hint]) -> None:
+    with _trace().context:
+        for key, value in hints.items():
+            op.attributes[f"tile.{key}"] = hint_attr(value)
+
+
+def annotate_region(region: OpenRegion, hints: Mapping[str, Hint]) -> None:
+    """Records `hints` on the op whose body `region` is (e.g. the tile.kernel)."""
+    _annotate(region.block.owner, hints)
+
+
+def annotate_buffer(buffer: ir.Value, hints: Mapping[str, Hint]) -> None:
+    """Records `hints` on the tile.alloc of a tile, or in the arg_attrs of a parameter."""
+    owner = buffer.owner
+    if not isinstance(owner, ir.Block):
+        _annotate(owner, hints)
+        return
+    function = _trace().function
+    position = ir.BlockArgument(buffer).arg_number
+    with _trace().context:
+        entries = list(ir.ArrayAttr(function.attributes["arg_attrs"]))
+        attrs = {named.name: named.attr for named in ir.DictAttr(entries[position])}
+        attrs.update({f"tile.{key}": hint_attr(value) for key, value in hints.items()})
+        entries[position] = ir.DictAttr.get(attrs)
+        function.attributes["arg_attrs"] = ir.ArrayAttr.get(entries)
+
+
+# -- parameters -----------------------------------------------------------------
+
+
+def add_parameter(
+    shape: Sequence[int | None], dtype: DType, attrs: Mapping[str, Hint]
+) -> ir.Value:
+    """A new tensor parameter after the others (`None` dims are dynamic), with `tile.*`
+    argument attributes, located at the current site."""
+    trace = _trace()
+    function = trace.function
+    dynamic = ir.ShapedType.get_dynamic_size()
+    with trace.context:
+        memref = tile.memref_type([dynamic if d is None else d for d in shape], dtype.mlir_type())
+        argument = function.entry_block.add_argument(memref, site().mlir(trace.context))
+        signature = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
+        function.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get([*signature.inputs, memref], signature.results)
+        )
+        entries = list(ir.ArrayAttr(function.attributes["arg_attrs"]))
+        entries.append(hint_attr({f"tile.{key}": value for key, value in attrs.items()}))
+        function.attributes["arg_attrs"] = ir.ArrayAttr.get(entries)
+    return argument
+
+
+def alloc_global(shape: Sequence[int | ir.Value], dtype: DType) -> ir.Value:
+    """A tensor in global memory for the rest of the function (`memref.alloc`); a dim
+    given as a value is dynamic."""
+    trace = _trace()
+    dynamic = ir.ShapedType.get_dynamic_size()
+    with trace.emitting():
+        sizes = [d if isinstance(d, int) else dynamic for d in shape]
+        memref_type = tile.memref_type(sizes, dtype.mlir_type())
+        workspace = memref.alloc(memref_type, [d for d in shape if not isinstance(d, int)], [])
+    trace.workspaces.append(workspace)
+    return workspace
+
+
+def reshape(buffer: ir.Value, shape: Sequence[int | ir.Value]) -> ir.Value:
+    """`buffer` (contiguous) viewed with `shape`; a dim given as a value is dynamic.
+
+    With at most one dynamic dim the view collapses `buffer` to one dim and
+    expands it, keeping the identity layout; with more, which
+    `memref.expand_shape` cannot lower (one dynamic size per group), it is
+    a `memref.reinterpret_cast` with the row-major strides.
+    """
+    trace = _trace()
+    source = ir.MemRefType(buffer.type)
+    dynamic = ir.ShapedType.get_dynamic_size()
+    static = [d if isinstance(d, int) else dynamic for d in shape]
+    sizes = [d for d in shape if not isinstance(d, int)]
+
+    def memref_type(dims: Sequence[int], layout: ir.Attribute | None = None) -> ir.MemRefType:
+        return ir.MemRefType.get(
+            list(dims), source.element_type, layout, memory_space=source.memory_space
+        )
+
+    with trace.emitting():
+        if len(sizes) > 1:
+            # Row-major strides, from the innermost dim out.
+            strides: list[int | ir.Value] = [1]
+            for d in reversed(shape[1:]):
+                inner = strides[0]
+                if isinstance(d, int) and isinstance(inner, int):
+                    strides.insert(0, d * inner)
+                else:
+                    factors = [
+                        arith.constant(ir.IndexType.get(), x) if isinstance(x, int) else x
+                        for x in (d, inner)
+                    ]
+                    strides.insert(0, arith.muli(*factors))
+            static_strides = [s if isinstance(s, int) else dynamic for s in strides]
+            layout = ir.StridedLayoutAttr.get(0, static_strides)
+            dynamic_strides = [s for s in strides if not isinstance(s, int)]
+            return memref.ReinterpretCastOp(
+                memref_type(static, layout), buffer, [], sizes, dynamic_strides,
+                [0], static, static_strides,
+            ).result
+        flat = buffer
+        if source.rank != 1:
+            count = dynamic if dynamic in source.shape else prod(source.shape)
+            flat_type = memref_type([count])
+            flat = memref.CollapseShapeOp(flat_type, buffer, [list(range(source.rank))]).result
+        if static == list(ir.MemRefType(flat.type).shape):
+            return flat
+        return memref.ExpandShapeOp(
+            memref_type(static), flat, [list(range(len(shape)))], sizes, static
+        ).result
+
+
 # -- tiles --------------------------------------------------------------------
 
 
@@ -254,9 +419,11 @@ def copy(
     dst: ir.Value,
     dst_offsets: Sequence[ir.Value],
     sizes: Sequence[int] | None,
+    hints: Mapping[str, Hint] | None = None,
 ) -> None:
     with _trace().emitting():
-        tile.copy(src, list(src_offsets), dst, list(dst_offsets), sizes=sizes)
+        op = tile.copy(src, list(src_offsets), dst, list(dst_offsets), sizes=sizes)
+    _annotate(op, hints or {})
 
 
 def fill(buffer: ir.Value, value: ir.Value) -> None:
@@ -275,15 +442,23 @@ def barrier() -> None:
 
 
 def gemm(
-    a: ir.Value, b: ir.Value, c: ir.Value, *, transpose_a: bool, transpose_b: bool, clear: bool
+    a: ir.Value,
+    b: ir.Value,
+    c: ir.Value,
+    *,
+    transpose_a: bool,
+    transpose_b: bool,
+    clear: bool,
+    hints: Mapping[str, Hint],
 ) -> None:
     with _trace().emitting():
-        tile.gemm(
+        op = tile.gemm(
             a, b, c,
             transpose_a=transpose_a or None,
             transpose_b=transpose_b or None,
             clear_accum=clear or None,
         )
+    _annotate(op, hints)
 
 
 def reduce(kind: str, src: ir.Value, dst: ir.Value, dim: int, clear: bool) -> None:
@@ -312,26 +487,48 @@ def open_kernel(grid: Sequence[ir.Value], threads: int) -> tuple[OpenRegion, lis
     return trace.open(RegionKind.KERNEL, block, site()), list(block.arguments)
 
 
-def open_parallel(extents: Sequence[int]) -> tuple[OpenRegion, list[ir.Value]]:
+def open_parallel(
+    extents: Sequence[int], hints: Mapping[str, Hint]
+) -> tuple[OpenRegion, list[ir.Value]]:
     trace = _trace()
     with trace.emitting():
         op = tile.ParallelOp(list(extents))
         block = op.region.blocks.append(*[ir.IndexType.get()] * len(extents))
+    _annotate(op, hints)
     return trace.open(RegionKind.PARALLEL, block, site()), list(block.arguments)
 
 
 def open_pipelined(
-    lower: ir.Value, upper: ir.Value, step: ir.Value, num_stages: int
+    lower: ir.Value, upper: ir.Value, step: ir.Value, num_stages: int, hints: Mapping[str, Hint]
 ) -> tuple[OpenRegion, ir.Value]:
     trace = _trace()
     with trace.emitting():
         op = tile.PipelinedOp(lower, upper, step, num_stages)
         block = op.region.blocks.append(ir.IndexType.get())
+    _annotate(op, hints)
     return trace.open(RegionKind.PIPELINED, block, site()), block.arguments[0]
 
 
-def open_serial(lower: ir.Value, upper: ir.Value, step: ir.Value) -> tuple[OpenRegion, ir.Value]:
+def open_serial(
+    lower: ir.Value, upper: ir.Value, step: ir.Value, hints: Mapping[str, Hint]
+) -> tuple[OpenRegion, ir.Value]:
     trace = _trace()
     with trace.emitting():
         op = scf.ForOp(lower, upper, step)
+    _annotate(op, hints)
     return trace.open(RegionKind.SERIAL, op.body, site()), op.induction_variable
+
+
+def open_then(
+    condition: ir.Value, has_else: bool, results: Sequence[DType] = ()
+) -> tuple[OpenRegion, scf.IfOp]:
+    """Opens the then-region of a new `scf.if` with `results`; `open_else` opens its
+    else-region later."""
+    trace = _trace()
+    with trace.emitting():
+        op = scf.IfOp(condition, [d.mlir_type() for d in results], has_else=has_else)
+    return trace.open(RegionKind.THEN, op.then_block, site()), op
+
+
+def open_else(op: scf.IfOp) -> OpenRegion:
+    return _trace().open(RegionKind.ELSE, op.else_block, site())

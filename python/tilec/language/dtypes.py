@@ -1,8 +1,12 @@
 """Element types of the DSL, named as in TileLang ("float16", T.float32, ...).
 
 A `DType` is the DSL's view of an MLIR element type plus what the semantic
-rules need to know about it: is it a float, an integer, `index` (the type of
-block indices, loop variables and sizes) or a boolean (comparisons).
+rules need to know about it: is it a float, a signed or unsigned integer,
+`index` (the type of block indices, loop variables and sizes) or a boolean
+(comparisons). Unsigned integers are MLIR's signless integers too; their
+dtype decides which arith ops (divui, cmpi ult, extui, ...) act on them.
+TileLang's and torch's other names for the same types ("float", "half",
+"float8_e4m3fn", ...) are aliases.
 Calling a dtype converts a value (`T.float32(x)`); that is a semantic rule,
 so `semantic` gives `DType` its `__call__`.
 """
@@ -15,7 +19,7 @@ from typing import Literal
 
 from mlir import ir
 
-Kind = Literal["float", "int", "index", "bool"]
+Kind = Literal["float", "int", "uint", "index", "bool"]
 
 
 @dataclass(frozen=True)
@@ -31,18 +35,24 @@ class DType:
     @property
     def is_integer(self) -> bool:
         """Integers and `index`: the types integer arithmetic and subscripts accept."""
-        return self.kind in ("int", "index")
+        return self.kind in ("int", "uint", "index")
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.kind == "uint"
 
     @property
     def int_range(self) -> tuple[int, int]:
         """The least and greatest value of an integer, index or bool type.
 
-        Signed, as the DSL's integer arithmetic is; `index` is 64-bit like
-        the sizes and attributes of the tile dialect.
+        `index` is signed and 64-bit like the sizes and attributes of the tile
+        dialect.
         """
         assert not self.is_float, "float types have no integer range"
         if self.kind == "bool":
             return 0, 1
+        if self.kind == "uint":
+            return 0, 2**self.bits - 1
         half = 2 ** (self.bits - 1)
         return -half, half - 1
 
@@ -63,6 +73,10 @@ int8 = DType("int8", "int", 8)
 int16 = DType("int16", "int", 16)
 int32 = DType("int32", "int", 32)
 int64 = DType("int64", "int", 64)
+uint8 = DType("uint8", "uint", 8)
+uint16 = DType("uint16", "uint", 16)
+uint32 = DType("uint32", "uint", 32)
+uint64 = DType("uint64", "uint", 64)
 boolean = DType("bool", "bool", 1)
 index = DType("index", "index", 64)
 
@@ -77,6 +91,10 @@ _MLIR_TYPES: dict[str, Callable[[], ir.Type]] = {
     "int16": lambda: ir.IntegerType.get_signless(16),
     "int32": lambda: ir.IntegerType.get_signless(32),
     "int64": lambda: ir.IntegerType.get_signless(64),
+    "uint8": lambda: ir.IntegerType.get_signless(8),
+    "uint16": lambda: ir.IntegerType.get_signless(16),
+    "uint32": lambda: ir.IntegerType.get_signless(32),
+    "uint64": lambda: ir.IntegerType.get_signless(64),
     "bool": lambda: ir.IntegerType.get_signless(1),
     "index": ir.IndexType.get,
 }
@@ -94,8 +112,25 @@ BY_NAME: dict[str, DType] = {
         int16,
         int32,
         int64,
+        uint8,
+        uint16,
+        uint32,
+        uint64,
         boolean,
     )
+}
+
+# TileLang's (and torch's, C's) other names for the dtypes above.
+ALIASES: dict[str, DType] = {
+    "float": float32,
+    "half": float16,
+    "double": float64,
+    "short": int16,
+    "int": int32,
+    "long": int64,
+    "uint": uint32,
+    "ulong": uint64,
+    "float8_e4m3fn": float8_e4m3,
 }
 
 
@@ -104,5 +139,5 @@ def parse_dtype(value: object) -> DType | None:
     if isinstance(value, DType):
         return value
     if isinstance(value, str):
-        return BY_NAME.get(value)
+        return BY_NAME.get(value) or ALIASES.get(value)
     return None

@@ -1,19 +1,22 @@
 """Kernel functions: `@T.prim_func`, their parameters, and tracing them into tile IR.
 
 A decorated function is traced when IR is asked for (`.build(context)` or
-`.ir()`): it runs once with proxy values for its parameters, and the DSL
-calls it makes build a `func.func` marked `tile.entry`. Tensor parameters
-become memrefs (symbolic dims as `?`), integer scalars `index`, float
-scalars their float type. A kernel returns nothing (a bare `return` ends
-the trace early, as in Python) and calls no other kernel. Whatever goes
-wrong comes out as a DSLError at the user's line, never as a traceback from
-inside tilec.
+`.ir()`): its source is rewritten so that its control flow on traced values
+can be traced (`rewrite`), and it runs once with proxy values for its
+parameters; the DSL calls it makes build a `func.func` marked `tile.entry`.
+Tensor parameters become memrefs (symbolic dims as `?`), integer scalars
+`index`, float scalars their float type. A kernel returns nothing (a bare
+`return` ends the trace early, as in Python) or, TileLang style, the output
+tensors it declares with `T.empty`, which become its last parameters; it
+calls no other kernel. Whatever goes wrong comes out as a DSLError at the
+user's line, never as a traceback from inside tilec.
 """
 
 from __future__ import annotations
 
 import ast
 import inspect
+import re
 import sys
 import textwrap
 from collections.abc import Callable
@@ -28,20 +31,47 @@ from mlir.dialects import func
 from tilec.diagnostics import from_mlir_error
 from tilec.dialects import tile
 
-from . import builder, semantic
+from . import builder, control, semantic
 from .builder import RegionKind, Trace
-from .dtypes import DType, index
+from .dtypes import DType, index, int32, int64
 from .errors import DSLError, SourceLoc
+from .rewrite import rewrite
 from .source import at, dsl_api, recursion_loc, traceback_loc
 from .values import Buffer, Dim, Scalar, SymbolicDim
 
 
+def _dims(what: str, name: object, dtype: object) -> SymbolicDim | tuple[SymbolicDim, ...]:
+    """One symbolic dim, or a tuple of them for TileLang's "M, N" (or "M N")."""
+    names = re.split(r"\s*,\s*|\s+", name.strip()) if isinstance(name, str) else [""]
+    if not all(n.isidentifier() for n in names):
+        raise semantic.error(f'{what} needs a name such as "M" (or "M, N") but got {name!r}')
+    if semantic.as_dtype(dtype, what) not in (int32, int64):
+        raise semantic.error(f"{what}: a dim is an int32 or int64 but got {dtype}")
+    dims = tuple(SymbolicDim(n) for n in names)
+    return dims[0] if len(dims) == 1 else dims
+
+
 @dsl_api
-def symbolic(name: str) -> SymbolicDim:
-    """A tensor dim known only at run time; dims of one name have one size."""
-    if not isinstance(name, str) or not name.isidentifier():
-        raise semantic.error(f'T.symbolic needs a name such as "M" but got {name!r}')
-    return SymbolicDim(name)
+def symbolic(name: str, dtype: str | DType = "int32") -> SymbolicDim | tuple[SymbolicDim, ...]:
+    """A tensor dim known only at run time; dims of one name have one size.
+    `T.symbolic("M, N")` gives a tuple, as in TileLang."""
+    return _dims("T.symbolic", name, dtype)
+
+
+@dsl_api
+def dynamic(name: str, dtype: str | DType = "int32") -> SymbolicDim | tuple[SymbolicDim, ...]:
+    """TileLang's name for T.symbolic: dims known at run time (`M, N = T.dynamic("M, N")`)."""
+    return _dims("T.dynamic", name, dtype)
+
+
+@dsl_api
+def const(name: str, dtype: str | DType = "int32") -> SymbolicDim | tuple[SymbolicDim, ...]:
+    """TileLang's dims taken from the shapes of the arguments (`M, N = T.const("M, N")`).
+
+    In tilec they are symbolic dims: `tilec.compile` makes one kernel for
+    all shapes and `tilec.jit` specializes it on the shapes of each call.
+    """
+    return _dims("T.const", name, dtype)
 
 
 @dataclass(frozen=True)
@@ -58,8 +88,16 @@ class TensorType:
 
 
 @dsl_api
-def Tensor(shape: object, dtype: str | DType = "float32") -> TensorType:
-    """A tensor parameter in global memory: ints are static dims, names or T.symbolic dynamic."""
+def Tensor(
+    shape: object, dtype: str | DType = "float32", data: object = None
+) -> TensorType | Buffer:
+    """A tensor parameter in global memory: ints are static dims, names or T.symbolic dynamic.
+
+    With `data` (`T.Tensor(shape, dtype, buf.data)` in a kernel's body), a view of the
+    contiguous buffer `buf` with another shape of as many elements, as in TileLang.
+    """
+    if data is not None:
+        return semantic.view(shape, dtype, data)
     dims = shape if isinstance(shape, tuple | list) else (shape,)
     normalized: list[Dim] = []
     for axis, d in enumerate(dims):
@@ -95,7 +133,9 @@ class Param:
         return index.mlir_type() if not self.type.is_float else self.type.mlir_type()
 
     def arg_attrs(self) -> ir.DictAttr:
-        """`tile.name` and, for tensors, `tile.dims`: the names the runtime's errors use."""
+        """`tile.name` and, for tensors, `tile.dims`: the names the runtime's errors use;
+        `tile.dtype` for an unsigned element type, which the memref's signless integer
+        type does not tell."""
         attrs = {"tile.name": ir.StringAttr.get(self.name)}
         if isinstance(self.type, TensorType):
             attrs["tile.dims"] = ir.ArrayAttr.get(
@@ -104,6 +144,8 @@ class Param:
                     for d in self.type.shape
                 ]
             )
+            if self.type.dtype.is_unsigned:
+                attrs["tile.dtype"] = ir.StringAttr.get(self.type.dtype.name)
         return ir.DictAttr.get(attrs)
 
 
@@ -113,7 +155,7 @@ class _Source:
 
     function: SourceLoc
     params: dict[str, SourceLoc]
-    # `return <value>` statements: a kernel returns nothing (see PrimFunc._trace).
+    # `return <value>` statements, where a wrong result is reported (see PrimFunc._run).
     value_returns: tuple[SourceLoc, ...]
 
 
@@ -222,12 +264,16 @@ class PrimFunc:
     def __init__(self, fn: Callable[..., object], namespace: dict[str, object]):
         _check_traceable(fn)
         self.fn = fn
+        # What the trace runs: the function with its control flow rewritten
+        # to be traced (see `rewrite`), or itself when there is none.
+        self._body: Callable[..., object] = rewrite(fn, control) or fn  # type: ignore[arg-type]
         self.name: str = fn.__name__
         source = _read_source(fn)
         self.loc = source.function
         self._value_returns = source.value_returns
         self.params = _read_params(fn, namespace, self.loc, source.params)
         self._text: str | None = None
+        self._outputs: int | None = None
 
     def __call__(self, *args: object, **kwargs: object) -> NoReturn:
         """A kernel is not a Python function: it runs compiled, launched from the host.
@@ -269,13 +315,22 @@ class PrimFunc:
             where = traceback_loc(exc.__traceback__) or self.loc
             return DSLError(f"{type(exc).__name__}: {exc}", where)
         where, code = recursion
-        if code is self.fn.__code__:  # type: ignore[attr-defined]
+        if code is self._body.__code__:  # type: ignore[attr-defined]
             return DSLError(_calls_itself(self.name), where)
         return DSLError(
             f"function '{code.co_qualname}' calls itself without end while the kernel is "
             f"traced (past Python's recursion limit of {sys.getrecursionlimit()})",
             where,
         )
+
+    @property
+    def out_idx(self) -> list[int]:
+        """The positions of the outputs the kernel declares with T.empty, as TileLang's
+        `out_idx` counts them (`[-1]`): the last parameters of the traced function."""
+        if self._outputs is None:
+            self.ir()
+        assert self._outputs is not None, "tracing counted the outputs"
+        return list(range(-self._outputs, 0))
 
     def ir(self) -> str:
         """The tile IR text with locations, traced once in a context of its own."""
@@ -293,11 +348,6 @@ class PrimFunc:
         kernels = _tracing.get()
         if self in kernels:
             raise semantic.error(_calls_itself(self.name))
-        if self._value_returns:
-            raise DSLError(
-                "a kernel returns nothing: write its results into T.Tensor parameters",
-                self._value_returns[0],
-            )
         token = _tracing.set((*kernels, self))
         try:
             return self._run(context)
@@ -323,15 +373,13 @@ class PrimFunc:
                     self._bind(trace, p, a)
                     for p, a in zip(self.params, block.arguments, strict=True)
                 ]
-                result = self.fn(*args)
+                result = self._body(*args)
                 if trace.pending is not None:
                     raise trace.pending
-                # Without the source (exec'd code) only the value can tell.
-                if result is not None:
-                    raise DSLError(
-                        "a kernel returns nothing: write its results into T.Tensor parameters",
-                        self.loc,
-                    )
+                # Without the source (exec'd code) the definition is the best place.
+                with at(self._value_returns[0] if self._value_returns else self.loc):
+                    semantic.check_result(trace, result)
+                self._outputs = len(semantic.outputs(trace))
                 with at(self.loc):
                     trace.close(body)
             _verify(module)
@@ -357,6 +405,17 @@ def _verify(module: ir.Module) -> None:
         module.operation.verify()
     except ir.MLIRError as exc:
         raise DSLError(from_mlir_error(exc).diagnostics) from None
+
+
+@dsl_api
+def macro(fn: Callable[..., object]) -> Callable[..., object]:
+    """Makes `fn` a helper that kernels call (TileLang's `T.macro`): its body is
+    rewritten like a kernel's, so `if`, `and`, `or` and `not` on traced values, and
+    assignments to T.alloc_var, work in it. Calling it inlines its ops where it is
+    called, as calling any Python function in a kernel does."""
+    if not inspect.isfunction(fn):
+        raise semantic.error(f"T.macro needs a Python function but got {fn!r}")
+    return rewrite(fn, control) or fn
 
 
 def prim_func(fn: Callable[..., object]) -> PrimFunc:

@@ -58,3 +58,38 @@ class Kernel:
         if exc_type is None and self.region is not None:
             with at(self.loc):
                 semantic.close_region(self.region)
+
+
+@dsl_api
+def get_thread_binding(dim: int = 0) -> Scalar:
+    """TileLang's thread index along `dim`: 0 in a block of one thread; with more, an
+    error, since tilec kernels are written for the block as a whole (tile ops are run by
+    all its threads together) and per-thread code would lose the other threads' work."""
+    return semantic.thread_binding(dim)
+
+
+@dsl_api
+def get_thread_bindings() -> list[Scalar]:
+    """The thread indices along x, y, z (see get_thread_binding)."""
+    return [semantic.thread_binding(d) for d in range(3)]
+
+
+@dsl_api
+def get_thread_extent(dim: int = 0) -> int:
+    """The threads of the enclosing T.Kernel along x (1 along y and z)."""
+    return semantic.thread_extent(dim)
+
+
+@dsl_api
+def get_block_binding(dim: int = 0) -> Scalar:
+    """The index of the block along `dim`, as `with T.Kernel(...) as (bx, by)` binds it."""
+    return semantic.block_binding(dim)
+
+
+@dsl_api
+def get_block_bindings() -> list[Scalar]:
+    """The block indices along every dim of the grid."""
+    trace = semantic.require_kernel("T.get_block_bindings")
+    kernel = trace.current.enclosing(RegionKind.KERNEL)
+    assert kernel is not None, "require_kernel found it"
+    return [semantic.block_binding(d) for d in range(len(kernel.block.arguments))]

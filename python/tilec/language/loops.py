@@ -55,13 +55,18 @@ class Parallel:
     The extents are Python ints; iterations are independent and may run in
     any order. The body is scalar code: element reads and writes
     (`C[i, j] = A[i, j] * 2`), arithmetic, math, `T.if_then_else`, `T.serial`.
-    Becomes a `tile.parallel`.
+    Becomes a `tile.parallel`. TileLang's hints `coalesced_width` (elements per
+    vector access) and `loop_layout` (a T.Fragment over the loop's indices) are
+    recorded as `tile.coalesced_width` and `tile.layout`.
     """
 
     @dsl_api
-    def __init__(self, *extents: object):
+    def __init__(
+        self, *extents: object, coalesced_width: object = None, loop_layout: object = None
+    ):
         self.extents = extents
         self.loc = site()
+        self.hints = semantic.parallel_hints(len(extents), coalesced_width, loop_layout)
 
     def __iter__(self) -> Iterator[object]:
         with at(self.loc):
@@ -72,7 +77,7 @@ class Parallel:
                     f"T.Parallel cannot be nested in T.Parallel (line {outer.loc.line}); use one "
                     "T.Parallel over all the dims"
                 )
-            region, indices = builder.open_parallel(_static_extents(self.extents))
+            region, indices = builder.open_parallel(_static_extents(self.extents), self.hints)
         return _body(region, self.loc, tuple(Scalar(i, index, region) for i in indices))
 
 
@@ -85,29 +90,37 @@ class Pipelined:
     """`for k in T.Pipelined(n, num_stages=3):` a serial loop a target may software-pipeline.
 
     `T.Pipelined(stop)` or `T.Pipelined(start, stop)`, step 1; the body may
-    hold tile ops (copies, gemm). `num_stages` (at least 1) is how many
-    iterations' copies may be in flight. Becomes a `tile.pipelined`.
+    hold tile ops (copies, gemm). `num_stages` is how many iterations' copies
+    may be in flight (0 or 1: not pipelined). TileLang's manual schedule,
+    `order` and `stage` (one entry per statement of the body), `group` and
+    `sync`, is checked and recorded as `tile.order`, ... for the targets that
+    pipeline; without `num_stages` it has `max(stage) + 1` stages. Becomes a
+    `tile.pipelined`.
     """
 
     @dsl_api
-    def __init__(self, start: object, stop: object = None, num_stages: object = 1):
+    def __init__(
+        self,
+        start: object,
+        stop: object = None,
+        num_stages: object = None,
+        order: object = None,
+        stage: object = None,
+        sync: object = None,
+        group: object = None,
+    ):
         self.start, self.stop = _bounds(start, stop)
-        self.num_stages = num_stages
+        self.schedule = (num_stages, order, stage, group, sync)
         self.loc = site()
 
     def __iter__(self) -> Iterator[object]:
         with at(self.loc):
             semantic.require_tile_context("T.Pipelined")
-            stages = semantic.python_int(self.num_stages, "T.Pipelined num_stages")
-            if stages is None or stages < 1:
-                raise semantic.error(
-                    "T.Pipelined: num_stages must be a Python int of at least 1 but got "
-                    f"{self.num_stages!r}"
-                )
+            stages, hints = semantic.pipeline_schedule(*self.schedule)
             lower = semantic.index_value(self.start, "the start of T.Pipelined")
             upper = semantic.index_value(self.stop, "the stop of T.Pipelined")
             step = semantic.index_value(1, "the step of T.Pipelined")
-            region, iv = builder.open_pipelined(lower, upper, step, stages)
+            region, iv = builder.open_pipelined(lower, upper, step, stages, hints)
         return _body(region, self.loc, (Scalar(iv, index, region),))
 
 
@@ -118,20 +131,46 @@ class serial:
     kernel, including inside T.Parallel.
     """
 
+    what = "T.serial"
+
     @dsl_api
-    def __init__(self, start: object, stop: object = None, step: object = 1):
+    def __init__(self, start: object, stop: object = None, step: object = None):
         self.start, self.stop = _bounds(start, stop)
-        self.step = step
+        self.step = 1 if step is None else step
         self.loc = site()
+        self.hints: dict[str, builder.Hint] = {}
 
     def __iter__(self) -> Iterator[object]:
+        what = self.what
         with at(self.loc):
-            semantic.require_kernel("T.serial")
-            step_size = semantic.python_int(self.step, "T.serial step")
+            semantic.require_kernel(what)
+            step_size = semantic.python_int(self.step, f"{what} step")
             if step_size is not None and step_size < 1:
-                raise semantic.error(f"T.serial: step must be positive but got {step_size}")
-            lower = semantic.index_value(self.start, "the start of T.serial")
-            upper = semantic.index_value(self.stop, "the stop of T.serial")
-            step = semantic.index_value(self.step, "the step of T.serial")
-            region, iv = builder.open_serial(lower, upper, step)
+                raise semantic.error(f"{what}: step must be positive but got {step_size}")
+            lower = semantic.index_value(self.start, f"the start of {what}")
+            upper = semantic.index_value(self.stop, f"the stop of {what}")
+            step = semantic.index_value(self.step, f"the step of {what}")
+            region, iv = builder.open_serial(lower, upper, step, self.hints)
         return _body(region, self.loc, (Scalar(iv, index, region),))
+
+
+class unroll(serial):
+    """`for i in T.unroll(n):` a serial loop that a target should unroll, fully or by
+    `unroll_factor` (TileLang's `T.unroll`); recorded as `tile.unroll` on the scf.for
+    (`true`, or the factor), which cpu leaves to LLVM. `explicit` (TileLang: unroll in
+    the front end) is recorded as `tile.unroll_explicit`."""
+
+    what = "T.unroll"
+
+    @dsl_api
+    def __init__(
+        self,
+        start: object,
+        stop: object = None,
+        step: object = None,
+        *,
+        explicit: bool = False,
+        unroll_factor: int | None = None,
+    ):
+        super().__init__(start, stop, step)
+        self.hints = semantic.unroll_hints(explicit, unroll_factor)

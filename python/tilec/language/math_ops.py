@@ -87,6 +87,12 @@ def min(a: Value, b: Value) -> Value:
 
 
 @dsl_api
+def clamp(x: Value, min_val: Value, max_val: Value) -> Value:
+    """x limited to [min_val, max_val] (TileLang's T.clamp)."""
+    return semantic.binary("min", semantic.binary("max", x, min_val), max_val)
+
+
+@dsl_api
 def if_then_else(cond: Value, then_value: Value, else_value: Value) -> Value:
     """`then_value` where `cond` holds, else `else_value` (both are evaluated)."""
     return semantic.select(cond, then_value, else_value)
@@ -95,6 +101,12 @@ def if_then_else(cond: Value, then_value: Value, else_value: Value) -> Value:
 @dsl_api
 def cast(x: Value, dtype: str | DType) -> Value:
     """x converted to `dtype` (ints <-> index, int <-> float, float widths, bool)."""
+    return semantic.cast(x, dtype)
+
+
+@dsl_api
+def Cast(dtype: str | DType, x: Value) -> Value:
+    """TileLang's `T.Cast(dtype, x)`: T.cast with the dtype first."""
     return semantic.cast(x, dtype)
 
 

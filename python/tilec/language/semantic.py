@@ -9,13 +9,18 @@ run before any op is built, so the messages speak about the user's program
 created through `builder`.
 
 Type rules for scalar operators:
-- Python ints and floats take the dtype of the other operand (a float
-  literal needs a float operand).
+- Python ints and floats take the dtype of the other operand; a float with
+  an integer value computes in float32.
 - Two integer values combine as `index` if either is `index`, else as the
-  wider integer type.
+  wider integer type (the unsigned one of two of a width, as in C).
 - Two float values combine as the wider type (float16 with bfloat16 gives
   float32); float16 arithmetic stays float16, as written.
-- Integers never mix with floats implicitly: the user writes `T.cast`.
+- An integer value with a float value is converted to the float type, as in
+  TileLang (TVM); booleans mix with nothing but booleans.
+- What is stored (`buf[i] = x`, T.fill, T.atomic_add) converts to the
+  destination's element type, as TileLang's stores do.
+- A condition (`if`, `and`, `or`, `not`) is a boolean, or a number that is
+  true when not zero, as in Python.
 
 The classes of `values` and `dtypes` are plain data below this layer; the
 last section of this module gives them their Python operators, subscripts
@@ -42,6 +47,7 @@ from . import values as v
 from .builder import OpenRegion, RegionKind, Trace
 from .dtypes import BY_NAME, DType, boolean, float32, index, parse_dtype
 from .errors import DSLError
+from .hints import Fragment, GemmWarpPolicy, Layout
 from .source import assigned_name, dsl_api, site
 
 # On-chip scope names, in the dialect's enum order, as the target
@@ -96,14 +102,14 @@ def require_tile_context(what: str) -> Trace:
     return trace
 
 
-def close_region(region: OpenRegion) -> None:
+def close_region(region: OpenRegion, results: Sequence[ir.Value] = ()) -> None:
     trace = require_trace(region.kind.value)
     if trace.current is not region:
         raise error(
             f"{region.kind.value} at line {region.loc.line} ends while "
             f"{trace.current.kind.value} at line {trace.current.loc.line} is still open"
         )
-    trace.close(region)
+    trace.close(region, results)
 
 
 def abandon_region(region: OpenRegion) -> None:
@@ -130,9 +136,15 @@ def check_visible(home: OpenRegion, what: str) -> None:
             "pass it as a parameter or create it inside this kernel"
         )
     if not home.is_open:
+        hint = ""
+        if home.kind in (RegionKind.THEN, RegionKind.ELSE):
+            hint = (
+                "; to use a value computed in a branch after the `if`, declare "
+                "`x = T.alloc_var(dtype)` before it and assign to x in the branch"
+            )
         raise error(
             f"{what} comes from the {home.kind.value} at line {home.loc.line} and cannot be "
-            "used after it ends"
+            f"used after it ends{hint}"
         )
 
 
@@ -205,9 +217,11 @@ def _combine_affine(op: str, a: v.Scalar | Number, b: v.Scalar | Number) -> v.Af
 
 
 def operand(x: object, what: str) -> v.Scalar | Number:
-    """A Scalar (visible here) or a Python number; symbolic dims become their values."""
+    """A Scalar (visible here) or a Python number; symbolic dims and vars become their values."""
     if isinstance(x, v.SymbolicDim):
         return dim_value(x)
+    if isinstance(x, v.Var):
+        return var_value(x)
     if isinstance(x, v.Element) and x.released:
         raise error(
             f"{what}: this element of buffer '{x.region.buffer.name}' named the start of a "
@@ -238,6 +252,162 @@ def symbolic_dims(trace: Trace) -> dict[str, v.Scalar]:
     return _dims.setdefault(trace, {})
 
 
+# The tensors each trace declared with T.empty, in order: the kernel's outputs.
+_outputs: WeakKeyDictionary[Trace, list[v.Buffer]] = WeakKeyDictionary()
+
+
+def outputs(trace: Trace) -> list[v.Buffer]:
+    return _outputs.setdefault(trace, [])
+
+
+def empty(shape: object, dtype_name: object) -> v.Buffer:
+    """`C = T.empty(shape, dtype)`: an output tensor, a new last parameter of the kernel.
+
+    As in TileLang the kernel returns it (`return C`); the caller allocates it
+    (the runtime's `out_idx`), so its dims are Python ints or dims of the
+    input tensors.
+    """
+    what = "T.empty"
+    trace = require_trace(what)
+    if trace.current.kind is not RegionKind.FUNCTION:
+        raise error(
+            f"{what} declares an output tensor of the kernel: call it in the body of the "
+            f"kernel function, before `with T.Kernel`, not inside {trace.current.kind.value}"
+        )
+    dims: list[v.Dim] = []
+    for axis, d in enumerate(shape if isinstance(shape, tuple | list) else (shape,)):
+        size = python_int(d, f"{what} dim {axis}")
+        if isinstance(d, str) and d in symbolic_dims(trace):
+            d = v.SymbolicDim(d)
+        if isinstance(d, v.SymbolicDim) and d.name in symbolic_dims(trace):
+            dims.append(d)
+        elif size is not None and size >= 0:
+            dims.append(size)
+        else:
+            raise error(
+                f"{what}: dim {axis} must be a Python int or a dim of an input tensor (a "
+                f"T.symbolic name), so that the caller can allocate it, but got {_describe(d)}"
+            )
+    dtype = as_dtype(dtype_name, what)
+    here = site()
+    name = assigned_name(here) or f"output {len(outputs(trace))}"
+    names = [str(d) if isinstance(d, int) else d.name for d in dims]
+    attrs: dict[str, builder.Hint] = {"name": name, "dims": names, "output": ir.UnitAttr.get()}
+    if dtype.is_unsigned:
+        attrs["dtype"] = dtype.name
+    value = builder.add_parameter([d if isinstance(d, int) else None for d in dims], dtype, attrs)
+    buffer = v.Buffer(value, tuple(dims), dtype, "global", name, trace.current, here)
+    outputs(trace).append(buffer)
+    return buffer
+
+
+def view(shape: object, dtype_name: object, data: object) -> v.Buffer:
+    """`T.Tensor(shape, dtype, buf.data)`: `buf`, which is contiguous, with another shape
+    (TileLang's flattened views of a tensor, e.g. (KH, KW, C, F) as (KH * KW * C, F))."""
+    what = "T.Tensor with data"
+    trace = require_trace(what)
+    if not isinstance(data, v.BufferData):
+        raise error(f"{what}: data must be the .data of a buffer but got {_describe(data)}")
+    buffer = data.buffer
+    check_buffer(buffer)
+    dtype = as_dtype(dtype_name, what)
+    if dtype != buffer.dtype:
+        raise error(
+            f"{what}: '{buffer.name}' is {buffer.dtype}, so its view must be {buffer.dtype} "
+            f"but is {dtype}; T.copy into a tile to convert"
+        )
+    here = site()
+    name = assigned_name(here) or f"view of '{buffer.name}'"
+    dims: list[v.Dim] = []
+    sizes: list[int | ir.Value] = []
+    for axis, d in enumerate(shape if isinstance(shape, tuple | list) else (shape,)):
+        size = python_int(d, f"{what} dim {axis}")
+        if size is not None:
+            if size < 0:
+                raise error(f"{what}: dim {axis} must not be negative but got {size}")
+            dims.append(size)
+            sizes.append(size)
+            continue
+        value = index_value(d, f"{what} dim {axis}")
+        # A dim computed at run time gets a name of its own, like a T.symbolic dim.
+        named = d if isinstance(d, v.SymbolicDim) else v.SymbolicDim(f"{name}.shape[{axis}]")
+        symbolic_dims(trace).setdefault(named.name, scalar(value, index))
+        dims.append(named)
+        sizes.append(value)
+    old, new = buffer.static_shape, tuple(d for d in dims if isinstance(d, int))
+    if old is not None and len(new) == len(dims) and math.prod(old) != math.prod(new):
+        raise error(
+            f"{what}: '{buffer.name}' has {math.prod(old)} elements {_format_shape(old)} but "
+            f"the view has {math.prod(new)} {_format_shape(new)}"
+        )
+    value = builder.reshape(buffer.value, sizes)
+    return v.Buffer(value, tuple(dims), dtype, buffer.scope, name, trace.current, here)
+
+
+def reshape(src: object, shape: object, dtype_name: object, what: str) -> v.Buffer:
+    """T.reshape / T.view: a view of buffer `src` (its own shape and dtype by default)."""
+    if not isinstance(src, v.Buffer):
+        raise error(f"{what} needs a buffer but got {_describe(src)}")
+    return view(
+        src.shape if shape is None else shape, src.dtype if dtype_name is None else dtype_name,
+        src.data,
+    )
+
+
+def alloc_global(shape: object, dtype_name: object, scope: object) -> v.Buffer:
+    """A global workspace that the kernels of the function share (TileLang's
+    `T.alloc_global`, e.g. the partial results of a split-K pass)."""
+    what = "T.alloc_global"
+    trace = require_trace(what)
+    if trace.current.kind is not RegionKind.FUNCTION:
+        raise error(
+            f"{what} allocates global memory for the whole function: call it in the body of "
+            f"the kernel function, before `with T.Kernel`, not inside {trace.current.kind.value}"
+        )
+    if scope != "global":
+        raise error(f"{what}: scope must be 'global' but got {scope!r}")
+    dims: list[v.Dim] = []
+    sizes: list[int | ir.Value] = []
+    for axis, d in enumerate(shape if isinstance(shape, tuple | list) else (shape,)):
+        size = python_int(d, f"{what} dim {axis}")
+        if isinstance(d, v.SymbolicDim):
+            dims.append(d)
+            sizes.append(dim_value(d).value)
+        elif size is not None and size >= 0:
+            dims.append(size)
+            sizes.append(size)
+        else:
+            raise error(
+                f"{what}: dim {axis} must be a Python int or a symbolic dim but got {_describe(d)}"
+            )
+    dtype = as_dtype(dtype_name, what)
+    here = site()
+    name = assigned_name(here) or f"global workspace of line {here.line}"
+    value = builder.alloc_global(sizes, dtype)
+    return v.Buffer(value, tuple(dims), dtype, "global", name, trace.current, here)
+
+
+def check_result(trace: Trace, result: object) -> None:
+    """What a kernel function returns: nothing, or its T.empty outputs in their order."""
+    declared = outputs(trace)
+    returned = list(result) if isinstance(result, tuple | list) else [result]
+    if result is None and not declared:
+        return
+    if not declared:
+        raise error(
+            "a kernel returns nothing, or the tensors it declares with T.empty: write its "
+            "results into T.Tensor parameters"
+        )
+    if len(returned) != len(declared) or any(
+        a is not b for a, b in zip(returned, declared, strict=True)
+    ):
+        expected = ", ".join(b.name for b in declared)
+        raise error(
+            f"a kernel with T.empty outputs returns them all, in the order they are declared: "
+            f"return {expected}"
+        )
+
+
 def dim_value(dim: v.SymbolicDim) -> v.Scalar:
     trace = require_trace(f"symbolic dim '{dim.name}'")
     value = symbolic_dims(trace).get(dim.name)
@@ -246,6 +416,30 @@ def dim_value(dim: v.SymbolicDim) -> v.Scalar:
             f"symbolic dim '{dim.name}' is not a dim of any T.Tensor parameter of this kernel"
         )
     return value
+
+
+def var_value(var: v.Var) -> v.Scalar:
+    """The current value of a T.alloc_var."""
+    require_kernel(f"reading variable '{var.name}'")
+    check_buffer(var)
+    return scalar(builder.load(var.value, [literal(0, index, "an index").value]), var.dtype)
+
+
+def store_var(var: v.Var, value: object) -> v.Var:
+    """`x = value` or `x += ...` on a T.alloc_var: stores, converting as a store does."""
+    store(var, 0, value)
+    return var
+
+
+def stores_into(var: v.Var, value: object) -> bool:
+    """Whether `name = value` in a kernel stores into the T.alloc_var the name holds.
+
+    As in TileLang it does, unless `value` is a buffer (then the name is
+    bound to it, as Python binds) or the variable is out of scope.
+    """
+    if isinstance(value, v.Buffer):
+        return False
+    return var.home.trace is builder.active() and var.home.is_open
 
 
 def scalar(value: ir.Value, dtype: DType) -> v.Scalar:
@@ -282,12 +476,11 @@ def promoted_dtype(a: DType, b: DType, what: str) -> DType:
     if a.is_integer and b.is_integer:
         if index in (a, b):
             return index
+        if a.bits == b.bits:  # signed with unsigned: unsigned, as in C
+            return a if a.is_unsigned else b
         return a if a.bits > b.bits else b
-    float_side = a if a.is_float else b
-    raise error(
-        f"{what}: cannot mix {a} and {b} implicitly; convert one side with "
-        f'T.cast(x, "{float_side}")'
-    )
+    # An integer with a float computes in the float type, as in TileLang (TVM).
+    return a if a.is_float else b
 
 
 def unify(a: object, b: object, what: str) -> tuple[v.Scalar, v.Scalar, DType]:
@@ -298,8 +491,12 @@ def unify(a: object, b: object, what: str) -> tuple[v.Scalar, v.Scalar, DType]:
         return literal(x, dtype, what), literal(y, dtype, what), dtype
     if not isinstance(x, v.Scalar):
         assert isinstance(y, v.Scalar)
-        return literal(x, y.dtype, what), y, y.dtype
+        a, b, dtype = unify(y, x, what)
+        return b, a, dtype
     if not isinstance(y, v.Scalar):
+        if isinstance(y, float) and x.dtype.is_integer:
+            # A float constant with an integer value computes in float32, as in TVM.
+            return convert(x, float32), literal(y, float32, what), float32
         return x, literal(y, x.dtype, what), x.dtype
     dtype = promoted_dtype(x.dtype, y.dtype, what)
     return convert(x, dtype), convert(y, dtype), dtype
@@ -321,6 +518,8 @@ _PYTHON_BINARY: dict[str, Callable[[Number, Number], Number]] = {
     "&": operator.and_,
     "|": operator.or_,
     "^": operator.xor,
+    "<<": operator.lshift,
+    ">>": operator.rshift,
     "max": max,
     "min": min,
 }
@@ -339,7 +538,9 @@ def binary(op: str, lhs: object, rhs: object) -> v.Scalar | Number:
     if op in ("&", "|", "^"):
         if dtype.is_float:
             raise error(f"{what} needs integer or boolean operands but got {dtype}")
-        return scalar(builder.binary(op, a.value, b.value, is_float=False), dtype)
+        return scalar(builder.binary(op, a.value, b.value, dtype=dtype), dtype)
+    if op in ("<<", ">>") and dtype.is_float:
+        raise error(f"{what} needs integer operands but got {dtype}")
     if dtype.kind == "bool":
         raise error(f'{what} on booleans: use & | ^ to combine conditions, or T.cast(x, "int32")')
     if op == "/" and not dtype.is_float:
@@ -353,10 +554,10 @@ def binary(op: str, lhs: object, rhs: object) -> v.Scalar | Number:
         check_divisor(b, what)
     if op == "%":
         # Python's floor modulo: a - (a // b) * b.
-        quotient = builder.binary("//", a.value, b.value, is_float=False)
-        product = builder.binary("*", quotient, b.value, is_float=False)
-        return scalar(builder.binary("-", a.value, product, is_float=False), dtype)
-    result = scalar(builder.binary(op, a.value, b.value, is_float=dtype.is_float), dtype)
+        quotient = builder.binary("//", a.value, b.value, dtype=dtype)
+        product = builder.binary("*", quotient, b.value, dtype=dtype)
+        return scalar(builder.binary("-", a.value, product, dtype=dtype), dtype)
+    result = scalar(builder.binary(op, a.value, b.value, dtype=dtype), dtype)
     if dtype == index:
         result.affine = _combine_affine(op, x, y)
     return result
@@ -378,7 +579,19 @@ def check_divisor(divisor: v.Scalar | Number, what: str) -> None:
 
 def compare(op: str, lhs: object, rhs: object) -> v.Scalar:
     a, b, dtype = unify(lhs, rhs, f"'{op}'")
-    return scalar(builder.compare(op, a.value, b.value, is_float=dtype.is_float), boolean)
+    return scalar(builder.compare(op, a.value, b.value, dtype=dtype), boolean)
+
+
+def truth(x: object, what: str) -> v.Scalar | bool:
+    """`x` as a condition: a Python bool for a Python value, a boolean value for a symbolic one.
+
+    As in Python, a number is true when it is not zero.
+    """
+    if not isinstance(x, v.Expr):
+        return bool(x)
+    a = operand(x, what)
+    assert isinstance(a, v.Scalar)
+    return a if a.dtype.kind == "bool" else compare("!=", a, 0)
 
 
 def negate(x: object) -> v.Scalar:
@@ -396,7 +609,9 @@ def invert(x: object) -> v.Scalar:
     assert isinstance(a, v.Scalar)
     if a.dtype.is_float:
         raise error(f"'~' needs an integer or boolean operand but got {a.dtype}")
-    return binary("^", a, 1 if a.dtype.kind == "bool" else -1)
+    # All bits set: 1 for a bool, -1 for a signed integer, the maximum for an unsigned one.
+    ones = a.dtype.int_range[1] if a.dtype.kind in ("bool", "uint") else -1
+    return binary("^", a, ones)
 
 
 _PYTHON_UNARY: dict[str, Callable[[float], float]] = {
@@ -432,6 +647,8 @@ def absolute(x: object) -> v.Scalar | Number:
         return scalar(builder.float_unary("abs", a.value), a.dtype)
     if a.dtype.kind == "bool":
         raise error("T.abs needs a number but got a boolean")
+    if a.dtype.is_unsigned:
+        return a
     return scalar(builder.int_abs(a.value), a.dtype)
 
 
@@ -474,7 +691,7 @@ def ceildiv(lhs: object, rhs: object) -> v.Scalar | int:
     if not dtype.is_integer:
         raise error(f"T.ceildiv needs integer operands but got {dtype}")
     check_divisor(b, "T.ceildiv")
-    return scalar(builder.binary("ceildiv", a.value, b.value, is_float=False), dtype)
+    return scalar(builder.binary("ceildiv", a.value, b.value, dtype=dtype), dtype)
 
 
 def index_value(x: object, what: str) -> ir.Value:
@@ -489,16 +706,24 @@ def index_value(x: object, what: str) -> ir.Value:
     return convert(a, index).value
 
 
-def coerce(x: object, dtype: DType, what: str) -> v.Scalar:
-    """`x` as a value of exactly `dtype`: numbers convert, symbolic values must match."""
+def converted(x: object, dtype: DType, what: str) -> v.Scalar:
+    """`x` as a `dtype` value, converted as TileLang converts what is stored.
+
+    A store, fill or atomic add casts its value to the element type of the
+    destination (float32 into float16, int into float, float into int by
+    truncation, numbers into bool by `!= 0`), so only the range of a Python
+    number is checked.
+    """
     a = operand(x, what)
-    if not isinstance(a, v.Scalar):
-        return literal(a, dtype, what)
-    if a.dtype != dtype:
-        raise error(
-            f'{what} needs a {dtype} value but got {a.dtype}; convert it with T.cast(x, "{dtype}")'
-        )
-    return a
+    if isinstance(a, v.Scalar):
+        return convert(a, dtype)
+    if dtype.kind == "bool":
+        return literal(int(a != 0), dtype, what)
+    if isinstance(a, float) and not dtype.is_float:
+        if not math.isfinite(a):
+            raise error(f"{what}: the float {a!r} has no {dtype} value")
+        return literal(int(a), dtype, what)
+    return literal(a, dtype, what)
 
 
 # -- buffers ------------------------------------------------------------------
@@ -580,7 +805,7 @@ def store(buffer: v.Buffer, key: object, value: object) -> None:
     require_kernel(f"writing to buffer '{buffer.name}'")
     check_buffer(buffer)
     indices = _element_indices(buffer, _subscripts(buffer, key))
-    stored = coerce(value, buffer.dtype, f"storing into buffer '{buffer.name}'")
+    stored = converted(value, buffer.dtype, f"storing into buffer '{buffer.name}'")
     builder.store(stored.value, buffer.value, indices)
 
 
@@ -612,14 +837,62 @@ def static_shape(shape: object, what: str) -> tuple[int, ...]:
     return tuple(sizes)
 
 
-def alloc(shape: object, dtype_name: object, scope: str, what: str) -> v.Buffer:
+def alloc(
+    shape: object, dtype_name: object, scope: str, what: str, kind: type[v.Buffer] = v.Buffer
+) -> v.Buffer:
     trace = require_tile_context(what)
     dims = static_shape(shape, what)
     dtype = as_dtype(dtype_name, what)
     here = site()
     value = builder.alloc(dims, dtype, scope)
     name = assigned_name(here) or f"{scope} tile of line {here.line}"
-    return v.Buffer(value, dims, dtype, scope, name, trace.current, here)
+    return kind(value, dims, dtype, scope, name, trace.current, here)
+
+
+# TileLang's scope names, as the DSL's scopes. An allocation takes any of them, as
+# in TileLang (`T.alloc_fragment(shape, dtype, scope="shared")` is a shared tile).
+TILELANG_SCOPES = {
+    "shared.dyn": "shared",
+    "shared": "shared",
+    "local.fragment": "fragment",
+    "local": "local",
+    "local.var": "local",
+}
+
+
+def tilelang_scope(scope: object, what: str) -> str:
+    if not isinstance(scope, str) or scope not in TILELANG_SCOPES:
+        names = ", ".join(map(repr, TILELANG_SCOPES))
+        raise error(
+            f"{what}: unknown scope {scope!r}; expected one of {names} (T.alloc(shape, dtype, "
+            "scope) takes the DSL's scope names, the Ascend ones too)"
+        )
+    return TILELANG_SCOPES[scope]
+
+
+def alloc_var(dtype: object, args: tuple[object, ...], scope: object, init: object) -> v.Var:
+    """T.alloc_var with TileLang's arguments: `(dtype, init)`, `(dtype, scope)`,
+    `(dtype, init, scope)`, or `scope=` and `init=` by keyword."""
+    what = "T.alloc_var"
+    if len(args) > 2:
+        raise error(f"{what} takes at most 3 positional arguments but got {len(args) + 1}")
+    if len(args) == 2:
+        if init is not None:
+            raise error(f"{what}: the initial value is given twice")
+        init, scope = args
+    elif len(args) == 1 and isinstance(args[0], str):
+        scope = args[0]
+    elif len(args) == 1:
+        if init is not None:
+            raise error(f"{what}: the initial value is given twice")
+        init = args[0]
+    if tilelang_scope(scope, what) != "local":
+        raise error(f"{what}: a variable is local, so scope must be 'local.var' or 'local'")
+    var = alloc((1,), dtype, "local", what, v.Var)
+    assert isinstance(var, v.Var)
+    if init is not None:
+        store_var(var, init)
+    return var
 
 
 def _family(scope: str) -> str:
@@ -646,28 +919,41 @@ def _copy_side(x: object, role: str) -> v.Buffer | v.BufferRegion:
     )
 
 
-def _region_sizes(region: v.BufferRegion, tile: v.Buffer, tile_shape: tuple[int, ...]) -> list[int]:
-    """The copy extent, in the region's rank, when `tile` covers the region."""
+def _region_sizes(
+    region: v.BufferRegion, tile: v.Buffer, tile_shape: tuple[int, ...], what: str = "T.copy"
+) -> list[int]:
+    """The extent, in the region's rank (or the tile's, if higher), when `tile` covers the
+    region; unit dims either side has and the other lacks are dropped, as in TileLang."""
     buffer = region.buffer
     if not any(region.sliced):
         rank = max(buffer.ndim, tile.ndim)
         return [1] * (rank - tile.ndim) + list(tile_shape)
     covered = [axis for axis, s in enumerate(region.sliced) if s]
-    if len(covered) != tile.ndim:
+    # A slice of extent 1 (`A[b, 0:1, i:i + 64]`) is a unit dim that a lower-rank
+    # tile does not have; those go first, outermost first.
+    units = [axis for axis in covered if region.extents[axis] == 1]
+    while len(covered) > tile.ndim and units:
+        covered.remove(units.pop(0))
+    # A tile with leading unit dims (1, 64) covers a region that slices fewer.
+    shape = list(tile_shape)
+    while len(shape) > len(covered) and shape[0] == 1:
+        shape.pop(0)
+    if len(covered) != len(shape):
         raise error(
-            f"T.copy: the region of '{buffer.name}' slices {len(covered)} dims but tile "
+            f"{what}: the region of '{buffer.name}' slices {len(covered)} dims but tile "
             f"'{tile.name}' has {tile.ndim}; slice the dims the tile covers and index the others"
         )
     sizes = [1] * buffer.ndim
-    for axis, size in zip(covered, tile_shape, strict=True):
+    for axis, size in zip(covered, shape, strict=True):
         extent = region.extents[axis]
-        if extent is not None and extent != size:
+        # A slice shorter than the tile (a ragged split) covers only its part of it.
+        if extent is not None and extent > size:
             raise error(
-                f"T.copy: the slice of dim {axis} of '{buffer.name}' has extent {extent} but "
-                f"tile '{tile.name}' has {size} there"
+                f"{what}: the slice of dim {axis} of '{buffer.name}' has extent {extent}, more "
+                f"than the {size} of tile '{tile.name}' there"
             )
-        sizes[axis] = size
-    return sizes
+        sizes[axis] = size if extent is None else extent
+    return [1] * (tile.ndim - buffer.ndim) + sizes
 
 
 def _verifier_default_sizes(src: v.Buffer, dst: v.Buffer) -> tuple[int, ...] | None:
@@ -678,7 +964,44 @@ def _verifier_default_sizes(src: v.Buffer, dst: v.Buffer) -> tuple[int, ...] | N
     return reference.static_shape
 
 
-def copy(src_arg: object, dst_arg: object) -> None:
+EVICTION_POLICIES = ("evict_normal", "evict_first", "evict_last")
+COPY_INSTRUCTIONS = ("tma", "cp_async", "sync")
+
+
+def copy_hints(
+    coalesced_width: object,
+    disable_tma: object,
+    eviction_policy: object,
+    prefer_instruction: object,
+    loop_layout: object,
+) -> dict[str, builder.Hint]:
+    """TileLang's T.copy hints, checked, as the `tile.*` attributes that record them."""
+    what = "T.copy"
+    hints = parallel_hints(0, coalesced_width, None, what)
+    if _flag(disable_tma, what, "disable_tma"):
+        hints["disable_tma"] = True
+    for name, value, accepted in (
+        ("eviction_policy", eviction_policy, EVICTION_POLICIES),
+        ("prefer_instruction", prefer_instruction, COPY_INSTRUCTIONS),
+    ):
+        if value is None:
+            continue
+        if value not in accepted:
+            raise error(
+                f"{what}: {name} must be one of {', '.join(map(repr, accepted))} but got {value!r}"
+            )
+        hints[name] = str(value)
+    if loop_layout is not None:
+        require_trace(what)  # the layout's maps are built in the kernel's context
+        if not isinstance(loop_layout, Fragment):
+            raise error(
+                f"{what}: loop_layout must be a T.Fragment but got {_describe(loop_layout)}"
+            )
+        hints["layout"] = loop_layout.attributes()
+    return hints
+
+
+def copy(src_arg: object, dst_arg: object, hints: dict[str, builder.Hint] | None = None) -> None:
     require_tile_context("T.copy")
     src, dst = _copy_side(src_arg, "src"), _copy_side(dst_arg, "dst")
     src_buffer = src if isinstance(src, v.Buffer) else src.buffer
@@ -694,11 +1017,8 @@ def copy(src_arg: object, dst_arg: object) -> None:
         )
 
     if isinstance(src, v.BufferRegion) and isinstance(dst, v.BufferRegion):
-        raise error(
-            "T.copy: both sides are regions; give one side as a whole buffer, whose shape is "
-            "the extent of the copy"
-        )
-    if isinstance(src, v.Buffer) and isinstance(dst, v.Buffer):
+        sizes = _two_region_sizes(src, dst)
+    elif isinstance(src, v.Buffer) and isinstance(dst, v.Buffer):
         sizes = _whole_copy_sizes(src, dst)
     else:
         tile, region = (src, dst) if isinstance(src, v.Buffer) else (dst, src)
@@ -720,9 +1040,50 @@ def copy(src_arg: object, dst_arg: object) -> None:
         dst_buffer.value,
         dst_offsets,
         None if default is not None and tuple(sizes) == default else sizes,
+        hints,
     )
     _release(src_arg)
     _release(dst_arg)
+
+
+def _slice_sizes(region: v.BufferRegion) -> list[int]:
+    """The extent of each dim of a region on its own: a slice's (`a:b`, or `a:` to the end
+    of a static dim), 1 for an index."""
+    sizes = []
+    for axis, (sliced, extent) in enumerate(zip(region.sliced, region.extents, strict=True)):
+        size, start = region.buffer.shape[axis], builder.constant_int(region.offsets[axis])
+        if sliced and extent is None and isinstance(size, int) and start is not None:
+            extent = size - start
+        if sliced and extent is None:
+            raise error(
+                f"T.copy between two regions: the extent of the slice of dim {axis} of "
+                f"'{region.buffer.name}' is unknown; write its stop (A[i:i + 64])"
+            )
+        sizes.append(extent if sliced else 1)
+    return sizes
+
+
+def _two_region_sizes(src: v.BufferRegion, dst: v.BufferRegion) -> list[int]:
+    """The extent of a copy between two regions (`acc[:25, :]` to `Out[s, 0:25, :]`): both
+    slice the same extents, up to unit dims, as in TileLang."""
+    src_sizes, dst_sizes = _slice_sizes(src), _slice_sizes(dst)
+    if [d for d in src_sizes if d != 1] != [d for d in dst_sizes if d != 1]:
+        raise error(
+            f"T.copy: the region of '{src.buffer.name}' has extents {_format_shape(src_sizes)} "
+            f"but the region of '{dst.buffer.name}' has {_format_shape(dst_sizes)}"
+        )
+    # tile.copy's sizes have the higher rank; the other side drops its leading unit dims.
+    high, low = sorted((src_sizes, dst_sizes), key=len, reverse=True)
+    dropped = list(high)
+    while len(dropped) > len(low) and dropped[0] == 1:
+        dropped.pop(0)
+    if dropped != low:
+        raise error(
+            f"T.copy: the regions of '{src.buffer.name}' {_format_shape(src_sizes)} and "
+            f"'{dst.buffer.name}' {_format_shape(dst_sizes)} differ in more than leading unit "
+            "dims; index the unit dims of the higher-rank side first"
+        )
+    return high
 
 
 def _dim_key(d: v.Dim) -> int | str:
@@ -776,6 +1137,36 @@ def _flag(value: object, what: str, name: str) -> bool:
     return value
 
 
+def _gemm_hints(policy: object, k_pack: object, wg_wait: object) -> dict[str, builder.Hint]:
+    """TileLang's scheduling arguments of T.gemm, checked, as the attributes that record them.
+
+    Defaults (no policy given, k_pack=1, wg_wait=0) record nothing.
+    """
+    what = "T.gemm"
+    hints: dict[str, builder.Hint] = {}
+    if policy is not None:
+        if isinstance(policy, bool) or policy not in list(GemmWarpPolicy):
+            raise error(
+                f"{what}: policy must be one of T.GemmWarpPolicy.Square, FullRow, FullCol but "
+                f"got {policy!r}"
+            )
+        hints["policy"] = GemmWarpPolicy(policy).attr_name
+    pack = python_int(k_pack, f"{what}: k_pack")
+    if pack is None or pack < 1:
+        raise error(f"{what}: k_pack must be a positive Python int but got {_describe(k_pack)}")
+    if pack != 1:
+        hints["k_pack"] = pack
+    wait = python_int(wg_wait, f"{what}: wg_wait")
+    if wait is None or wait < -1:
+        raise error(
+            f"{what}: wg_wait must be a Python int of at least -1 (no wait) but got "
+            f"{_describe(wg_wait)}"
+        )
+    if wait != 0:
+        hints["wg_wait"] = wait
+    return hints
+
+
 def gemm(
     a_arg: object,
     b_arg: object,
@@ -783,6 +1174,9 @@ def gemm(
     transpose_a: object,
     transpose_b: object,
     clear_accum: object,
+    policy: object = None,
+    k_pack: object = 1,
+    wg_wait: object = 0,
 ) -> None:
     what = "T.gemm"
     require_tile_context(what)
@@ -790,6 +1184,7 @@ def gemm(
     ta = _flag(transpose_a, what, "transpose_A")
     tb = _flag(transpose_b, what, "transpose_B")
     clear = _flag(clear_accum, what, "clear_accum")
+    hints = _gemm_hints(policy, k_pack, wg_wait)
     for role, tile in (("A", a), ("B", b), ("C", c)):
         if tile.ndim != 2:
             raise error(
@@ -839,7 +1234,9 @@ def gemm(
             f"{what}: {a.dtype} tiles accumulate into {' or '.join(accumulators)} but C "
             f"('{c.name}') is {c.dtype}"
         )
-    builder.gemm(a.value, b.value, c.value, transpose_a=ta, transpose_b=tb, clear=clear)
+    builder.gemm(
+        a.value, b.value, c.value, transpose_a=ta, transpose_b=tb, clear=clear, hints=hints
+    )
 
 
 def _on_chip(x: object, what: str, role: str) -> v.Buffer:
@@ -861,6 +1258,14 @@ def _axis(dim: object, rank: int, what: str) -> int:
     return axis % rank
 
 
+def _widens(src: DType, dst: DType) -> bool:
+    """Whether every `src` value is a `dst` value: a float into a wider float, an integer
+    into a wider one of its signedness."""
+    if src.is_float and dst.is_float:
+        return dst.bits > src.bits
+    return src.kind == dst.kind and src.kind in ("int", "uint") and dst.bits > src.bits
+
+
 def reduce(kind: str, src_arg: object, dst_arg: object, dim: object, clear: object) -> None:
     what = f"T.reduce_{kind}"
     require_tile_context(what)
@@ -873,10 +1278,21 @@ def reduce(kind: str, src_arg: object, dst_arg: object, dim: object, clear: obje
             f"{_format_shape(src.shape)} without dim {axis}) but has {_format_shape(dst.shape)}"
         )
     if dst.dtype != src.dtype:
-        raise error(
-            f"{what}: dst ('{dst.name}') is {dst.dtype} but src ('{src.name}') is {src.dtype}; "
-            "reduce into a tile of the src element type"
-        )
+        if not _widens(src.dtype, dst.dtype):
+            raise error(
+                f"{what}: dst ('{dst.name}') is {dst.dtype} but src ('{src.name}') is "
+                f"{src.dtype}; reduce into a tile of the src element type or a wider one of "
+                "its kind"
+            )
+        # tile.reduce keeps the element type, so a wider dst (float16 summed into
+        # float32, as TileLang allows) reduces a converting copy of src.
+        shape = src.static_shape
+        assert shape is not None, "on-chip tiles have static shapes"
+        wide = builder.alloc(shape, dst.dtype, src.scope)
+        zero = [literal(0, index, "an offset").value for _ in src.shape]
+        builder.copy(src.value, zero, wide, zero, None)
+        builder.reduce(kind, wide, dst.value, axis, _flag(clear, what, "clear"))
+        return
     builder.reduce(kind, src.value, dst.value, axis, _flag(clear, what, "clear"))
 
 
@@ -897,7 +1313,7 @@ def cumsum(src_arg: object, dst_arg: object, dim: object, reverse: object) -> No
 def fill(dst_arg: object, value: object, what: str = "T.fill") -> None:
     require_tile_context(what)
     dst = _whole_tile(dst_arg, what, "the destination")
-    builder.fill(dst.value, coerce(value, dst.dtype, what).value)
+    builder.fill(dst.value, converted(value, dst.dtype, what).value)
 
 
 def clear(dst_arg: object) -> None:
@@ -913,6 +1329,7 @@ def sync_threads() -> None:
 def atomic_add(dst_arg: object, value: object) -> None:
     what = "T.atomic_add"
     require_kernel(what)
+    region = None
     if isinstance(dst_arg, v.Element | v.BufferRegion):
         region = dst_arg.region if isinstance(dst_arg, v.Element) else dst_arg
         dst, offsets = region.buffer, list(region.offsets)
@@ -924,10 +1341,11 @@ def atomic_add(dst_arg: object, value: object) -> None:
             f"{_describe(dst_arg)}"
         )
     check_buffer(dst)
-    if isinstance(value, v.Buffer):
+    if isinstance(value, v.Buffer) and not isinstance(value, v.Var):
         require_tile_context(f"{what} of a tile")
         check_buffer(value)
-        if value.ndim != dst.ndim:
+        shape = value.static_shape
+        if value.ndim > dst.ndim or (value.ndim < dst.ndim and (region is None or shape is None)):
             raise error(
                 f"{what}: tile '{value.name}' has {value.ndim} dims but '{dst.name}' has {dst.ndim}"
             )
@@ -937,14 +1355,233 @@ def atomic_add(dst_arg: object, value: object) -> None:
                 f"T.copy it into a {dst.dtype} tile first"
             )
         addend = value.value
+        if value.ndim < dst.ndim:
+            # tile.atomic_add adds a tile of the rank of dst: the tile gains the unit
+            # dims of the region (`O[b, i:i + 64, h, :]`), as a view.
+            assert region is not None and shape is not None
+            addend = builder.reshape(value.value, _region_sizes(region, value, shape, what))
     else:
         if not isinstance(dst_arg, v.Element):
             raise error(
                 f"{what} of a scalar needs one element as the destination, such as Out[i, j]"
             )
-        addend = coerce(value, dst.dtype, what).value
+        addend = converted(value, dst.dtype, what).value
     builder.atomic_add(addend, dst.value, offsets)
     _release(dst_arg)
+
+
+# -- threads and blocks -------------------------------------------------------
+
+
+def _thread_dim(dim: object, what: str) -> int:
+    axis = python_int(dim, f"{what}: dim")
+    if axis is None or not 0 <= axis < 3:
+        raise error(f"{what}: dim must be 0, 1 or 2 (x, y, z) but got {dim!r}")
+    return axis
+
+
+def thread_binding(dim: object) -> v.Scalar:
+    """TileLang's thread index, for a block of one thread: 0.
+
+    A tile kernel is written for a block as a whole: its tile ops are run by
+    all its threads together, and a target spreads them. Per-thread (SIMT)
+    code, whose work depends on the thread index, would be run once per
+    block and compute a fraction of its result, silently; so with more than
+    one thread it is an error until a target gives threads their own code.
+    """
+    what = "T.get_thread_binding"
+    require_kernel(what)
+    axis = _thread_dim(dim, what)
+    threads = thread_extent(axis)
+    if threads != 1:
+        raise error(
+            f"{what}: per-thread code is not supported in a block of {threads} threads (tile "
+            "kernels are written for the whole block, and each thread's work would be lost); "
+            "write the per-element work in T.Parallel, or use threads=1"
+        )
+    return literal(0, index, what)
+
+
+def thread_extent(dim: object) -> int:
+    """The `threads` of the enclosing T.Kernel along x; 1 along y and z."""
+    what = "T.get_thread_extent"
+    trace = require_kernel(what)
+    kernel = trace.current.enclosing(RegionKind.KERNEL)
+    assert kernel is not None, "require_kernel found it"
+    if _thread_dim(dim, what) != 0:
+        return 1
+    return ir.IntegerAttr(kernel.block.owner.attributes["threads"]).value
+
+
+def block_binding(dim: object) -> v.Scalar:
+    """The block index of the enclosing T.Kernel along `dim`, as `as (bx, by)` gives it."""
+    what = "T.get_block_binding"
+    trace = require_kernel(what)
+    kernel = trace.current.enclosing(RegionKind.KERNEL)
+    assert kernel is not None, "require_kernel found it"
+    arguments = kernel.block.arguments
+    axis = _thread_dim(dim, what)
+    if axis >= len(arguments):
+        raise error(f"{what}: dim {axis} is past the {len(arguments)}-D grid of T.Kernel")
+    return v.Scalar(arguments[axis], index, kernel)
+
+
+# -- scheduling hints ---------------------------------------------------------
+
+SWIZZLE_ORDERS = ("row", "column", "mlx")
+
+
+def use_swizzle(panel_size: object, order: object, enable: object) -> None:
+    """Records a block swizzle (rasterization) on the enclosing tile.kernel."""
+    what = "T.use_swizzle"
+    trace = require_tile_context(what)
+    panel = python_int(panel_size, f"{what}: panel_size")
+    if panel is None or panel < 1:
+        raise error(f"{what}: panel_size must be a positive Python int but got {panel_size!r}")
+    if order not in SWIZZLE_ORDERS:
+        raise error(
+            f"{what}: order must be one of {', '.join(map(repr, SWIZZLE_ORDERS))} but got "
+            f"{order!r}"
+        )
+    if not _flag(enable, what, "enable"):
+        return
+    kernel = trace.current.enclosing(RegionKind.KERNEL)
+    assert kernel is not None, "require_tile_context found the kernel"
+    builder.annotate_region(kernel, {"swizzle": {"panel_size": panel, "order": str(order)}})
+
+
+def _dims_match(layout: Sequence[object], shape: Sequence[v.Dim]) -> bool:
+    """Whether a layout of shape `layout` fits a buffer of `shape`; symbolic dims match any."""
+    if len(layout) != len(shape):
+        return False
+    return all(
+        not isinstance(a, int) or not isinstance(b, int) or a == b
+        for a, b in zip(layout, shape, strict=True)
+    )
+
+
+def annotate_layout(layout_map: object) -> None:
+    """Records each buffer's `T.Layout` / `T.Fragment` as its `tile.layout`."""
+    what = "T.annotate_layout"
+    require_tile_context(what)
+    if not isinstance(layout_map, dict):
+        raise error(f"{what} needs a dict {{buffer: layout}} but got {_describe(layout_map)}")
+    for buffer, layout in layout_map.items():
+        if not isinstance(buffer, v.Buffer):
+            raise error(f"{what}: the keys must be buffers but got {_describe(buffer)}")
+        check_buffer(buffer)
+        if not isinstance(layout, Layout) and callable(layout):
+            layout = Layout(buffer.shape, layout)
+        if not isinstance(layout, Layout):
+            raise error(
+                f"{what}: the layout of '{buffer.name}' must be a T.Layout, a T.Fragment or a "
+                f"function of its indices but got {_describe(layout)}"
+            )
+        if buffer.scope == "fragment" and not isinstance(layout, Fragment):
+            raise error(
+                f"{what}: '{buffer.name}' is a fragment, so its layout must be a T.Fragment "
+                "(which thread holds each element)"
+            )
+        if not _dims_match(layout.shape, buffer.shape):
+            raise error(
+                f"{what}: the layout is for shape {_format_shape(layout.shape)} but "
+                f"'{buffer.name}' has shape {_format_shape(buffer.shape)}"
+            )
+        builder.annotate_buffer(buffer.value, {"layout": layout.attributes()})
+
+
+def parallel_hints(
+    rank: int, coalesced_width: object, loop_layout: object, what: str = "T.Parallel"
+) -> dict[str, builder.Hint]:
+    hints: dict[str, builder.Hint] = {}
+    if coalesced_width is not None:
+        width = python_int(coalesced_width, f"{what}: coalesced_width")
+        if width is None or width < 1:
+            raise error(
+                f"{what}: coalesced_width must be a positive Python int but got "
+                f"{coalesced_width!r}"
+            )
+        hints["coalesced_width"] = width
+    if loop_layout is not None:
+        require_trace(what)  # the layout's maps are built in the kernel's context
+        if not isinstance(loop_layout, Fragment) or len(loop_layout.shape) != rank:
+            raise error(
+                f"{what}: loop_layout must be a T.Fragment over the {rank} loop indices but got "
+                f"{_describe(loop_layout)}"
+            )
+        hints["layout"] = loop_layout.attributes()
+    return hints
+
+
+def unroll_hints(explicit: object, unroll_factor: object) -> dict[str, builder.Hint]:
+    what = "T.unroll"
+    hints: dict[str, builder.Hint] = {"unroll": True}
+    if unroll_factor is not None:
+        factor = python_int(unroll_factor, f"{what}: unroll_factor")
+        if factor is None or factor < 1:
+            raise error(
+                f"{what}: unroll_factor must be a positive Python int but got {unroll_factor!r}"
+            )
+        hints["unroll"] = factor
+    if _flag(explicit, what, "explicit"):
+        hints["unroll_explicit"] = True
+    return hints
+
+
+def _int_list(value: object, what: str, name: str) -> list[int]:
+    if not isinstance(value, list | tuple):
+        raise error(f"{what}: {name} must be a list of Python ints but got {_describe(value)}")
+    items = []
+    for item in value:
+        number = python_int(item, f"{what}: {name}")
+        if number is None or number < 0:
+            raise error(
+                f"{what}: {name} must hold non-negative Python ints but holds {_describe(item)}"
+            )
+        items.append(number)
+    return items
+
+
+def pipeline_schedule(
+    num_stages: object, order: object, stage: object, group: object, sync: object
+) -> tuple[int, dict[str, builder.Hint]]:
+    """T.Pipelined's stage count and manual schedule (TileLang's order/stage/group/sync).
+
+    `num_stages=0` is TileLang's "not pipelined", which tile.pipelined spells
+    1; without num_stages (or with 0) a manual schedule has `max(stage) + 1`
+    stages, as in TileLang. The schedule is recorded for the targets that pipeline.
+    """
+    what = "T.Pipelined"
+    hints: dict[str, builder.Hint] = {}
+    orders = None if order is None else _int_list(order, what, "order")
+    stages = None if stage is None else _int_list(stage, what, "stage")
+    if orders is not None:
+        if sorted(orders) != list(range(len(orders))):
+            raise error(
+                f"{what}: order must be a permutation of 0..{len(orders) - 1} (the position of "
+                f"each statement of the body) but got {orders}"
+            )
+        hints["order"] = orders
+    if stages is not None:
+        if orders is not None and len(stages) != len(orders):
+            raise error(
+                f"{what}: order has {len(orders)} entries but stage has {len(stages)}; give "
+                "one of each per statement of the body"
+            )
+        hints["stage"] = stages
+    for name, groups in (("group", group), ("sync", sync)):
+        if groups is not None:
+            if not isinstance(groups, list | tuple):
+                raise error(f"{what}: {name} must be a list of lists of Python ints")
+            hints[name] = [_int_list(g, what, name) for g in groups]
+    count = 0 if num_stages is None else python_int(num_stages, f"{what} num_stages")
+    if count is None or count < 0:
+        raise error(
+            f"{what}: num_stages must be a Python int of at least 0 but got {num_stages!r}"
+        )
+    if count == 0 and stages:
+        count = max(stages) + 1
+    return max(count, 1), hints
 
 
 # -- Python syntax on DSL objects ---------------------------------------------
@@ -953,7 +1590,7 @@ def atomic_add(dst_arg: object, value: object) -> None:
 
 _ARITHMETIC = {
     "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
-    "and": "&", "or": "|", "xor": "^",
+    "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>",
 }
 _COMPARISONS = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _Operator = Callable[[v.Expr, object], v.Scalar | Number]
@@ -978,11 +1615,21 @@ def _comparison(op: str) -> Callable[[v.Expr, object], v.Scalar]:
     return compare_with
 
 
+def _augmented(op: str) -> Callable[[v.Var, object], v.Var]:
+    """`x op= y` on a T.alloc_var: stores `x op y` into it, and x stays the variable."""
+
+    def update(var: v.Var, other: object) -> v.Var:
+        return store_var(var, binary(op, var, other))
+
+    return update
+
+
 def _no_truth_value(_: v.Expr) -> NoReturn:
     raise error(
-        "a symbolic value has no Python truth value while the kernel is traced: "
-        "use T.if_then_else(cond, a, b) for a choice between values, & and | instead of "
-        "'and'/'or', or compute the condition from Python constants"
+        "a symbolic value has no Python truth value while the kernel is traced: `if`, "
+        "`and`, `or`, `not` and `a if c else b` on it are traced in the code of a kernel or "
+        "a T.macro, but not in `while`, `assert`, comprehensions or other functions; use "
+        "T.if_then_else(cond, a, b) for a choice between values and & | ~ on conditions"
     )
 
 
@@ -1029,6 +1676,9 @@ def _attach_syntax() -> None:
     _attach(v.Expr, "__int__", _no_int_value)
     _attach(v.Expr, "__float__", _no_float_value)
     _attach(v.Expr, "__iter__", _expr_not_iterable)
+    _attach(v.Expr, "astype", cast)  # TileLang's `x.astype(dtype)`
+    for name, op in _ARITHMETIC.items():
+        _attach(v.Var, f"__i{name}__", _augmented(op))
     _attach(v.Buffer, "__getitem__", subscript)
     _attach(v.Buffer, "__setitem__", store)
     _attach(v.Buffer, "__iter__", _buffer_not_iterable)

@@ -2,42 +2,80 @@
 
 All of them act on whole tiles, so they belong in a `T.Kernel` body (or a
 `T.Pipelined`/`T.serial` loop in it), not inside `T.Parallel`. Each becomes
-the `tile` op of the same name, located at the calling line.
+the `tile` op of the same name, located at the calling line. Also here:
+the function-level tensors (`T.empty` outputs, `T.alloc_global` workspaces),
+views (`T.reshape`, `T.view`) and TileLang's scheduling hints that concern
+tiles (`T.use_swizzle`, `T.annotate_layout`).
 """
 
 from __future__ import annotations
 
 from . import semantic
 from .dtypes import DType
+from .hints import GemmWarpPolicy
 from .source import dsl_api
-from .values import Buffer
+from .values import Buffer, Var
 
 
 @dsl_api
-def alloc_shared(shape: object, dtype: str | DType) -> Buffer:
+def empty(shape: object, dtype: str | DType = "float32") -> Buffer:
+    """`C = T.empty((M, N), dtype)` in the kernel function's body, before `T.Kernel`: an
+    output tensor, which the kernel returns (`return C`). It becomes a parameter after the
+    declared ones, marked `tile.output`; `kernel.out_idx` gives their positions for
+    `tilec.compile(kernel, out_idx=...)`. Its dims are ints or dims of input tensors."""
+    return semantic.empty(shape, dtype)
+
+
+@dsl_api
+def reshape(src: object, shape: object) -> Buffer:
+    """`src` (contiguous) viewed with another shape of as many elements (TileLang's
+    T.reshape; the same as `T.Tensor(shape, src.dtype, src.data)`)."""
+    return semantic.reshape(src, shape, None, "T.reshape")
+
+
+@dsl_api
+def view(src: object, shape: object = None, dtype: str | DType | None = None) -> Buffer:
+    """TileLang's T.view: `src` with another shape (and its own dtype: tilec does not
+    reinterpret element types)."""
+    return semantic.reshape(src, shape, dtype, "T.view")
+
+
+@dsl_api
+def alloc_global(shape: object, dtype: str | DType, scope: str = "global") -> Buffer:
+    """A tensor in global memory that the kernels of the function share (a workspace, such
+    as split-K partials): called before `T.Kernel`, freed when the function returns."""
+    return semantic.alloc_global(shape, dtype, scope)
+
+
+@dsl_api
+def alloc_shared(shape: object, dtype: str | DType, scope: str = "shared.dyn") -> Buffer:
     """A tile in memory shared by the threads of a block (`#tile.scope<shared>`)."""
-    return semantic.alloc(shape, dtype, "shared", "T.alloc_shared")
+    what = "T.alloc_shared"
+    return semantic.alloc(shape, dtype, semantic.tilelang_scope(scope, what), what)
 
 
 @dsl_api
-def alloc_fragment(shape: object, dtype: str | DType) -> Buffer:
+def alloc_fragment(shape: object, dtype: str | DType, scope: str = "local.fragment") -> Buffer:
     """A register tile spread over the threads of a block; gemm accumulators live here."""
-    return semantic.alloc(shape, dtype, "fragment", "T.alloc_fragment")
+    what = "T.alloc_fragment"
+    return semantic.alloc(shape, dtype, semantic.tilelang_scope(scope, what), what)
 
 
 @dsl_api
-def alloc_local(shape: object, dtype: str | DType) -> Buffer:
+def alloc_local(shape: object, dtype: str | DType, scope: str = "local") -> Buffer:
     """A per-thread tile (`#tile.scope<local>`)."""
-    return semantic.alloc(shape, dtype, "local", "T.alloc_local")
+    what = "T.alloc_local"
+    return semantic.alloc(shape, dtype, semantic.tilelang_scope(scope, what), what)
 
 
 @dsl_api
-def alloc_var(dtype: str | DType, init: object = None) -> Buffer:
-    """A one-element local variable, read and written as `x[0]`; `init` stores a first value."""
-    var = semantic.alloc((1,), dtype, "local", "T.alloc_var")
-    if init is not None:
-        semantic.store(var, 0, init)
-    return var
+def alloc_var(
+    dtype: str | DType, *args: object, scope: str = "local.var", init: object = None
+) -> Var:
+    """A mutable local scalar: `x = T.alloc_var("float32", init=0)`, then `x += v`, `x = v`
+    and `x` in expressions (or `x[0]`). TileLang's positional forms `(dtype, init)`,
+    `(dtype, scope)` and `(dtype, init, scope)` work too."""
+    return semantic.alloc_var(dtype, args, scope, init)
 
 
 @dsl_api
@@ -52,15 +90,30 @@ def alloc(shape: object, dtype: str | DType, scope: str) -> Buffer:
 
 
 @dsl_api
-def copy(src: object, dst: object) -> None:
+def copy(
+    src: object,
+    dst: object,
+    *,
+    coalesced_width: int | None = None,
+    disable_tma: bool = False,
+    eviction_policy: str | None = None,
+    prefer_instruction: str | None = None,
+    loop_layout: object = None,
+) -> None:
     """Copies `src` to `dst`; either side may be a region `A[i, j]` starting at an offset.
 
     The extent is the shape of the side given as a whole buffer; two whole
     buffers must have the same shape (as in TileLang). Reads past
     the end of a tensor give zero and writes past its end are dropped, so
     edge tiles need no special code; element types are converted.
+    TileLang's hints are recorded on the tile.copy: `tile.coalesced_width`,
+    `tile.disable_tma`, `tile.eviction_policy`, `tile.prefer_instruction`,
+    `tile.layout` (from `loop_layout`, a T.Fragment).
     """
-    semantic.copy(src, dst)
+    hints = semantic.copy_hints(
+        coalesced_width, disable_tma, eviction_policy, prefer_instruction, loop_layout
+    )
+    semantic.copy(src, dst, hints)
 
 
 @dsl_api
@@ -70,10 +123,19 @@ def gemm(
     C: object,
     transpose_A: bool = False,
     transpose_B: bool = False,
+    policy: GemmWarpPolicy | None = None,
     clear_accum: bool = False,
+    k_pack: int = 1,
+    wg_wait: int = 0,
 ) -> None:
-    """C (+)= op(A) @ op(B) on tiles: C is M x N (a fragment), op(A) M x K, op(B) K x N."""
-    semantic.gemm(A, B, C, transpose_A, transpose_B, clear_accum)
+    """C (+)= op(A) @ op(B) on tiles: C is M x N (a fragment), op(A) M x K, op(B) K x N.
+
+    TileLang's scheduling arguments, in its order, are recorded on the
+    tile.gemm for the targets that use them: `policy` (a T.GemmWarpPolicy,
+    `tile.policy = "full_row"`), `k_pack` (packed matrix cores, `tile.k_pack`)
+    and `wg_wait` (Hopper's wgmma wait, `tile.wg_wait`).
+    """
+    semantic.gemm(A, B, C, transpose_A, transpose_B, clear_accum, policy, k_pack, wg_wait)
 
 
 @dsl_api
@@ -139,3 +201,18 @@ def atomic_add(dst: object, value: object) -> None:
     `dst` is the element `Out[i, j]` (e.g. inside T.Parallel).
     """
     semantic.atomic_add(dst, value)
+
+
+@dsl_api
+def use_swizzle(panel_size: int, order: str = "row", enable: bool = True) -> None:
+    """Asks the target to launch blocks in panels of `panel_size` for L2 reuse
+    (`order`: "row", "column" or "mlx"); recorded as `tile.swizzle` on the tile.kernel."""
+    semantic.use_swizzle(panel_size, order, enable)
+
+
+@dsl_api
+def annotate_layout(layout_map: dict[object, object]) -> None:
+    """Gives buffers a layout, `{A_shared: T.Layout(...), C_frag: T.Fragment(...)}` (or a
+    function of the indices); recorded as `tile.layout` on the tile.alloc, or in the
+    arg_attrs of a tensor parameter."""
+    semantic.annotate_layout(layout_map)

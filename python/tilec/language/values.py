@@ -3,10 +3,11 @@
 While a kernel is traced its parameters, block indices, loop variables and
 everything computed from them are proxies for MLIR values: `Scalar` (one
 value with a DSL dtype), `SymbolicDim` (a tensor dim known only at run time),
-`Buffer` (a tensor or tile), and what indexing a buffer gives: an `Element`
-(a loaded element that can also serve as the start of a region) or a
-`BufferRegion` (a sliced region). An index `Scalar` may carry its `Affine`
-form, with which T.copy checks slice extents.
+`Buffer` (a tensor or tile; a `Var` is a one-element one that reads as its
+value), and what indexing a buffer gives: an `Element` (a loaded element that
+can also serve as the start of a region) or a `BufferRegion` (a sliced
+region). An index `Scalar` may carry its `Affine` form, with which T.copy
+checks slice extents.
 
 These classes are plain data. What Python's operators, subscripts and truth
 tests mean on them is a rule of the semantic layer, so `semantic` attaches
@@ -48,8 +49,9 @@ class Expr:
     """A symbolic value in an expression: a `Scalar` or a `SymbolicDim`.
 
     `semantic` gives it Python's arithmetic, comparisons and bit operators.
-    Python control flow cannot be traced: `if`, `while`, `and`/`or` and
-    `int()` on a symbolic value raise a DSLError that says what to write instead.
+    It has no Python truth or int value: a kernel's `if`, `and`, `or` and
+    `not` are rewritten to trace it (see `rewrite`); `while`, `int()` and the
+    like on it raise a DSLError that says what to write instead.
     """
 
     __slots__ = ()
@@ -119,6 +121,11 @@ class Buffer:
         return len(self.shape)
 
     @property
+    def data(self) -> BufferData:
+        """The buffer's memory, from which `T.Tensor(shape, dtype, buf.data)` is a view."""
+        return BufferData(self)
+
+    @property
     def static_shape(self) -> tuple[int, ...] | None:
         """The shape when every dim is a Python int, else None."""
         if all(isinstance(d, int) for d in self.shape):
@@ -128,6 +135,23 @@ class Buffer:
     def __repr__(self) -> str:
         dims = ", ".join(str(d) if isinstance(d, int) else d.name for d in self.shape)
         return f"<{self.scope} buffer '{self.name}' ({dims}) {self.dtype}>"
+
+
+@dataclass(frozen=True)
+class BufferData:
+    """`buf.data`: the memory of `buffer`, as TileLang names it to reshape a buffer."""
+
+    buffer: Buffer
+
+
+class Var(Buffer, Expr):
+    """`T.alloc_var(dtype)`: a one-element local buffer that reads as its value.
+
+    As in TileLang it is a mutable scalar: in an expression it is its current
+    value, `x += v` stores into it, and so does `x = v` in a kernel's code
+    (the kernel's assignments are rewritten to do so); `x[0]` reads and writes
+    it as a buffer, and tile ops (T.clear, T.fill) take it as one.
+    """
 
 
 @dataclass(frozen=True)

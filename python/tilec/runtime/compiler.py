@@ -234,4 +234,7 @@ def compile(
     opts = backends.parse_options(backend.options_type, options, description.spec)
     context = tilec_ir.make_context()
     module = load_module(kernel, context)
+    if out_idx is None:
+        # A DSL kernel that returns its T.empty outputs names them itself.
+        out_idx = getattr(kernel, "out_idx", None)
     return compile_module(module, description, backend, opts, start).with_out_idx(out_idx)

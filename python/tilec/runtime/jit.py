@@ -73,7 +73,8 @@ class JitKernel:
         out_idx: int | Sequence[int] | None = None,
     ):
         self._kernel = kernel
-        self._out_idx = out_idx
+        # A DSL kernel that returns its T.empty outputs names them itself.
+        self._out_idx = out_idx if out_idx is not None else getattr(kernel, "out_idx", None)
         self._target, self._backend = backends.resolve(target)
         self._options: Options = backends.parse_options(
             self._backend.options_type, options, self._target.spec

@@ -30,11 +30,17 @@ class ArgumentError(TypeError):
 
 
 def numpy_dtype(element: str) -> np.dtype:
-    """The numpy dtype of an MLIR element type name (bf16 needs ml_dtypes)."""
-    if element == "bf16":
+    """The numpy dtype of an MLIR element type name (bf16 and the 8-bit
+    floats need ml_dtypes)."""
+    if element in ("bf16", "f8E4M3FN", "f8E5M2"):
         import ml_dtypes
 
-        return np.dtype(ml_dtypes.bfloat16)
+        extended = {
+            "bf16": ml_dtypes.bfloat16,
+            "f8E4M3FN": ml_dtypes.float8_e4m3fn,
+            "f8E5M2": ml_dtypes.float8_e5m2,
+        }
+        return np.dtype(extended[element])
     names = {
         "f64": "float64",
         "f32": "float32",
@@ -44,11 +50,18 @@ def numpy_dtype(element: str) -> np.dtype:
         "i16": "int16",
         "i8": "int8",
         "i1": "bool",
+        "ui8": "uint8",
+        "ui16": "uint16",
+        "ui32": "uint32",
+        "ui64": "uint64",
         "index": "int64",
     }
     if element not in names:
         raise ArgumentError(f"element type {element} has no numpy dtype on cpu")
     return np.dtype(names[element])
+
+
+_UNSIGNED = {f"uint{bits}": f"ui{bits}" for bits in (8, 16, 32, 64)}
 
 
 @dataclass(frozen=True)
@@ -175,7 +188,12 @@ def entry_params(func: ir.Operation) -> list[Param]:
             if attrs is not None and "tile.dims" in attrs:
                 texts = [ir.StringAttr(a).value for a in ir.ArrayAttr(attrs["tile.dims"])]
                 dims = tuple(None if t.isdigit() else t for t in texts)
-            params.append(Param(name, str(memref.element_type), shape, dims, written[i]))
+            element = str(memref.element_type)
+            if attrs is not None and "tile.dtype" in attrs:
+                # Unsigned tensors are signless memrefs; the DSL names their
+                # dtype, so that they take numpy's unsigned arrays.
+                element = _UNSIGNED[ir.StringAttr(attrs["tile.dtype"]).value]
+            params.append(Param(name, element, shape, dims, written[i]))
         else:
             params.append(Param(name, str(type_), None))
     return params

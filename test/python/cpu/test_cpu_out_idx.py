@@ -104,3 +104,21 @@ def test_torch_tensors_work_where_torch_is_installed():
     hi = torch.zeros(33, dtype=torch.int32)
     tilec.compile(split)(x, lo, hi)
     assert torch.equal(lo, x - 1) and torch.equal(hi, x.to(torch.int32))
+
+
+M = T.dynamic("M")
+
+
+@T.prim_func
+def tripled(X: T.Tensor((M,), "float32")):
+    Y = T.empty((M,), "float32")
+    with T.Kernel(T.ceildiv(M, 32), threads=32) as bx:
+        for i in T.Parallel(32):
+            Y[bx * 32 + i] = X[bx * 32 + i] * 3.0
+    return Y
+
+
+def test_a_kernel_returning_t_empty_outputs_allocates_them_by_default():
+    x = np.arange(50, dtype=np.float32)
+    np.testing.assert_array_equal(tilec.compile(tripled)(x), 3 * x)
+    np.testing.assert_array_equal(tilec.jit(tripled)(x[:7].copy()), 3 * x[:7])

@@ -1,0 +1,218 @@
+"""Python control flow on traced values: what the rewritten code of a kernel calls.
+
+`rewrite` turns the `if` statements, `and`/`or`/`not`, conditional
+expressions, chained comparisons and plain assignments of a kernel's source
+into calls of this module (see there for the shapes). On Python values each
+call does exactly what Python does, so code that branches on constants
+(`if dtype == "float16":`) runs only the branch taken; on a symbolic value
+an `if` becomes an `scf.if` whose branches are both traced, and the
+operators build boolean ops.
+
+Only the IR-building steps are DSL entry points: the operands are thunks
+of the user's code, evaluated outside them, so every op of an operand is
+located at the operand.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from types import TracebackType
+
+from mlir.dialects import scf
+
+from . import builder, semantic
+from .builder import OpenRegion
+from .dtypes import boolean
+from .source import at, dsl_api, site
+from .values import Expr, Scalar, Var
+
+Thunk = Callable[[], object]
+
+
+class If:
+    """`if c: A else: B` becomes
+
+        with __tilec__.If(c, has_else, escapes) as branch:
+            if branch.then():
+                A
+            if branch.orelse():
+                B
+
+    `escapes` says whether A or B leaves the statement (`break`, `continue`,
+    `return`), which cannot be traced on a symbolic condition: both branches
+    are traced once, one after the other.
+    """
+
+    @dsl_api
+    def __init__(self, condition: object, has_else: bool, escapes: bool):
+        self.loc = site()
+        self.has_else = has_else
+        cond = semantic.truth(condition, "the condition of `if`")
+        self.static = cond if isinstance(cond, bool) else None
+        self.op: scf.IfOp | None = None
+        self.branch: OpenRegion | None = None
+        if isinstance(cond, Scalar):
+            semantic.require_kernel("an `if` on a symbolic value")
+            if escapes:
+                raise semantic.error(
+                    "leaving an `if` on a symbolic value with 'break', 'continue' or 'return' "
+                    "cannot be traced: both of its branches are traced, once; compute a mask "
+                    "and test it where the work is done instead"
+                )
+            self.branch, self.op = builder.open_then(cond.value, has_else)
+
+    def __enter__(self) -> If:
+        return self
+
+    def then(self) -> bool:
+        return self.static is not False
+
+    def orelse(self) -> bool:
+        if self.static is not None:
+            return not self.static
+        assert self.op is not None and self.branch is not None, "a symbolic if opened its then"
+        with at(self.loc):
+            semantic.close_region(self.branch)
+            self.branch = builder.open_else(self.op)
+        return True
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None and self.branch is not None:
+            with at(self.loc):
+                semantic.close_region(self.branch)
+
+
+def and_(first: object, *rest: Thunk) -> object:
+    """`a and b and ...`: Python's on Python values; on a symbolic one, the next operand
+    is evaluated only where it is true, as C's `&&` (`i < n and A[i] > 0` reads A in
+    bounds)."""
+    value = first
+    for thunk in rest:
+        if isinstance(value, Expr):
+            value = _short_circuit("&", value, thunk)
+        elif not value:
+            return value
+        else:
+            value = thunk()
+    return value
+
+
+def or_(first: object, *rest: Thunk) -> object:
+    """`a or b or ...`: Python's on Python values; on a symbolic one, the next operand
+    is evaluated only where it is false, as C's `||`."""
+    value = first
+    for thunk in rest:
+        if isinstance(value, Expr):
+            value = _short_circuit("|", value, thunk)
+        elif value:
+            return value
+        else:
+            value = thunk()
+    return value
+
+
+class _ShortCircuit:
+    """`lhs & rhs` or `lhs | rhs` as an `scf.if` on lhs whose result is the condition:
+    the branch that needs rhs evaluates it, the other yields lhs's known value."""
+
+    @dsl_api
+    def __init__(self, op: str, lhs: Expr):
+        self.op = op
+        self.what = "'and'" if op == "&" else "'or'"
+        cond = _condition(lhs, self.what)
+        self.branch, self.if_op = builder.open_then(cond.value, True, [boolean])
+        if op == "|":
+            self._yield_constant(True)
+            self.branch = builder.open_else(self.if_op)
+
+    def _yield_constant(self, value: bool) -> None:
+        semantic.close_region(self.branch, [semantic.literal(int(value), boolean, self.what).value])
+
+    @dsl_api
+    def finish(self, rhs: object) -> Scalar:
+        cond = semantic.truth(rhs, self.what)
+        if isinstance(cond, bool):
+            cond = semantic.literal(int(cond), boolean, self.what)
+        semantic.close_region(self.branch, [cond.value])
+        if self.op == "&":
+            self.branch = builder.open_else(self.if_op)
+            self._yield_constant(False)
+        return semantic.scalar(self.if_op.results[0], boolean)
+
+
+def _short_circuit(op: str, lhs: Expr, rhs: Thunk) -> Scalar:
+    combined = _ShortCircuit(op, lhs)
+    # The user's operand runs outside any DSL call, so its ops are located at it.
+    return combined.finish(rhs())
+
+
+@dsl_api
+def _condition(value: Expr, what: str) -> Scalar:
+    cond = semantic.truth(value, what)
+    assert isinstance(cond, Scalar), "a symbolic value is a symbolic condition"
+    return cond
+
+
+@dsl_api
+def not_(value: object) -> object:
+    """`not x`: a boolean value for a symbolic x."""
+    if not isinstance(value, Expr):
+        return not value
+    return semantic.invert(_condition(value, "'not'"))
+
+
+def select(condition: object, then: Thunk, otherwise: Thunk) -> object:
+    """`a if c else b`: only the chosen side runs on a Python c; on a symbolic c, both run
+    and the result is T.if_then_else's."""
+    if not isinstance(condition, Expr):
+        return then() if condition else otherwise()
+    return _select(condition, then(), otherwise())
+
+
+@dsl_api
+def _select(condition: Expr, then_value: object, else_value: object) -> object:
+    cond = _condition(condition, "the condition of `a if c else b`")
+    return semantic.select(cond, then_value, else_value)
+
+
+_COMPARE: dict[str, Callable[[object, object], object]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "==": operator.eq, "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
+    "in": lambda a, b: operator.contains(b, a),  # type: ignore[arg-type]
+    "not in": lambda a, b: not operator.contains(b, a),  # type: ignore[arg-type]
+}  # fmt: skip
+
+
+def compare(left: object, op: str, right: Thunk, *rest: str | Thunk) -> object:
+    """`a < b <= c`: `a < b and b <= c` with b evaluated once; `rest` alternates the
+    further operators and thunks of their operands."""
+    value = right()
+    step = _COMPARE[op](left, value)
+    if not rest:
+        return step
+    following, thunk, *others = rest
+    assert isinstance(following, str) and callable(thunk)
+    # Nested, so that b stays in scope in the branch that compares it with c.
+    return and_(step, lambda: compare(value, following, thunk, *others))
+
+
+def assign(value: object, current: Thunk) -> object:
+    """`x = value`: stores into x when x holds a T.alloc_var (TileLang's rule), else binds."""
+    try:
+        old = current()
+    except NameError:
+        return value
+    if isinstance(old, Var) and semantic.stores_into(old, value):
+        return _store(old, value)
+    return value
+
+
+@dsl_api
+def _store(var: Var, value: object) -> Var:
+    return semantic.store_var(var, value)

@@ -1,0 +1,126 @@
+"""TileLang names that tilec does not have, and what to write instead.
+
+`import tilec.language as T` stands in for `import tilelang.language as T`,
+so a kernel may use a name of TileLang's surface that tilec lacks. Looking
+it up gives a `DSLError` at the user's line that names the feature and the
+alternative, rather than Python's bare AttributeError; an unknown name
+gets the closest names the DSL has. The error is an AttributeError too, so
+`hasattr(T, name)` keeps working.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+from .errors import DSLError
+from .source import caller_loc
+
+_SCALAR_LOOP = "write it as element-wise code in T.Parallel, or a loop with T.serial"
+_THREADS = (
+    "tilec kernels are written for the block as a whole, not per thread or warp; use the "
+    "tile ops (T.reduce_*, T.copy, T.gemm), which a target spreads over the threads"
+)
+_BARRIERS = (
+    "tilec's tile ops synchronize as they need; use T.sync_threads for a block-wide barrier"
+)
+_LAYOUT_HINT = "tilec has no such annotation; leave it out (cpu needs none)"
+_DTYPE = "use one of tilec's dtypes (T.float16, T.bfloat16, T.float32, T.float8_e4m3, ...)"
+
+# Name -> what to write instead.
+ALTERNATIVES: dict[str, str] = {
+    "im2col": (
+        "gather the patch into the shared tile with T.Parallel, loading data[n, h, w, c] at "
+        "indices computed from the output position and k (the convolution examples' im2col)"
+    ),
+    "c2d_im2col": "gather the patch with T.Parallel loads into a shared tile",
+    "async_copy": "use T.copy, which a target makes asynchronous in T.Pipelined",
+    "transpose": _SCALAR_LOOP,
+    "gemm_sp": "sparse gemm is not supported; use T.gemm on the dense operands",
+    "wgmma_gemm": "use T.gemm (with wg_wait=... to record the wait)",
+    "tcgen05_gemm": "use T.gemm",
+    "reduce": "use T.reduce_sum, T.reduce_max, T.reduce_min, T.reduce_abssum or T.reduce_absmax",
+    "reduce_bitand": _SCALAR_LOOP,
+    "reduce_bitor": _SCALAR_LOOP,
+    "reduce_bitxor": _SCALAR_LOOP,
+    "cummax": "use T.cumsum, or a T.serial loop with T.max",
+    "alloc_reducer": "allocate a fragment and use T.reduce_* with clear=False",
+    "reducer_init": "allocate a fragment and use T.reduce_* with clear=False",
+    "reducer_update": "allocate a fragment and use T.reduce_* with clear=False",
+    "finalize_reducer": "allocate a fragment and use T.reduce_* with clear=False",
+    "atomic_max": "use T.atomic_add, or a reduction into a tile",
+    "atomic_min": "use T.atomic_add, or a reduction into a tile",
+    "atomic_addx2": "use T.atomic_add of a tile",
+    "atomic_addx4": "use T.atomic_add of a tile",
+    "atomic_load": "read the element directly",
+    "atomic_store": "write the element directly",
+    "atomic_or": "use T.atomic_add",
+    "loop_break": "compute a mask and test it with `if` where the work is done",
+    "any_of": "combine conditions with `or` / |",
+    "all_of": "combine conditions with `and` / &",
+    "dp4a": "multiply and add int8 values in T.Parallel",
+    "Persistent": "launch one block per tile with T.Kernel",
+    "vectorized": "use T.Parallel, which cpu vectorizes",
+    "Vectorized": "use T.Parallel, which cpu vectorizes",
+    "alloc_barrier": _BARRIERS,
+    "barrier_arrive": _BARRIERS,
+    "barrier_wait": _BARRIERS,
+    "mbarrier_arrive": _BARRIERS,
+    "mbarrier_wait_parity": _BARRIERS,
+    "mbarrier_expect_tx": _BARRIERS,
+    "mbarrier_arrive_expect_tx": _BARRIERS,
+    "sync_warp": _BARRIERS,
+    "sync_global": "split the work into two T.Kernel launches",
+    "sync_grid": "split the work into two T.Kernel launches",
+    "shfl_xor": _THREADS,
+    "shfl_down": _THREADS,
+    "shfl_up": _THREADS,
+    "shfl_sync": _THREADS,
+    "ballot": _THREADS,
+    "ballot_sync": _THREADS,
+    "activemask": _THREADS,
+    "get_lane_idx": _THREADS,
+    "get_warp_idx": _THREADS,
+    "get_warp_idx_sync": _THREADS,
+    "warp_reduce_sum": _THREADS,
+    "warp_reduce_max": _THREADS,
+    "warp_reduce_min": _THREADS,
+    "annotate_safe_value": _LAYOUT_HINT,
+    "annotate_restrict_buffers": _LAYOUT_HINT,
+    "annotate_l2_hit_ratio": _LAYOUT_HINT,
+    "annotate_min_blocks_per_sm": _LAYOUT_HINT,
+    "annotate_ws_schedule": _LAYOUT_HINT,
+    "ws_op": _LAYOUT_HINT,
+    "WSID": _LAYOUT_HINT,
+    "make_tensor": "declare the tensor as a T.Tensor parameter",
+    "ptr": "declare the tensor as a T.Tensor parameter",
+    "StridedTensor": "declare a contiguous T.Tensor parameter",
+    "FragmentBuffer": "allocate it in the kernel with T.alloc_fragment",
+    "SharedBuffer": "allocate it in the kernel with T.alloc_shared",
+    "LocalBuffer": "allocate it in the kernel with T.alloc_local",
+    "alloc_buffer": "use T.alloc_shared, T.alloc_fragment, T.alloc_local or T.alloc_global",
+    "allocate": "use T.alloc_shared, T.alloc_fragment, T.alloc_local or T.alloc_global",
+    "call_extern": "tilec kernels cannot call external functions",
+    "print": "compile for cpu and inspect the outputs, or read kernel.ir()",
+    "tfloat32": _DTYPE,
+    "int4": _DTYPE,
+    "float4_e2m1fn": _DTYPE,
+    "float8_e4m3fnuz": _DTYPE,
+    "float8_e5m2fnuz": _DTYPE,
+    "float8_e8m0fnu": _DTYPE,
+}
+
+
+def missing(name: str, available: Iterable[str]) -> AttributeError:
+    """The error for `T.<name>`, which the DSL does not have."""
+    if name in ALTERNATIVES:
+        message = f"T.{name} (TileLang) is not supported by tilec: {ALTERNATIVES[name]}"
+    else:
+        close = difflib.get_close_matches(name, list(available), n=3)
+        hint = f"; did you mean {' or '.join(f'T.{c}' for c in close)}" if close else ""
+        message = f"tilec.language has no '{name}'{hint}"
+    return UnsupportedName(message, caller_loc())
+
+
+class UnsupportedName(DSLError, AttributeError):
+    """A DSLError for a name the DSL lacks; an AttributeError for `hasattr` and `getattr`."""
