@@ -6,32 +6,18 @@ dropped; numerics are checked against numpy on ragged shapes."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from example_kernels import example
 
 import tilec
 import tilec.language as T
 from tilec.runtime.compiler import CompiledKernel
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 # Bytes on each side of a tensor; a kernel that strays further would be
 # caught by the process crashing rather than by the canary.
 PAD_BYTES = 4096
 CANARY = 0xA5
-
-
-def _example(name: str):
-    module_name = f"tilec_example_{name}"
-    if module_name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(module_name, EXAMPLES / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[module_name]
 
 
 class _Fenced:
@@ -83,12 +69,12 @@ def fenced_calls(monkeypatch):
     ],
 )
 def test_examples_stay_inside_their_tensors(fenced_calls, name, args, kwargs, tolerance):
-    assert _example(name).check(*args, **kwargs) <= tolerance
+    assert example(name).check(*args, **kwargs) <= tolerance
     assert fenced_calls
 
 
 def test_topk_gather_stays_inside_its_tensors(fenced_calls):
-    gather_error, sum_error = _example("topk_gather").check(50, 5, 300, 72, "float32", True)
+    gather_error, sum_error = example("topk_gather").check(50, 5, 300, 72, "float32", True)
     assert gather_error == 0.0 and sum_error <= 1e-5
     assert len(fenced_calls) == 2
 

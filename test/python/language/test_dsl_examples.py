@@ -1,24 +1,8 @@
 """The example kernels (examples/*.py) compiled for cpu and checked against numpy,
 on shapes that are and are not multiples of their tiles."""
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
-
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
-
-
-def example(name: str) -> ModuleType:
-    module_name = f"tilec_example_{name}"
-    if module_name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(module_name, EXAMPLES / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[module_name]
+from example_kernels import example
 
 
 @pytest.mark.parametrize(
