@@ -99,13 +99,16 @@ def reference(q, k, v, causal):
     return (scores / scores.sum(axis=-1, keepdims=True)) @ v32
 
 
-def check(batch, heads, seq_len, dim, *, causal, dtype="float32", dynamic_seq=False):
+def check(batch, heads, seq_len, dim, *, causal, dtype="float32", dynamic_seq=False,
+          target=None):
     """Max absolute error against numpy on random inputs."""
     rng = np.random.default_rng(0)
     q, k, v = (rng.standard_normal((batch, heads, seq_len, dim)).astype(dtype) for _ in range(3))
     out = np.zeros_like(q)
     length = T.symbolic("S") if dynamic_seq else seq_len
-    kernel = tilec.compile(flash_attention(batch, heads, length, dim, causal=causal, dtype=dtype))
+    kernel = tilec.compile(
+        flash_attention(batch, heads, length, dim, causal=causal, dtype=dtype), target=target
+    )
     kernel(q, k, v, out)
     return float(np.max(np.abs(out.astype(np.float32) - reference(q, k, v, causal))))
 

@@ -85,7 +85,7 @@ def reference(a, b, *, trans_A=False, trans_B=False, relu=False):
     return np.maximum(c, 0) if relu else c
 
 
-def check(M, N, K, dynamic_M=False, **variant):
+def check(M, N, K, dynamic_M=False, target=None, **variant):
     """Runs one variant on random data; returns the max error relative to max |C|.
 
     With `dynamic_M` the kernel is compiled for any M (a symbolic dim).
@@ -97,7 +97,9 @@ def check(M, N, K, dynamic_M=False, **variant):
     a = rng.standard_normal((K, M) if trans_A else (M, K)).astype(in_dtype)
     b = rng.standard_normal((N, K) if trans_B else (K, N)).astype(in_dtype)
     c = np.zeros((M, N), out_dtype)
-    kernel = tilec.compile(matmul(T.symbolic("M") if dynamic_M else M, N, K, **variant))
+    kernel = tilec.compile(
+        matmul(T.symbolic("M") if dynamic_M else M, N, K, **variant), target=target
+    )
     kernel(a, b, c)
     expected = reference(a, b, trans_A=trans_A, trans_B=trans_B, relu=variant.get("relu", False))
     return float(np.max(np.abs(c.astype(np.float32) - expected)) / np.max(np.abs(expected)))

@@ -51,13 +51,15 @@ def reference(x, w, eps=1e-6):
     return x32 / np.sqrt(np.mean(x32 * x32, axis=1, keepdims=True) + eps) * w32
 
 
-def check(M, N, dtype="float32", dynamic_M=False):
+def check(M, N, dtype="float32", dynamic_M=False, target=None):
     """Max error relative to max |Y| against numpy on random data."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal((M, N)).astype(dtype)
     w = rng.standard_normal(N).astype(dtype)
     y = np.zeros_like(x)
-    kernel = tilec.compile(rmsnorm(T.symbolic("M") if dynamic_M else M, N, dtype=dtype))
+    kernel = tilec.compile(
+        rmsnorm(T.symbolic("M") if dynamic_M else M, N, dtype=dtype), target=target
+    )
     kernel(x, w, y)
     expected = reference(x, w)
     return float(np.max(np.abs(y.astype(np.float32) - expected)) / np.max(np.abs(expected)))

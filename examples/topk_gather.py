@@ -77,7 +77,7 @@ def select_topk(scores, topk):
     return order.astype(np.int32)
 
 
-def check(tokens, topk, rows, D, dtype="float32", dynamic=False):
+def check(tokens, topk, rows, D, dtype="float32", dynamic=False, target=None):
     """Max absolute errors of both kernels against numpy on random data."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal((rows, D)).astype(dtype)
@@ -89,11 +89,13 @@ def check(tokens, topk, rows, D, dtype="float32", dynamic=False):
         shape = (T.symbolic("tokens"), topk, T.symbolic("rows"), D)
 
     gathered = np.zeros((tokens, topk, D), dtype)
-    tilec.compile(topk_gather(*shape, dtype=dtype))(x, idx, gathered)
+    tilec.compile(topk_gather(*shape, dtype=dtype), target=target)(x, idx, gathered)
     gather_error = float(np.max(np.abs(gathered.astype(np.float32) - x[idx].astype(np.float32))))
 
     combined = np.zeros((tokens, D), dtype)
-    tilec.compile(topk_weighted_sum(*shape, dtype=dtype))(x, idx, weights, combined)
+    tilec.compile(topk_weighted_sum(*shape, dtype=dtype), target=target)(
+        x, idx, weights, combined
+    )
     expected = np.einsum("tk,tkd->td", weights, x[idx].astype(np.float32))
     sum_error = float(np.max(np.abs(combined.astype(np.float32) - expected)))
     return gather_error, sum_error

@@ -154,11 +154,9 @@ def _resolve(
         return
     entry = lookup(element.name)
     if isinstance(entry, NamedPipeline):
-        if element.options:
-            raise _error(f"pipeline '{element.name}' takes no options")
         if element.name in expanding:
             raise _error(f"pipeline '{element.name}' expands to itself")
-        for inner in parse_elements(entry.pipeline_text()):
+        for inner in parse_elements(entry.pipeline_text(element.options)):
             _resolve(inner, path, pipeline, (*expanding, element.name))
         return
     if entry is not None:

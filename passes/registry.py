@@ -13,7 +13,7 @@ import abc
 import dataclasses
 import shlex
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
@@ -144,14 +144,36 @@ def _format_value(value: object) -> str:
 
 @dataclass(frozen=True)
 class NamedPipeline:
-    """A pipeline registered under a name, expanded where it is used."""
+    """A pipeline registered under a name, expanded where it is used.
+
+    `options` maps each option a pipeline takes to its help text; `build`
+    receives the given ones as keyword arguments (strings), so
+    `tile-to-ascend{profile=950}` calls `build(profile="950")`."""
 
     argument: str
     summary: str
-    build: Callable[[], str]
+    build: Callable[..., str]
+    options: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
-    def pipeline_text(self) -> str:
-        return self.build()
+    def pipeline_text(self, options_text: str = "") -> str:
+        values: dict[str, str] = {}
+        try:
+            words = shlex.split(options_text)
+        except ValueError as exc:
+            raise CompileError(Diagnostic(
+                "error", f"malformed options for pipeline '{self.argument}': {exc}")) from None
+        for word in words:
+            key, _, text = word.partition("=")
+            if key not in self.options:
+                known = ", ".join(self.options) or "none"
+                raise CompileError(Diagnostic("error", f"pipeline '{self.argument}' has no "
+                                                       f"option '{key}' (options: {known})"))
+            values[key.replace("-", "_")] = text
+        try:
+            return self.build(**values)
+        except ValueError as exc:
+            raise CompileError(Diagnostic(
+                "error", f"pipeline '{self.argument}': {exc}")) from None
 
 
 _PASSES: dict[str, type[Pass]] = {}
@@ -166,10 +188,11 @@ def register_pass(cls: type[Pass]) -> type[Pass]:
     return cls
 
 
-def register_pipeline(argument: str, summary: str, build: Callable[[], str]) -> NamedPipeline:
+def register_pipeline(argument: str, summary: str, build: Callable[..., str],
+                      options: Mapping[str, str] | None = None) -> NamedPipeline:
     if argument in _PASSES or argument in _PIPELINES:
         raise ValueError(f"pipeline argument '{argument}' is registered twice")
-    pipeline = NamedPipeline(argument, summary, build)
+    pipeline = NamedPipeline(argument, summary, build, dict(options or {}))
     _PIPELINES[argument] = pipeline
     return pipeline
 

@@ -160,6 +160,8 @@ def list_passes(out: TextIO) -> None:
     print("tilec pipelines:", file=out)
     for pipeline in pipelines():
         print(row(pipeline.argument, pipeline.summary), file=out)
+        for flag, help_text in pipeline.options.items():
+            print(f"      {flag}=<str> {help_text}", file=out)
     print("upstream passes:", file=out)
     for up in upstream_passes():
         if not up.is_pipeline:

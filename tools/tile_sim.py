@@ -26,6 +26,7 @@ from tilec.diagnostics import print_all
 from tilec.sim import Budget, SimError, SimResult, load_program, simulate
 from tilec.sim.dtypes import ELEMENT_TYPES
 from tilec.sim.interpreter import Argument, Program
+from tilec.sim.scheduler import FLAG_IDENTITIES
 from tilec.targets.ascend_profiles import get_profile
 from tilec.tools.guard import UsageError, run_guarded
 
@@ -90,6 +91,10 @@ def _parser() -> argparse.ArgumentParser:
                         help="a kernel argument (see below)")
     parser.add_argument("--block-dim", type=int, default=1, help="number of blocks (default 1)")
     parser.add_argument("--profile", default="910b", help="architecture profile: 910b or 950")
+    parser.add_argument("--flag-identity", choices=FLAG_IDENTITIES, default="pair",
+                        help="how the hardware names a flag: pair = (source pipe, destination "
+                             "pipe, event), source = (source pipe, event): sets to two pipes "
+                             "with one id collide (default pair)")
     parser.add_argument("--trace", metavar="FILE", help="write a Chrome-trace/Perfetto timeline")
     parser.add_argument("--print-outputs", action="store_true",
                         help="print every GM argument after the run")
@@ -228,7 +233,7 @@ def run(argv: list[str]) -> int:
         limits = {name: getattr(options, name) for name, _, _ in _BUDGETS}
         inputs = _inputs(program, options.arg, options.seed, Budget(**limits))
         result = simulate(program, inputs, profile=profile, block_dim=options.block_dim,
-                          trace=options.trace, **limits)
+                          trace=options.trace, flag_identity=options.flag_identity, **limits)
     except SimError as exc:
         print_all(exc.diagnostics)
         return 1

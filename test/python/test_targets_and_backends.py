@@ -90,11 +90,9 @@ def test_wider_vectors_on_avx512():
     np.testing.assert_array_equal(y, 2 * x)
 
 
-@pytest.mark.parametrize("spec", ["cuda:sm_80", "cuda:sm_90a", "ascend:910b", "ascend:950"])
+@pytest.mark.parametrize("spec", ["cuda:sm_80", "cuda:sm_90a"])
 def test_registered_targets_say_their_lowering_is_missing(spec):
-    with pytest.raises(
-        CompileError, match=r"lowering \(tile-to-(cuda|ascend)\) does not exist yet"
-    ):
+    with pytest.raises(CompileError, match=r"lowering \(tile-to-cuda\) does not exist yet"):
         tilec.compile(double, target=spec)
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "Options",
     "TargetError",
     "backend_for",
+    "configure",
     "default_target",
     "parse_options",
     "resolve",
@@ -50,6 +51,15 @@ def default_target() -> str:
         if backend.lowering_ready and backend.driver.present():
             return name
     return "cpu"
+
+
+def configure(spec: str | None, given: dict[str, object]) -> tuple[TargetDescription, Backend,
+                                                                   Options]:
+    """`resolve(spec)` with the compile options `given`, checked, and the
+    target as they refine it."""
+    target, backend = resolve(spec)
+    options = parse_options(backend.options_type, given, target.spec)
+    return backend.configure(target, options), backend, options
 
 
 def resolve(spec: str | None) -> tuple[TargetDescription, Backend]:

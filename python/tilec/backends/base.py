@@ -38,12 +38,15 @@ class Options:
 
     timing: bool = False
 
+    RUN_ONLY: ClassVar[frozenset[str]] = frozenset({"timing"})
+    """Options that change how a kernel is compiled or run, not its code."""
+
     def key(self) -> str:
         """The options that enter the cache key, as text."""
         return " ".join(
             f"{f.name}={getattr(self, f.name)}"
             for f in dataclasses.fields(self)
-            if f.name != "timing"
+            if f.name not in self.RUN_ONLY
         )
 
     def check(self) -> None:
@@ -99,6 +102,11 @@ class Binary(abc.ABC):
     def source(self) -> str:
         """What `.source()` shows: the text closest to what the hardware runs."""
 
+    def report(self) -> object:
+        """What the last run measured, on targets that measure their runs."""
+        raise RuntimeError(f"{type(self).__name__} kernels keep no report of their runs "
+                           "(ascend kernels, run in the simulator, do)")
+
 
 class Driver(abc.ABC):
     """Loads and calls binaries of one target."""
@@ -134,6 +142,15 @@ class Backend(abc.ABC):
     """The name of `codegen`'s entry in `CompiledKernel.timings()`."""
     final_stage: ClassVar[str] = "binary"
     """The name of the stage holding `Binary.source()`."""
+
+    def configure(self, target: TargetDescription, options: Options) -> TargetDescription:
+        """The target as the options refine it (ascend's `profile=`)."""
+        return target
+
+    def retry(self, failure: Exception, options: Options) -> Options | None:
+        """Options to lower again with after the pipeline failed with
+        `failure`, or None when nothing can be relaxed."""
+        return None
 
     @abc.abstractmethod
     def pipeline(self, target: TargetDescription, options: Options) -> str:

@@ -97,6 +97,12 @@ class CompiledKernel:
             )
         return dict(self._timings)
 
+    def report(self) -> object:
+        """The last run's measurements where the target makes them (ascend:
+        the simulator's `tilec.sim.SimResult`: cycles, per-pipe busy time,
+        utilization, bandwidth, sync instructions executed)."""
+        return self.binary.report()
+
     def __repr__(self) -> str:
         signature = ", ".join(p.name for p in self.params)
         return f"<CompiledKernel {self.name}({signature}) {self.target}>"
@@ -187,8 +193,22 @@ def compile_module(
     options: Options,
     start: float,
 ) -> CompiledKernel:
-    """Lowers `module` (consumed) for `target` and builds the callable kernel."""
-    lowered = lower(module, backend.pipeline(target, options))
+    """Lowers `module` (consumed) for `target` and builds the callable kernel.
+
+    When the pipeline fails in a way the backend can relax (ascend: out of
+    event ids, so fewer multi-buffer slots), it lowers a fresh copy of the
+    input again with the options `Backend.retry` gives."""
+    source = module.operation.get_asm(enable_debug_info=True)
+    while True:
+        try:
+            lowered = lower(module, backend.pipeline(target, options))
+            break
+        except CompileError as failure:
+            relaxed = backend.retry(failure, options)
+            if relaxed is None:
+                raise
+            options = relaxed
+            module = tilec_ir.parse_module(source, "<module>", module.context)
     backend.driver.check_params(lowered.params)
     codegen_start = time.perf_counter()
     with module.context:
@@ -230,8 +250,7 @@ def compile(
     candidates, for an unknown target or option.
     """
     start = time.perf_counter()
-    description, backend = backends.resolve(target)
-    opts = backends.parse_options(backend.options_type, options, description.spec)
+    description, backend, opts = backends.configure(target, options)
     context = tilec_ir.make_context()
     module = load_module(kernel, context)
     if out_idx is None:

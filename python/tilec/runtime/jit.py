@@ -75,10 +75,7 @@ class JitKernel:
         self._kernel = kernel
         # A DSL kernel that returns its T.empty outputs names them itself.
         self._out_idx = out_idx if out_idx is not None else getattr(kernel, "out_idx", None)
-        self._target, self._backend = backends.resolve(target)
-        self._options: Options = backends.parse_options(
-            self._backend.options_type, options, self._target.spec
-        )
+        self._target, self._backend, self._options = backends.configure(target, options)
         self._context = tilec_ir.make_context()
         self._module: ir.Module | None = None
         self._params: list[Param] = []
@@ -204,6 +201,5 @@ def jit(
         return JitKernel(k, target, options, out_idx)
 
     # Check the target and options where they are written, not at the first call.
-    target_description, backend = backends.resolve(target)
-    backends.parse_options(backend.options_type, options, target_description.spec)
+    backends.configure(target, options)
     return wrap if kernel is None else wrap(kernel)

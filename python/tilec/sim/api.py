@@ -46,9 +46,9 @@ from tilec.sim.interpreter import (
     source_argument_names,
 )
 from tilec.sim.memory import Arena, Buffer
-from tilec.sim.result import PathTraffic, SimResult
+from tilec.sim.result import SYNC_KINDS, PathTraffic, SimResult
 from tilec.sim.scalar_ops import scalar_value
-from tilec.sim.scheduler import Machine
+from tilec.sim.scheduler import FLAG_IDENTITIES, Machine
 from tilec.sim.trace import write_trace
 from tilec.targets.ascend_profiles import Profile, get_profile
 
@@ -169,11 +169,17 @@ def simulate(module: str | os.PathLike | ir.Module | Program,
              trace: str | os.PathLike | None = None, source_name: str = "<string>",
              max_steps: int = Budget.max_steps, max_cycles: int = Budget.max_cycles,
              max_memory: int = Budget.max_memory,
-             max_blocks: int = Budget.max_blocks) -> SimResult:
+             max_blocks: int = Budget.max_blocks, flag_identity: str = "pair") -> SimResult:
     """Runs the kernel on every core of a `block_dim` grid and reports what happened.
 
     MLIR text is named `source_name` in locations. `max_*` are the budgets
-    (`tilec.sim.budget.Budget`): going over one raises `SimError`."""
+    (`tilec.sim.budget.Budget`): going over one raises `SimError`.
+    `flag_identity` is how the hardware names a flag (`pair`: source,
+    destination and event; `source`: source and event only, the stricter
+    reading; see `tilec.sim.scheduler.FLAG_IDENTITIES`)."""
+    if flag_identity not in FLAG_IDENTITIES:
+        raise SimError(Diagnostic("error", f"unknown flag identity '{flag_identity}' "
+                                           f"(known: {', '.join(FLAG_IDENTITIES)})"))
     budget = Budget(max_steps=max_steps, max_cycles=max_cycles, max_memory=max_memory,
                     max_blocks=max_blocks)
     profile = get_profile(profile)
@@ -188,7 +194,8 @@ def simulate(module: str | os.PathLike | ir.Module | Program,
                               f"block_dim {block_dim} is over the block budget of "
                               f"{budget.max_blocks} blocks")
     program.arg_values = _bind(program, inputs, budget)
-    machine = Machine(program, profile, block_dim, budget, timeline=trace is not None)
+    machine = Machine(program, profile, block_dim, budget, timeline=trace is not None,
+                      flag_identity=flag_identity)
     with np.errstate(all="ignore"), single_threaded():
         machine.run()
     deadlocks = find_deadlocks(machine)
@@ -243,5 +250,7 @@ def _result(program: Program, profile: Profile, machine: Machine,
         macs=machine.macs, bandwidth=bandwidth,
         core_cycles={c.name: c.finished_at for c in cores if c.finished_at is not None},
         memory_peak=_memory_peak(cores),
-        races=machine.races.diagnostics(), deadlocks=deadlocks, errors=machine.findings)
+        races=machine.races.diagnostics(), deadlocks=deadlocks, errors=machine.findings,
+        sync_counts={name: machine.sync_counts[name] for name in SYNC_KINDS},
+        flag_identity=machine.flag_identity)
 

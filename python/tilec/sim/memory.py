@@ -2,7 +2,9 @@
 
 Every on-chip memory of a core (L1, L0A, L0B, L0C, UB, BT, FB) is one
 `Arena`: a uint8 array of the profile's capacity. `memref.alloc` places a
-buffer at an aligned address inside it and the buffer's value is a numpy view
+buffer at an aligned address inside it (first fit, or exactly at the offset
+the memory planner chose: planned buffers may share bytes with other planned
+buffers whose lifetimes do not overlap) and the buffer's value is a numpy view
 of those bytes with the memref's shape, so a 4-D Nz tile really sits in Nz
 order and a subview is just a strided view. A GM argument is an arena of its
 own. Race detection and the L2 model need to know which bytes an op touches:
@@ -33,6 +35,8 @@ class Allocation:
     nbytes: int
     label: str
     """What the buffer is, for messages: its type and where it was allocated."""
+    planned: bool = False
+    """Placed at the memory planner's offset (`ascend.offset`), not first fit."""
 
 
 class Arena:
@@ -58,37 +62,78 @@ class Arena:
         for index, existing in enumerate(self.allocations):
             start = -(-cursor // self.alignment) * self.alignment
             if start + nbytes <= existing.offset:
-                self.allocations.insert(index, Allocation(start, nbytes, label))
-                self.peak = max(self.peak, self.used_bytes())
+                self._insert(index, Allocation(start, nbytes, label))
                 return start
-            cursor = existing.offset + existing.nbytes
+            cursor = max(cursor, existing.offset + existing.nbytes)
         start = -(-cursor // self.alignment) * self.alignment
         if start + nbytes > self.usable:
             return None
-        self.allocations.append(Allocation(start, nbytes, label))
-        self.peak = max(self.peak, self.used_bytes())
+        self._insert(len(self.allocations), Allocation(start, nbytes, label))
         return start
 
-    def free(self, offset: int) -> bool:
+    def place(self, offset: int, nbytes: int, label: str) -> str | None:
+        """Places `nbytes` at exactly `offset` (a planned buffer); the reason
+        when it cannot be. It may overlap other planned buffers (the plan
+        reuses bytes across lifetimes, and the race checker sees any access
+        the sync does not order), never a first-fit one. Placing the same
+        buffer again (an alloc in a loop) keeps the one allocation."""
+        if offset % self.alignment:
+            return f"offset {offset} is not a multiple of the {self.alignment}-byte alignment"
+        if offset < 0 or offset + nbytes > self.usable:
+            return (f"bytes [{offset}, {offset + nbytes}) are outside the {self.usable} usable "
+                    f"bytes")
+        for existing in self.allocations:
+            if (not existing.planned and existing.offset < offset + nbytes
+                    and offset < existing.offset + existing.nbytes):
+                return f"it overlaps {existing.label}, which the memory planner did not place"
+        offsets = [a.offset for a in self.allocations]
+        index = bisect.bisect_left(offsets, offset)
+        for existing in self.allocations[index:]:
+            if existing.offset != offset:
+                break
+            if existing.nbytes == nbytes and existing.label == label:
+                return None
+        self._insert(index, Allocation(offset, nbytes, label, planned=True))
+        return None
+
+    def allocation_at(self, offset: int, nbytes: int, label: str) -> Allocation:
+        """The allocation `allocate` or `place` just made (or kept) there."""
+        return next(a for a in self.allocations
+                    if (a.offset, a.nbytes, a.label) == (offset, nbytes, label))
+
+    def _insert(self, index: int, allocation: Allocation) -> None:
+        self.allocations.insert(index, allocation)
+        self.peak = max(self.peak, self.used_bytes())
+
+    def free(self, allocation: Allocation) -> bool:
+        """Ends `allocation`; False when it is not (or no longer) in this arena."""
         for index, existing in enumerate(self.allocations):
-            if existing.offset == offset:
+            if existing is allocation:
                 del self.allocations[index]
                 return True
         return False
 
     def used_bytes(self) -> int:
-        return sum(a.nbytes for a in self.allocations)
+        """Bytes inside some allocation (planned buffers that share bytes count once)."""
+        used, end = 0, 0
+        for allocation in self.allocations:
+            lo, hi = max(allocation.offset, end), allocation.offset + allocation.nbytes
+            if hi > lo:
+                used += hi - lo
+            end = max(end, hi)
+        return used
 
     def describe(self, lo: int, hi: int) -> str:
         """`ub of block 0 aiv0, bytes [lo, hi) (memref<...> allocated at f:3:9)`."""
         where = f"{self.space} of {self.owner}" if self.space != "gm" else self.owner
         text = f"{where}, bytes [{lo}, {hi})"
         offsets = [a.offset for a in self.allocations]
-        index = bisect.bisect_right(offsets, lo) - 1
-        if index >= 0:
-            allocation = self.allocations[index]
-            if lo < allocation.offset + allocation.nbytes:
-                text += f" ({allocation.label}, offset {lo - allocation.offset})"
+        index = bisect.bisect_right(offsets, lo)
+        holders = [a for a in reversed(self.allocations[:index]) if lo < a.offset + a.nbytes]
+        # Planned buffers may share bytes: name every one that holds `lo`.
+        if holders:
+            text += " (" + "; ".join(f"{a.label}, offset {lo - a.offset}"
+                                     for a in reversed(holders)) + ")"
         return text
 
 
@@ -99,9 +144,12 @@ class Buffer:
     array: np.ndarray
     arena: Arena
     element: ElementType
+    allocation: Allocation | None = None
+    """The allocation the bytes belong to (None for GM): planned buffers may
+    share bytes, so an address alone does not say which one a view is of."""
 
     def view(self, array: np.ndarray) -> Buffer:
-        return Buffer(array, self.arena, self.element)
+        return Buffer(array, self.arena, self.element, self.allocation)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -64,22 +64,40 @@ def _alloc(c: Compiler, op: ir.Operation) -> None:
     shape = tuple(memref.shape)
     nbytes = int(np.prod(shape, dtype=np.int64)) * element.itemsize
     label = f"{memref} allocated at {where}"
+    planned = _planned_offset(op, where)
     out = c.slot(op.results[0])
     nxt = c.pc + 1
 
     def step(core) -> int:
         arena = arena_of(core, space, where)
-        offset = arena.allocate(nbytes, label)
+        if planned is not None:
+            problem = arena.place(planned, nbytes, label)
+            if problem is not None:
+                raise fail(where, f"memref.alloc of {nbytes} bytes at ascend.offset {planned} "
+                                  f"in the {space} of {core.name}: {problem}")
+            offset = planned
+        else:
+            offset = arena.allocate(nbytes, label)
         if offset is None:
             count = len(arena.allocations)
             raise fail(where, f"memref.alloc of {nbytes} bytes does not fit in the {space} of "
                               f"{core.name}: {arena.used_bytes()} of {arena.usable} usable "
                               f"bytes are taken by {count} buffer{'' if count == 1 else 's'}")
         array = arena.data[offset:offset + nbytes].view(element.storage).reshape(shape)
-        core.env[out] = Buffer(array, arena, element)
+        core.env[out] = Buffer(array, arena, element, arena.allocation_at(offset, nbytes, label))
         return nxt
 
     c.emit(step)
+
+
+def _planned_offset(op: ir.Operation, where: str) -> int | None:
+    """The byte offset the memory planner gave this alloc (`ascend.offset`), if any."""
+    if "ascend.offset" not in op.attributes:
+        return None
+    attr = op.attributes["ascend.offset"]
+    if not isinstance(attr, ir.IntegerAttr):
+        raise fail(where, f"ascend.offset must be an integer byte offset, not {attr}")
+    return ir.IntegerAttr(attr).value
 
 
 @compiles("memref.dealloc")
@@ -90,7 +108,9 @@ def _dealloc(c: Compiler, op: ir.Operation) -> None:
 
     def step(core) -> int:
         buffer: Buffer = core.env[source]
-        if not buffer.arena.free(address(buffer.array) - buffer.arena.base):
+        allocation = buffer.allocation
+        if (allocation is None or address(buffer.array) - buffer.arena.base != allocation.offset
+                or not buffer.arena.free(allocation)):
             raise fail(where, "memref.dealloc of a buffer that memref.alloc did not return")
         return nxt
 
@@ -203,19 +223,13 @@ def _expand_shape(c: Compiler, op: ir.Operation) -> None:
 
 def _allocation_start(buffer: Buffer) -> int:
     """Byte offset in its arena of the allocation that holds `buffer` (0 for GM)."""
-    offset = address(buffer.array) - buffer.arena.base
-    for allocation in buffer.arena.allocations:
-        if allocation.offset <= offset < allocation.offset + allocation.nbytes:
-            return allocation.offset
-    return 0
+    return 0 if buffer.allocation is None else buffer.allocation.offset
 
 
 def _allocation_end(buffer: Buffer) -> int:
-    start = _allocation_start(buffer)
-    for allocation in buffer.arena.allocations:
-        if allocation.offset == start:
-            return start + allocation.nbytes
-    return buffer.arena.data.nbytes
+    if buffer.allocation is None:
+        return buffer.arena.data.nbytes
+    return buffer.allocation.offset + buffer.allocation.nbytes
 
 
 @compiles("memref.view")
@@ -236,7 +250,7 @@ def _view(c: Compiler, op: ir.Operation) -> None:
             raise fail(where, f"memref.view of {nbytes} bytes at byte {offset} is outside "
                               f"its {raw.nbytes}-byte source")
         return Buffer(raw[offset:offset + nbytes].view(element.storage).reshape(shape),
-                      buffer.arena, element)
+                      buffer.arena, element, buffer.allocation)
 
     c.emit_compute(view, c.slot(op.results[0]), [source, shift, *sizes])
 

@@ -9,6 +9,9 @@ import numpy as np
 from tilec.diagnostics import Diagnostic
 from tilec.targets.ascend_profiles import Profile
 
+SYNC_KINDS = ("set_flag", "wait_flag", "pipe_barrier", "pipe_barrier_all")
+"""The kinds of synchronization instruction that `SimResult.sync_counts` counts."""
+
 
 @dataclasses.dataclass(frozen=True)
 class PathTraffic:
@@ -47,6 +50,12 @@ class SimResult:
     races: list[Diagnostic]
     deadlocks: list[Diagnostic]
     errors: list[Diagnostic]
+    sync_counts: dict[str, int] = dataclasses.field(default_factory=dict)
+    """Synchronization instructions executed, all cores together, by kind:
+    `set_flag`, `wait_flag`, `pipe_barrier` (one pipe) and
+    `pipe_barrier_all` (`ascend.pipe_barrier all`, which drains every pipe)."""
+    flag_identity: str = "pair"
+    """How flags were named in this run (`tilec.sim.scheduler.FLAG_IDENTITIES`)."""
 
     @property
     def microseconds(self) -> float:
@@ -63,6 +72,16 @@ class SimResult:
     @property
     def diagnostics(self) -> list[Diagnostic]:
         return [*self.errors, *self.races, *self.deadlocks]
+
+    @property
+    def sync_instructions(self) -> int:
+        """Synchronization instructions executed, of every kind (see `sync_counts`)."""
+        return sum(self.sync_counts.values())
+
+    @property
+    def pipe_all_barriers(self) -> int:
+        """`ascend.pipe_barrier all` executed, all cores together."""
+        return self.sync_counts.get("pipe_barrier_all", 0)
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.outputs[name]
@@ -107,4 +126,7 @@ def format_report(result: SimResult) -> str:
     lines.append(f"deadlocks: {len(result.deadlocks)}")
     if result.errors:
         lines.append(f"other errors: {len(result.errors)}")
+    counts = result.sync_counts
+    lines.append(f"sync instructions: {result.sync_instructions} (" + ", ".join(
+        f"{name.replace('_all', ' all')} {counts.get(name, 0)}" for name in SYNC_KINDS) + ")")
     return "\n".join(lines)

@@ -44,6 +44,11 @@ from tilec.targets.ascend_profiles import Profile
 
 N_PIPES = len(PIPE_NAMES)
 _ANY = None
+FLAG_IDENTITIES = ("pair", "source")
+"""How the hardware names a 1-bit flag: by (source pipe, destination pipe,
+event), as the HardEvent pairs of the documentation suggest, or by (source
+pipe, event) only, the stricter reading that one public tool needed on A2/A3.
+Under `source`, sets from one pipe to two others with one id are one flag."""
 
 
 def flag_text(key: tuple[int, int, int]) -> str:
@@ -116,6 +121,7 @@ class Core:
         return max(self.free_at)
 
     def join_all_pipes(self) -> None:
+        self.machine.sync_counts["pipe_barrier_all"] += 1
         joined = np.maximum.reduce(self.clocks)
         for clock in self.clocks:
             np.maximum(clock, joined, out=clock)
@@ -125,7 +131,14 @@ class Machine:
     """All cores of one kernel launch and the events between them."""
 
     def __init__(self, program, profile: Profile, block_dim: int, budget: Budget, *,
-                 timeline: bool):
+                 timeline: bool, flag_identity: str = "pair"):
+        if flag_identity not in FLAG_IDENTITIES:
+            raise ValueError(f"unknown flag identity '{flag_identity}' "
+                             f"(known: {', '.join(FLAG_IDENTITIES)})")
+        self.flag_identity = flag_identity
+        self.sync_counts: collections.Counter[str] = collections.Counter()
+        """set_flag, wait_flag, pipe_barrier (one pipe) and pipe_barrier_all
+        instructions executed, all cores together."""
         self.program = program
         self.profile = profile
         self.block_dim = block_dim
@@ -286,6 +299,7 @@ class Machine:
                 self._unblocked(core, pipe, instr)
             else:  # MARK
                 queue.popleft()
+                self.sync_counts["pipe_barrier"] += 1
                 if self.timeline is not None:
                     self.timeline.append((core.index, pipe, now, 0, instr.site, "barrier"))
         self._pipe_emptied(core)
@@ -355,26 +369,49 @@ class Machine:
     def set_flag(self, core: Core, pipe: int, key: tuple[int, int, int], site: Site) -> None:
         """`set_flag` executing on `pipe` now (every earlier op of the pipe has finished)."""
         core.tick(pipe)
-        if key in core.flags:
-            _, previous = core.flags[key]
+        self.sync_counts["set_flag"] += 1
+        held = self._holder(core, key)
+        if held is not None:
+            _, previous = core.flags[held]
+            same = "" if held == key else f" (as {flag_text(held)}: one flag per source " \
+                                          f"pipe and event)"
             self.findings.append(error(
                 site.location,
-                f"{site.text} on {core.name} sets flag {flag_text(key)} that is already set "
-                f"(the hardware may hang)",
+                f"{site.text} on {core.name} sets flag {flag_text(key)} that is already set"
+                f"{same} (the hardware may hang)",
                 note(previous.location, "the flag was set here and not waited for since")))
             return
         core.flags[key] = (core.clocks[pipe].copy(), site)
-        if key[1] != S:
+        by_source = self.flag_identity == "source"
+        if key[1] != S and not by_source:
             self._wake(core, key[1])
             return
+        if by_source:
+            for other in range(1, N_PIPES):
+                self._wake(core, other)
         stall = core.stall
-        if stall is not None and stall.kind == "flag" and stall.detail == key:
+        if stall is not None and stall.kind == "flag" and self._same_flag(stall.detail, key):
             self.schedule(self.now, self.resume, core, stall)
 
+    def _same_flag(self, a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+        if self.flag_identity == "source":
+            return a[0] == b[0] and a[2] == b[2]
+        return a == b
+
+    def _holder(self, core: Core, key: tuple[int, int, int]) -> tuple[int, int, int] | None:
+        """The pending flag that `key` names on this hardware (None: not set)."""
+        if key in core.flags:
+            return key
+        if self.flag_identity == "source":
+            return next((k for k in core.flags if self._same_flag(k, key)), None)
+        return None
+
     def try_wait(self, core: Core, pipe: int, key: tuple[int, int, int]) -> bool:
-        entry = core.flags.pop(key, None)
-        if entry is None:
+        held = self._holder(core, key)
+        if held is None:
             return False
+        entry = core.flags.pop(held)
+        self.sync_counts["wait_flag"] += 1
         np.maximum(core.clocks[pipe], entry[0], out=core.clocks[pipe])
         return True
 
@@ -487,6 +524,12 @@ class Machine:
             return
         core.finished_at = when
         core.clocks = []  # nothing orders against a finished core any more
+        for key, (_, site) in core.flags.items():
+            # A flag left set is unbalanced: on hardware the next kernel inherits it.
+            self.findings.append(error(
+                site.location,
+                f"{site.text} on {core.name}: flag {flag_text(key)} is still set when the "
+                f"core finishes (no wait_flag consumed it)"))
         cores = self.blocks[core.block]
         if all(c.finished_at is not None for c in cores):
             end = max(c.finished_at for c in cores)

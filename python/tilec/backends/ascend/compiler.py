@@ -1,18 +1,84 @@
-"""The ascend backend's compiler half: registered, its lowering still to come.
+"""The ascend backend's compiler half: `tile-to-ascend`, then the simulator's program.
 
-`tilec.compile(kernel, target="ascend:910b")` resolves here, checks the
-kernel against the profile's description, then says plainly that
-`tile-to-ascend` (tile IR to the `ascend` dialect, run by the simulator and
-emitted as AscendC) does not exist yet; `ascend` IR written by hand runs in
-tile-sim.
+`tilec.compile(kernel, target="ascend", profile="950")` lowers tile IR to
+`ascend` IR (placed, multi-buffered, memory-planned, synchronized); that IR
+is what the simulator runs and what `.source()` and `kernel.ir("ascend")`
+show. When the sync pass runs out of event ids, the kernel is lowered again
+with fewer multi-buffer slots, and a warning says so.
 """
 
 from __future__ import annotations
 
-from tilec.backends.ascend.driver import AscendDriver
-from tilec.backends.base import PlannedBackend
+import dataclasses
+import warnings
+
+from mlir import ir
+
+from tilec.backends.ascend.driver import AscendBinary, AscendDriver
+from tilec.backends.ascend.options import AscendOptions
+from tilec.backends.base import Backend, OptionError
+from tilec.diagnostics import CompileError, Diagnostic
+from tilec.passes.conversion.tile_to_ascend.multi_buffer import REQUESTED_ATTR
+from tilec.passes.conversion.tile_to_ascend.pipelines import tile_to_ascend
+from tilec.passes.conversion.tile_to_ascend.plan_memory import SLOTS_ATTR
+from tilec.targets import AscendTarget, TargetError, get_target
+
+OUT_OF_EVENT_IDS = "out of event ids"
+"""What the sync pass's error says when the pipes run out of flags."""
 
 
-class AscendBackend(PlannedBackend):
+class AscendBackend(Backend):
     name = "ascend"
+    options_type = AscendOptions
     driver = AscendDriver()
+    codegen_stage = "simulator-load"
+    final_stage = "ascend"
+
+    def configure(self, target: AscendTarget, options: AscendOptions) -> AscendTarget:  # type: ignore[override]
+        if not options.profile or options.profile == target.variant:
+            return target
+        try:
+            return get_target(f"ascend:{options.profile}")  # type: ignore[return-value]
+        except TargetError as exc:
+            raise OptionError(str(exc)) from None
+
+    def retry(self, failure: Exception, options: AscendOptions) -> AscendOptions | None:  # type: ignore[override]
+        if not isinstance(failure, CompileError) or OUT_OF_EVENT_IDS not in str(failure):
+            return None
+        stages = options.max_stages or 4
+        if options.max_stages:
+            stages -= 1
+        if stages < 1:
+            return None
+        why = next(d.message for d in failure.diagnostics if OUT_OF_EVENT_IDS in d.message)
+        warnings.warn(f"multi-buffering reduced to at most {stages} slots per loop because the "
+                      f"pipes ran out of event ids: {why}", stacklevel=4)
+        return dataclasses.replace(options, max_stages=stages)
+
+    def pipeline(self, target: AscendTarget, options: AscendOptions) -> str:  # type: ignore[override]
+        return tile_to_ascend(target, options.max_stages, options.sync)
+
+    def codegen(  # type: ignore[override]
+        self, module: ir.Module, entry: str, target: AscendTarget, options: AscendOptions
+    ) -> AscendBinary:
+        _warn_about_shrunk_loops(module)
+        return AscendBinary.from_module(module, entry, target.variant, options)
+
+
+def _warn_about_shrunk_loops(module: ir.Module) -> None:
+    """One warning per loop that got fewer multi-buffer slots than it asked
+    for because they did not fit (the bindings cannot emit warnings from a
+    pass, so tile-ascend-multi-buffer records it on the loop)."""
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        attributes = op.attributes
+        if REQUESTED_ATTR in attributes:
+            asked = ir.IntegerAttr(attributes[REQUESTED_ATTR]).value
+            got = ir.IntegerAttr(attributes[SLOTS_ATTR]).value
+            message = (f"the loop asked for {asked} multi-buffer slots but gets {got}: {asked} do "
+                       f"not fit in the on-chip buffers")
+            warnings.warn(Diagnostic.from_location("warning", message, op.location).render(),
+                          stacklevel=5)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)

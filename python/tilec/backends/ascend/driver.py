@@ -1,26 +1,119 @@
 """The ascend backend's driver half: kernels run in tilec's simulator.
 
-There is no NPU to find here: the simulator (`tilec.sim`) is the machine,
-so `present()` is false and the backend is never the default; running a
-compiled kernel in the simulator comes with the ascend lowering.
+There is no NPU to find here: the simulator (`tilec.sim`) is the machine, so
+`present()` is false and ascend is never the default target. A call runs the
+whole grid in the simulator on the given arrays and writes the outputs back
+into them; a race, a deadlock or an unbalanced flag raises `SimError` naming
+the ops at their source lines (the IR keeps the DSL's locations), and
+`kernel.report()` gives the run's `SimResult`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+from mlir import ir
+
+from tilec import ir as tilec_ir
+from tilec.backends.ascend.options import AscendOptions
 from tilec.backends.base import Binary, Driver, Launcher, Options
-from tilec.diagnostics import error
 from tilec.runtime.signature import Param
+from tilec.sim import SimError, SimResult, simulate
+from tilec.sim.api import load_program
+from tilec.sim.interpreter import Program
+from tilec.targets.ascend_profiles import get_profile
+
+_SOURCE = "kernel.ascend.mlir"
+_PROFILE = "profile"
+GRID_ATTRIBUTE = "ascend.grid"
+"""Blocks of the kernel's grid, on kernels whose grid is static (set by the
+lowering: `tilec.passes.conversion.tile_to_ascend.kernel.GRID`)."""
+
+
+@dataclass
+class AscendBinary(Binary):
+    """The synchronized `ascend` IR of one kernel, loaded by the simulator."""
+
+    program: Program
+    text: str
+    located_text: str
+    """The IR with its locations, what the disk cache keeps."""
+    profile: str
+    options: AscendOptions
+    last: SimResult | None = field(default=None)
+
+    @staticmethod
+    def from_module(module: ir.Module, entry: str, profile: str,
+                    options: AscendOptions) -> AscendBinary:
+        program = load_program(module, kernel=entry, profile=profile)
+        return AscendBinary(program, str(module),
+                            module.operation.get_asm(enable_debug_info=True), profile, options)
+
+    def source(self) -> str:
+        return self.text
+
+    def report(self) -> SimResult:
+        if self.last is None:
+            raise RuntimeError("the kernel has not run yet: kernel.report() describes the last run")
+        return self.last
+
+    def block_dim(self) -> int:
+        """The launch size: the option, else one core per block of a static
+        grid, at most the cores of the kernel's kind."""
+        if self.options.block_dim:
+            return self.options.block_dim
+        profile = get_profile(self.profile)
+        cores = profile.aic_cores * (profile.aiv_per_aic if self.program.core_kind == "aiv" else 1)
+        attributes = self.program.func.attributes
+        if GRID_ATTRIBUTE not in attributes:
+            return cores
+        return min(cores, ir.IntegerAttr(attributes[GRID_ATTRIBUTE]).value)
+
+
+def _simulator_value(param: Param, value: object) -> object:
+    """What the simulator takes for one argument: bf16/fp8 arrays as float32
+    (exact), everything else as it is."""
+    if param.is_array and isinstance(value, np.ndarray) and value.dtype.kind == "V":
+        return value.astype(np.float32)
+    return value
 
 
 class AscendDriver(Driver):
     def launcher(self, binary: Binary, params: Sequence[Param]) -> Launcher:
-        raise error("running ascend kernels is not implemented yet (it comes with tile-to-ascend)")
+        assert isinstance(binary, AscendBinary)
+
+        def launch(args: Sequence[object]) -> None:
+            options = binary.options
+            result = simulate(
+                binary.program, [_simulator_value(p, a) for p, a in zip(params, args, strict=True)],
+                profile=binary.profile, block_dim=binary.block_dim(),
+                trace=options.trace or None, max_steps=options.max_steps)
+            binary.last = result
+            if not result.ok:
+                raise SimError(result.diagnostics)
+            outputs = iter(result.outputs.values())
+            for param, arg in zip(params, args, strict=True):
+                if not param.is_array:
+                    continue
+                out = next(outputs)
+                if param.written:
+                    assert isinstance(arg, np.ndarray)
+                    arg[...] = out.astype(arg.dtype, copy=False).reshape(arg.shape)
+
+        return launch
 
     def save(self, binary: Binary, directory: Path) -> None:
-        raise error("ascend binaries are not cached yet (they come with tile-to-ascend)")
+        assert isinstance(binary, AscendBinary)
+        (directory / _SOURCE).write_text(binary.located_text)
+        (directory / _PROFILE).write_text(binary.profile)
 
     def load(self, directory: Path, entry: str, options: Options) -> Binary:
-        raise ValueError("ascend cache entries do not exist yet")
+        text = (directory / _SOURCE).read_text()
+        context = tilec_ir.make_context()
+        module = tilec_ir.parse_module(text, str(directory / _SOURCE), context)
+        profile = (directory / _PROFILE).read_text().strip()
+        assert isinstance(options, AscendOptions)
+        return AscendBinary.from_module(module, entry, profile, options)

@@ -1,0 +1,207 @@
+"""The ascend lowering of tile.alloc, and the buffer helpers every ascend lowering shares.
+
+A tile becomes a `memref.alloc` at the start of its function: the grid of
+`tile.kernel` becomes a loop over the blocks a core runs, and an on-chip
+buffer is allocated once per core, not once per block (the memory planner
+gives each one a fixed offset later). The memory space stays the tile scope
+until the end of `convert-tile-to-ascend`, which retypes every memref once
+(`ascend_type`): `#tile.scope<ub>` (and the portable scopes, which only
+vector code uses when `tile-ascend-place-tiles` has not run) to
+`#ascend.mem<ub>`, the cube scopes to their buffers, global memory to
+`#ascend.mem<gm>`.
+
+Vector lowerings need UB temporaries; `Scratch` hands them out. A scratch
+buffer lives only while the op that asked for it is lowered, so the next
+op's lowering reuses the ones already made (they carry `SCRATCH`).
+
+Before:
+
+    tile.kernel blocks(%bx) in (%n) threads = 128 {
+      %t = tile.alloc : memref<16x128xf32, #tile.scope<fragment>>
+    }
+
+After (once the kernel and the function are converted):
+
+    %t = memref.alloc() : memref<16x128xf32, #ascend.mem<ub>>
+    scf.for %b = %block_idx to %n step %block_num { ... }
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from mlir import ir
+from mlir.dialects import memref
+
+from tilec.dialects import ascend, tile
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.tile_to_ascend.place_tiles import cube_buffer_type
+from tilec.targets import TargetDescription
+
+CUBE_SCOPES = frozenset({tile.Scope.l1, tile.Scope.l0a, tile.Scope.l0b, tile.Scope.l0c})
+CUBE_SPACES = frozenset(
+    {ascend.MemSpace.l1, ascend.MemSpace.l0a, ascend.MemSpace.l0b, ascend.MemSpace.l0c}
+)
+SCRATCH = "tilec.scratch"
+"""Marks a UB temporary of a vector lowering; the conversion removes it at the end."""
+IOTA = "tilec.iota"
+"""Marks the i32 tile [0, n) of a function (value n), made once; removed at the end too."""
+
+_SPACE_OF_SCOPE = {
+    tile.Scope.global_: ascend.MemSpace.gm,
+    tile.Scope.l1: ascend.MemSpace.l1,
+    tile.Scope.l0a: ascend.MemSpace.l0a,
+    tile.Scope.l0b: ascend.MemSpace.l0b,
+    tile.Scope.l0c: ascend.MemSpace.l0c,
+}
+
+
+def _space_attr(type_: ir.MemRefType) -> ir.Attribute | None:
+    """The `#ascend.mem` space of a memref type, or None when it has another."""
+    space = type_.memory_space
+    if space is None or tile.is_scope_attr(space):
+        return None
+    try:
+        ascend.mem_space_of(type_)
+    except ValueError:
+        return None
+    return space
+
+
+def memory_space(type_: ir.MemRefType) -> ascend.MemSpace:
+    """Where a memref (tile-typed or already ascend-typed) lives on the NPU."""
+    if _space_attr(type_) is not None:
+        return ascend.mem_space_of(type_)
+    if type_.memory_space is None:
+        return ascend.MemSpace.gm
+    return _SPACE_OF_SCOPE.get(tile.scope_of(type_), ascend.MemSpace.ub)
+
+
+def is_global(value: ir.Value) -> bool:
+    """A GM operand: not on-chip (no memory space, global scope or #ascend.mem<gm>)."""
+    return memory_space(ir.MemRefType(value.type)) is ascend.MemSpace.gm
+
+
+def is_cube(value: ir.Value) -> bool:
+    return memory_space(ir.MemRefType(value.type)) in CUBE_SPACES
+
+
+def ascend_type(type_: ir.Type) -> ir.Type:
+    """`type_` with its memory space as the NPU's (other types unchanged)."""
+    if not isinstance(type_, ir.MemRefType):
+        return type_
+    type_ = ir.MemRefType(type_)
+    if _space_attr(type_) is not None:
+        return type_
+    space = ascend.mem_attr(memory_space(type_), type_.context)
+    return ir.MemRefType.get(type_.shape, type_.element_type, type_.layout, space)
+
+
+def ub_type(shape: list[int], element: ir.Type) -> ir.MemRefType:
+    """A UB tile type, in the tile scope the conversion retypes at its end."""
+    return tile.memref_type(shape, element, tile.Scope.ub)
+
+
+def function_entry(op: ir.Operation) -> ir.InsertionPoint:
+    """The start of the function around `op`: where its buffers are allocated."""
+    func = op if op.name == "func.func" else irb.enclosing(op, {"func.func"})
+    return ir.InsertionPoint.at_block_begin(func.regions[0].blocks[0])
+
+
+def view(
+    buffer: ir.Value,
+    offsets: Sequence[ir.Value | int],
+    sizes: Sequence[int],
+    drop: Sequence[int] = (),
+) -> ir.Value:
+    """The region of `buffer` at `offsets` of extent `sizes` (unit strides),
+    without the unit dimensions `drop`; `buffer` itself when that is all of it."""
+    type_ = ir.MemRefType(buffer.type)
+    static = [o if isinstance(o, int) else irb.constant_int(o) for o in offsets]
+    if list(sizes) == list(type_.shape) and all(o == 0 for o in static) and not drop:
+        return buffer
+    mixed = [o if s is None else s for o, s in zip(offsets, static, strict=True)]
+    strides, base = type_.get_strides_and_offset()
+    dynamic = ir.ShapedType.get_dynamic_size()
+    if base == dynamic or any(s is None for s in static):
+        layout_offset = dynamic
+    else:
+        layout_offset = base + sum(o * st for o, st in zip(static, strides, strict=True))
+    keep = [d for d in range(len(sizes)) if d not in drop]
+    shape = [sizes[d] for d in keep]
+    kept_strides = [strides[d] for d in keep]
+    contiguous = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        contiguous[d] = contiguous[d + 1] * shape[d + 1]
+    layout = (
+        None
+        if layout_offset == 0 and kept_strides == contiguous
+        else ir.StridedLayoutAttr.get(layout_offset, kept_strides)
+    )
+    result = ir.MemRefType.get(shape, type_.element_type, layout, type_.memory_space)
+    return memref.subview(buffer, mixed, list(sizes), [1] * len(sizes), result_type=result)
+
+
+def round_mode(to: ir.Type, src: ir.Type) -> ascend.RoundMode:
+    """The rounding of a conversion with `arith`'s meaning: narrower floats to
+    the nearest even (truncf), floats to integers toward zero (fptosi)."""
+    if not irb.is_float(src):
+        return ascend.RoundMode.none
+    if not irb.is_float(to):
+        return ascend.RoundMode.trunc
+    if irb.bit_width(to) > irb.bit_width(src):
+        return ascend.RoundMode.none  # a wider float holds every value exactly
+    return ascend.RoundMode.rint
+
+
+def cast(dst: ir.Value, src: ir.Value) -> None:
+    """`dst = convert(src)` on UB views of one shape, rounding as arith does."""
+    to = ir.MemRefType(dst.type).element_type
+    mode = round_mode(to, ir.MemRefType(src.type).element_type)
+    ascend.vcast(dst, src, round=None if mode is ascend.RoundMode.none else mode)
+
+
+class Scratch:
+    """UB temporaries for one op's lowering, reusing those of earlier lowerings."""
+
+    def __init__(self, op: ir.Operation):
+        self._entry = function_entry(op)
+        self._free: dict[str, list[ir.Value]] = defaultdict(list)
+        func = irb.enclosing(op, {"func.func"})
+        for inner in func.regions[0].blocks[0].operations:
+            if inner.name == "memref.alloc" and SCRATCH in inner.attributes:
+                self._free[str(inner.results[0].type)].append(inner.results[0])
+
+    def take(self, shape: list[int], element: ir.Type) -> ir.Value:
+        type_ = ub_type(shape, element)
+        free = self._free[str(type_)]
+        if free:
+            return free.pop()
+        with self._entry, ir.Location.unknown():
+            buffer = memref.alloc(type_, [], [])
+        buffer.owner.attributes[SCRATCH] = ir.UnitAttr.get()
+        return buffer
+
+    def give_back(self, buffer: ir.Value) -> None:
+        self._free[str(buffer.type)].append(buffer)
+
+
+@register_lowering
+class AllocToBuffer(TileOpLowering):
+    """tile.alloc as a memref.alloc at the start of the function."""
+
+    target = "ascend"
+    op_names = ("tile.alloc",)
+    name = "ascend-alloc-buffer"
+
+    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+        type_ = ir.MemRefType(op.results[0].type)
+        if is_cube(op.results[0]):
+            # Cube tiles are whole fractals, in the layout their path wants.
+            type_ = cube_buffer_type(type_)
+        with function_entry(op), op.location:
+            new = memref.alloc(type_, [], [])
+        op.results[0].replace_all_uses_with(new)
+        op.erase()

@@ -1,0 +1,115 @@
+"""convert-tile-to-ascend: every tile op to the `ascend` dialect, scf and arith.
+
+The pass resolves each tile op of a function to its one ascend lowering
+(cube path: `cube_*.py`, vector path: `vector_*.py`, structure: `kernel.py`,
+tiles: `buffers.py`), reporting at the op when none or several apply,
+before it rewrites anything. It lowers the ops in phases (data movement and
+compute, then element-wise regions, loops, tiles and the grid last), then
+retypes every memref to its NPU memory (GM arguments to `#ascend.mem<gm>`)
+and marks a function that held a `tile.kernel` as an `ascend.kernel`: `aic`
+when its buffers are cube buffers, `aiv` otherwise.
+
+Before:
+
+    func.func @k(%x: memref<?xf32>) attributes {tile.entry} {
+      tile.kernel blocks(%bx) in (%n) threads = 128 {
+        %t = tile.alloc : memref<64xf32, #tile.scope<ub>>
+        tile.copy %x[%i], %t[%c0] : memref<?xf32>, memref<64xf32, #tile.scope<ub>>
+      }
+    }
+
+After:
+
+    func.func @k(%x: memref<?xf32, #ascend.mem<gm>>)
+        attributes {ascend.kernel = #ascend.core<aiv>, tile.entry} {
+      %t = memref.alloc() : memref<64xf32, #ascend.mem<ub>>
+      scf.for %b = %block_idx to %n step %block_num {
+        ascend.copy %x[%i], %t[%c0] sizes [64] : ...
+      }
+    }
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from mlir import ir
+
+from tilec.dialects import ascend
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.lowering import lower_ops, resolve_all
+from tilec.passes.conversion.tile_to_ascend import (  # noqa: F401 (they register their lowerings)
+    buffers,
+    kernel,
+    vector_copy,
+    vector_fill,
+    vector_parallel,
+    vector_reduce,
+)
+from tilec.passes.registry import Pass, PassFailure, option, register_pass
+from tilec.targets import get_target
+
+# The order ops are lowered in; ops of one phase do not depend on each other.
+# Element-wise regions come after the ops that may leave scalar code behind
+# and before the loops around them disappear into scf.
+PHASES: tuple[tuple[str, ...], ...] = (
+    ("tile.gemm",),
+    ("tile.copy",),
+    ("tile.atomic_add",),
+    ("tile.reduce", "tile.cumsum"),
+    ("tile.fill", "tile.clear"),
+    ("tile.parallel",),
+    ("tile.pipelined",),
+    ("tile.barrier",),
+    ("tile.alloc",),
+    ("tile.kernel",),
+)
+
+_KERNEL = "ascend.kernel"
+_MIXED = "needs both cube and vector cores (mixed kernels are not supported yet)"
+
+
+def _core_of(func: ir.Operation) -> ascend.CoreType | None:
+    """aic or aiv from the on-chip buffers of `func`; None (after reporting)
+    when it has both kinds."""
+    spaces = {
+        buffers.memory_space(ir.MemRefType(op.results[0].type))
+        for op in irb.collect(func, "memref.alloc")
+    }
+    cube = spaces & buffers.CUBE_SPACES
+    if cube and ascend.MemSpace.ub in spaces:
+        func.location.emit_error(f"the kernel {_MIXED}")
+        return None
+    return ascend.CoreType.aic if cube else ascend.CoreType.aiv
+
+
+@register_pass
+@dataclass(frozen=True)
+class ConvertTileToAscendPass(Pass):
+    """Resolves every tile op to its ascend lowering, lowers them in order,
+    and gives the function its NPU memory spaces and core kind."""
+
+    argument = "convert-tile-to-ascend"
+    anchor = "func.func"
+    summary = "Lower tile ops to the ascend dialect (vector and cube cores)"
+
+    profile: Literal["910b", "950"] = option("910b", "the architecture profile")
+
+    def run(self, op: ir.Operation) -> None:
+        target = get_target(f"ascend:{self.profile}")
+        with op.context, op.location:
+            is_kernel = bool(irb.collect(op, "tile.kernel"))
+            resolve_all(op, target)
+            for phase in PHASES:
+                lower_ops(irb.collect(op, set(phase)), target)
+            for alloc in irb.collect(op, "memref.alloc"):
+                for marker in (buffers.SCRATCH, buffers.IOTA):
+                    if marker in alloc.attributes:
+                        del alloc.attributes[marker]
+            irb.retype(op, buffers.ascend_type)
+            if is_kernel:
+                core = _core_of(op)
+                if core is None:
+                    raise PassFailure("mixed kernel")
+                op.attributes[_KERNEL] = ascend.core_attr(core)

@@ -1,0 +1,344 @@
+"""The ascend lowering of tile.gemm on the cube core: L0 loads and mmad.
+
+The operands wait in L1 in Nz layout (`ascend.copy_nd2nz` put them there);
+each K step loads A into an L0A buffer (Zz) and B into an L0B buffer (Zn),
+transposing on the way when the gemm says so, and one `ascend.mmad`
+accumulates into the L0C tile (Nz of 16 x 16 fractals). K is cut into steps
+that fit L0A and L0B (64 KiB each); a step starts on a fractal of both L1
+layouts. The L0 buffers are allocated once per kernel, at the start of the
+function, so `tile-ascend-multi-buffer` can give a pipelined loop several.
+
+The first mmad after a `tile.clear` of the accumulator (or of a gemm with
+`clear_accum`) overwrites it (`init`) instead of adding to it. The clear is
+found where the program puts it: in the same block as the gemm, or in a
+block around it; each loop between the two makes that first mmad the one of
+the loop's first iteration, an `scf.if` on the induction variables:
+
+    tile.clear %acc
+    tile.pipelined %k = %lb to %ub step %s num_stages = 2 {
+      tile.gemm %a, %b, %acc : ...
+    }
+
+becomes
+
+    %l0a = memref.alloc() : memref<4x2x16x16xf16, #ascend.mem<l0a>>   (function start)
+    %l0b = memref.alloc() : memref<2x4x16x16xf16, #ascend.mem<l0b>>
+    ...
+    tile.pipelined %k = %lb to %ub step %s num_stages = 2 {
+      ascend.load_l0a %a, %l0a sizes [64, 32] : ...
+      ascend.load_l0b %b, %l0b sizes [32, 64] : ...
+      %first = arith.cmpi eq, %k, %lb : index
+      scf.if %first {
+        ascend.mmad %l0a, %l0b, %acc sizes [64, 64, 32] {init} : ...
+      } else {
+        ascend.mmad %l0a, %l0b, %acc sizes [64, 64, 32] : ...
+      }
+    }
+
+(the tile.clear itself is then erased by the cube fill lowering). A gemm
+under an `scf.if` inside such a loop is an error (the first iteration may
+skip it), and so is a clear that no gemm follows before the copy out. Not
+handled: a K loop that runs zero times at run time leaves the accumulator
+as it was instead of zero (L0C can only be zeroed by an mmad).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, memref, scf
+
+from tilec.dialects import ascend
+from tilec.passes.canonicalize_ops import _is_zero_constant
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.tile_to_ascend import buffers
+from tilec.passes.conversion.tile_to_ascend.place_tiles import FRACTAL_ROWS, c0, fractal_shape
+from tilec.passes.registry import emit_error
+from tilec.targets import TargetDescription
+
+_LOOPS = frozenset({"scf.for", "tile.pipelined"})
+_ACCUMULATE = frozenset({"tile.gemm", "ascend.mmad"})
+_VIEWS = frozenset({"memref.reinterpret_cast", "memref.subview"})
+_MMAD_TYPES = {"f16": "f32", "bf16": "f32", "f32": "f32", "i8": "i32", "f8E4M3FN": "f32",
+               "f8E5M2": "f32"}
+ALWAYS: tuple[ir.Operation, ...] = ()
+"""Init condition of an mmad that always follows a clear: no loop to test."""
+
+
+def _nested(op: ir.Operation):
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                yield inner.operation
+                yield from _nested(inner.operation)
+
+
+def is_clear(op: ir.Operation, acc: ir.Value) -> bool:
+    """A `tile.clear` of `acc`, or a zero `tile.fill` (not yet canonicalized)."""
+    if op.name == "tile.clear":
+        return op.operands[0] == acc
+    return op.name == "tile.fill" and op.operands[0] == acc and _is_zero_constant(op.operands[1])
+
+
+def _root(value: ir.Value) -> ir.Value:
+    """The buffer a view (the fractal view of a tile, a part of it) is of."""
+    owner = value.owner
+    while isinstance(owner, ir.Operation | ir.OpView) and owner.name in _VIEWS:
+        value = owner.operands[0]
+        owner = value.owner
+    return value
+
+
+def _accumulates(op: ir.Operation, acc: ir.Value) -> bool:
+    return op.name in _ACCUMULATE and _root(op.operands[2]) == acc
+
+
+def _contains(op: ir.Operation, acc: ir.Value, test) -> bool:
+    return test(op, acc) or any(test(inner, acc) for inner in _nested(op))
+
+
+def cleared_since(op: ir.Operation, acc: ir.Value) -> tuple[ir.Operation, ...] | None:
+    """Whether the accumulator `acc` still holds the zeros of a clear when `op`
+    runs: None when it holds a sum (or nothing defined), else the loops
+    between the clear and `op`, innermost first, on whose first iteration
+    (all of them at once) it does; `ALWAYS` when there is no such loop."""
+    loops: list[ir.Operation] = []
+    conditional: ir.Operation | None = None
+    # An scf.if inside a loop: its first iteration may skip the gemm.
+    skipped: ir.Operation | None = None
+    position = op
+    while True:
+        before = []
+        for candidate in position.block.operations:
+            if candidate.operation == position:
+                break
+            before.append(candidate.operation)
+        for prev in reversed(before):
+            if is_clear(prev, acc):
+                if skipped is not None:
+                    raise emit_error(skipped, "a tile.gemm under a condition in a loop after "
+                                              "the clear of its accumulator is not supported")
+                return tuple(loops)
+            if any(is_clear(inner, acc) for inner in _nested(prev)):
+                raise emit_error(prev, "cannot tell which tile.gemm first writes the "
+                                       "accumulator cleared in here: clear it in the block of "
+                                       "the gemm or in a block around it")
+            if _contains(prev, acc, _accumulates):
+                return None
+        parent = position.parent
+        if parent is None:
+            return None
+        parent = parent.operation if hasattr(parent, "operation") else parent
+        if parent.name in _LOOPS:
+            if any(is_clear(inner, acc) for inner in _nested(parent)):
+                raise emit_error(parent, "a loop that clears the accumulator after its "
+                                         "tile.gemm is not supported: clear it before the gemm")
+            if conditional is not None:
+                skipped = skipped or conditional
+            loops.append(parent)
+        elif parent.name == "scf.if":
+            conditional = parent
+        else:
+            return None
+        position = parent
+
+
+def first_iteration(loops: tuple[ir.Operation, ...]) -> ir.Value:
+    """`iv == lb` for every loop in `loops` (at least one), and-ed at the
+    insertion point."""
+    tests = [
+        arith.cmpi(arith.CmpIPredicate.eq, loop.regions[0].blocks[0].arguments[0],
+                   loop.operands[0])
+        for loop in loops
+    ]
+    return functools.reduce(arith.andi, tests)
+
+
+def fractal_view(tile: ir.Value) -> ir.Value:
+    """The tile `tile` as its fractal buffer (a 4-D memref in its own memory
+    space): the tile itself once the alloc lowering gave it that shape, else
+    a view of its bytes in that shape."""
+    type_ = ir.MemRefType(tile.type)
+    if type_.rank == 4:
+        return tile
+    space = str(buffers.memory_space(type_))
+    shape = fractal_shape(space, *type_.shape, type_.element_type)
+    strides = [math.prod(shape[d + 1 :]) for d in range(4)]
+    result = ir.MemRefType.get(shape, type_.element_type, None, type_.memory_space)
+    return memref.reinterpret_cast(result, tile, [], [], [], [0], shape, strides)
+
+
+def new_buffer(space: str, rows: int, cols: int, element: ir.Type, anchor: ir.Operation):
+    """A fractal buffer of `space` for a rows x cols matrix, allocated once
+    per kernel, at the start of the function around `anchor` (as tiles are)."""
+    type_ = ascend.memref_type(fractal_shape(space, rows, cols, element), element, space)
+    with buffers.function_entry(anchor), ir.Location.unknown():
+        return memref.alloc(type_, [], [])
+
+
+def _ceil(value: int, by: int) -> int:
+    return -(-value // by)
+
+
+def matrix_shape(value: ir.Value) -> tuple[int, int]:
+    """Rows and columns of a 2-D tile (its logical shape)."""
+    rows, cols = ir.MemRefType(value.type).shape
+    return rows, cols
+
+
+@dataclass(frozen=True)
+class GemmPlan:
+    m: int
+    n: int
+    k: int
+    k_step: int
+    """Depth of one L0 load and mmad: a multiple of the fractal rows of both
+    operands' L1 layouts, at most `k`."""
+    init: tuple[ir.Operation, ...] | None
+    """`cleared_since` of the gemm: when its first mmad overwrites C."""
+
+
+def _k_step(op: ir.Operation, m: int, n: int, k: int, element: ir.Type,
+            target: TargetDescription) -> int:
+    """The deepest K step whose L0A (M x step) and L0B (step x N) buffers fit."""
+    profile = target.profile  # type: ignore[attr-defined]
+    itemsize = irb.bit_width(element) // 8
+    # A step starts on a fractal boundary of A's and B's L1 layouts, which
+    # cut K by 16 rows or by C0 columns depending on the transposes.
+    granule = math.lcm(FRACTAL_ROWS, c0(element))
+    rows_a = _ceil(m, FRACTAL_ROWS) * FRACTAL_ROWS
+    cols_b = _ceil(n, FRACTAL_ROWS) * FRACTAL_ROWS
+    fits = min(profile.usable_bytes("l0a") // (rows_a * itemsize),
+               profile.usable_bytes("l0b") // (cols_b * itemsize)) // granule * granule
+    if fits == 0:
+        raise emit_error(op, f"tile.gemm operands of {m}x{n} ({element}) do not fit the cube: "
+                             f"one {granule}-deep step needs {rows_a * granule * itemsize} bytes "
+                             f"of L0A and {cols_b * granule * itemsize} of L0B, the "
+                             f"{profile.name} has {profile.usable_bytes('l0a')} and "
+                             f"{profile.usable_bytes('l0b')}")
+    if fits >= k:
+        return k
+    steps = _ceil(k, fits)
+    # Even steps: the last one is not a sliver.
+    return _ceil(_ceil(k, steps), granule) * granule
+
+
+def _chunk(l1: ir.Value, k_dim: int, per_block: int, start: int, size: int) -> ir.Value:
+    """The part of an L1 operand (Nz) that holds K rows/columns [start, start + size):
+    K runs along fractal dim `k_dim` (0: C0 columns, 1: 16 rows) in `per_block`."""
+    shape = ir.MemRefType(l1.type).shape
+    offsets = [0, 0, 0, 0]
+    sizes = list(shape)
+    offsets[k_dim] = start // per_block
+    sizes[k_dim] = -(-size // per_block)
+    return buffers.view(l1, offsets, sizes)
+
+
+def _prefix(buffer: ir.Value, dims: list[int]) -> ir.Value:
+    """The leading `dims` fractals of the first two dims of a fractal buffer."""
+    shape = ir.MemRefType(buffer.type).shape
+    return buffers.view(buffer, [0, 0, 0, 0], [*dims, *shape[2:]])
+
+
+@register_lowering
+class GemmToMmad(TileOpLowering):
+    """tile.gemm on L1/L0C tiles as L0A/L0B loads and ascend.mmad per K step."""
+
+    target = "ascend"
+    op_names = ("tile.gemm",)
+    name = "ascend-cube-gemm"
+
+    def applies(self, op: ir.Operation, target: TargetDescription) -> str | None:
+        a, b, c = list(op.operands)
+        operands = ((a, "A", ("l1", "l0a")), (b, "B", ("l1", "l0b")), (c, "C", ("l0c",)))
+        for value, what, spaces in operands:
+            space = str(buffers.memory_space(ir.MemRefType(value.type)))
+            if space not in spaces:
+                return f"{what} is in {space}, not {' or '.join(spaces)}"
+        return None
+
+    def infer(self, op: ir.Operation, target: TargetDescription) -> GemmPlan:
+        a, b, c = list(op.operands)
+        element = ir.MemRefType(a.type).element_type
+        out = ir.MemRefType(c.type).element_type
+        profile = target.profile  # type: ignore[attr-defined]
+        name = str(element)
+        if profile.macs_per_cycle(name) is None or _MMAD_TYPES.get(name) != str(out):
+            legal = ", ".join(f"{i} -> {o}" for i, o in _MMAD_TYPES.items()
+                              if profile.macs_per_cycle(i) is not None)
+            raise emit_error(op, f"the cube of the {profile.name} profile has no {name} -> "
+                                 f"{out} mode (it has {legal})")
+        rows_a, cols_a = matrix_shape(a)
+        rows_b, cols_b = matrix_shape(b)
+        m, k = (cols_a, rows_a) if "transpose_a" in op.attributes else (rows_a, cols_a)
+        n = rows_b if "transpose_b" in op.attributes else cols_b
+        acc_bytes = math.prod(fractal_shape("l0c", m, n, out)) * irb.bit_width(out) // 8
+        if acc_bytes > profile.usable_bytes("l0c"):
+            raise emit_error(op, f"the {m}x{n} accumulator needs {acc_bytes} bytes of L0C, "
+                                 f"the {profile.name} has {profile.usable_bytes('l0c')}")
+        init = ALWAYS if "clear_accum" in op.attributes else cleared_since(op, c)
+        step = _k_step(op, m, n, k, element, target)
+        for value, where, flag in ((a, "l0a", "transpose_a"), (b, "l0b", "transpose_b")):
+            if str(buffers.memory_space(ir.MemRefType(value.type))) == where:
+                if flag in op.attributes:
+                    raise emit_error(op, f"an operand in {where} is multiplied as it is: "
+                                         f"{flag} needs it in l1")
+                if step < k:
+                    raise emit_error(op, f"an operand in {where} holds all {k} of K, which "
+                                         f"the L0 buffer of the other operand cannot")
+                # A hand-placed L0 operand holds all of K: one step.
+                step = k
+        return GemmPlan(m, n, k, step, init)
+
+    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+        assert isinstance(plan, GemmPlan)
+        a, b, c = list(op.operands)
+        element = ir.MemRefType(a.type).element_type
+        k0 = c0(element)
+        trans_a, trans_b = "transpose_a" in op.attributes, "transpose_b" in op.attributes
+        in_l0 = [str(buffers.memory_space(ir.MemRefType(v.type))) in ("l0a", "l0b")
+                 for v in (a, b)]
+        l0a = None if in_l0[0] else new_buffer("l0a", plan.m, plan.k_step, element, op)
+        l0b = None if in_l0[1] else new_buffer("l0b", plan.k_step, plan.n, element, op)
+        with ir.InsertionPoint(op), op.location:
+            a_l1, b_l1, acc = fractal_view(a), fractal_view(b), fractal_view(c)
+            if l0a is None:
+                l0a = a_l1
+            if l0b is None:
+                l0b = b_l1
+            # Where K runs in each L1 layout: A (M x K) Nz has K in C0 columns
+            # (dim 0), its transpose (K x M) in 16-row blocks (dim 1); B the other way.
+            a_k = (1, FRACTAL_ROWS) if trans_a else (0, k0)
+            b_k = (0, k0) if trans_b else (1, FRACTAL_ROWS)
+            for start in range(0, plan.k, plan.k_step):
+                size = min(plan.k_step, plan.k - start)
+                whole = start == 0 and size == plan.k
+                src_a = a_l1 if whole else _chunk(a_l1, *a_k, start, size)
+                src_b = b_l1 if whole else _chunk(b_l1, *b_k, start, size)
+                dst_a, dst_b = l0a, l0b
+                if size != plan.k_step:
+                    dst_a = _prefix(l0a, fractal_shape("l0a", plan.m, size, element)[:2])
+                    dst_b = _prefix(l0b, fractal_shape("l0b", size, plan.n, element)[:2])
+                if not in_l0[0]:
+                    ascend.load_l0a(src_a, dst_a, [plan.m, size], transpose=trans_a or None)
+                if not in_l0[1]:
+                    ascend.load_l0b(src_b, dst_b, [size, plan.n], transpose=trans_b or None)
+                sizes = [plan.m, plan.n, size]
+                init = plan.init if start == 0 else None
+                if init is None:
+                    ascend.mmad(dst_a, dst_b, acc, sizes)
+                elif init == ALWAYS:
+                    ascend.mmad(dst_a, dst_b, acc, sizes, init=True)
+                else:
+                    branch = scf.IfOp(first_iteration(init), has_else=True)
+                    with ir.InsertionPoint(branch.then_block):
+                        ascend.mmad(dst_a, dst_b, acc, sizes, init=True)
+                        scf.YieldOp([])
+                    with ir.InsertionPoint(branch.else_block):
+                        ascend.mmad(dst_a, dst_b, acc, sizes)
+                        scf.YieldOp([])
+        op.erase()

@@ -1,0 +1,385 @@
+"""tile-ascend-inject-sync: set_flag/wait_flag between pipes from read/write hazards.
+
+Each pipe runs its own queue in order; ops on different pipes that touch the
+same bytes (RAW, WAR, WAW; exact byte ranges of planned buffers, see
+`sync_model`) need a flag from the earlier op's pipe to the later one's.
+The pass repeats: run the checker (`sync_walk`) over the kernel with the
+flags found so far; at the first unordered hazard, add one flag for it, from
+the latest conflicting op of that pipe. A flag orders everything before it
+on its pipe, and the checker follows chains of flags, so every hazard that
+some flag already orders costs nothing. Placement of a flag from A to B in
+their innermost common block R:
+
+- A before B in R: set right after A, wait right before B. A set inside a
+  loop that does not hold B moves after that loop (a wait: before it); a set
+  inside one branch of an `scf.if` is matched by a set at the end of every
+  other branch, a wait by a wait at the start of every other branch, so the
+  flag is set and waited exactly once per run of R on every path.
+- A at or after B in R (B of the next iteration, e.g. the WAR "slot free"
+  of a double-buffered loop): the same in the body, plus a credit set before
+  the innermost loop around R and a drain wait after it. Each iteration then
+  waits before it sets. When the credit of one entry of that loop could be
+  set before the drain of the previous entry has run, the credit moves out a
+  loop.
+- A flag that could be set again before its last wait has run (its source
+  pipe runs ahead and nothing orders it after the wait) gets an
+  acknowledgement: a flag back from right after each of its waits to right
+  before each of its sets.
+
+Event ids are given per source pipe, so that no two flags from one pipe
+that may be pending at once share an id: correct whether the hardware names
+a flag by (source, destination, id) or by (source, id) only. Running out of
+ids is an error (never a silent PIPE_ALL): use fewer multi-buffer stages.
+
+`strategy=barrier` is the slow baseline for benchmarks: the same hazards,
+each ordered by an `ascend.pipe_barrier all` right before the later op.
+
+Before (one chunk of a vector add):
+
+    ascend.copy %x[%o], %ub_x[%c0] sizes [256] : ...        // mte2
+    ascend.vbin add %ub_z, %ub_x, %ub_x : ...               // v
+    ascend.copy %ub_z[%c0], %z[%o] sizes [256] : ...        // mte3
+
+After:
+
+    ascend.copy %x[%o], %ub_x[%c0] sizes [256] : ...
+    ascend.set_flag mte2 -> v, 0
+    ascend.wait_flag mte2 -> v, 0
+    ascend.vbin add %ub_z, %ub_x, %ub_x : ...
+    ascend.set_flag v -> mte3, 0
+    ascend.wait_flag v -> mte3, 0
+    ascend.copy %ub_z[%c0], %z[%o] sizes [256] : ...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from mlir import ir
+from mlir.dialects import scf
+
+from tilec.dialects import ascend
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_ascend.sync_model import (
+    Block,
+    FenceNode,
+    IfNode,
+    LoopNode,
+    Model,
+    Node,
+    OpNode,
+    V,
+    common_block,
+    item_in,
+    loops_around,
+    pipe_name,
+)
+from tilec.passes.conversion.tile_to_ascend.sync_walk import (
+    Conflict,
+    Event,
+    FlagMisuse,
+    Points,
+    Sync,
+    Walker,
+)
+from tilec.passes.registry import Pass, emit_error, option, register_pass
+from tilec.targets.ascend_profiles import get_profile
+
+_TERMINATORS = frozenset({"scf.yield", "func.return"})
+
+
+class _Planner:
+    """The syncs of one kernel body, grown until the checker finds no hazard."""
+
+    def __init__(self, model: Model, strategy: str):
+        self.model = model
+        self.strategy = strategy
+        self.syncs: list[Sync] = []
+        self.points = Points()
+        self.walker: Walker | None = None
+
+    def solve(self) -> None:
+        limit = 4 * len(self.model.nodes) ** 2 + 16
+        for _ in range(limit):
+            # Which syncs interfere is only needed once they are all known.
+            walker = Walker(self.model, self.syncs, self.points, interference=False)
+            try:
+                walker.run()
+            except Conflict as conflict:
+                self._order(conflict.producer, conflict.consumer)
+                continue
+            if walker.self_interference:
+                for sync, reentry in walker.self_interference.items():
+                    self._separate(sync, reentry)
+                continue
+            self.walker = Walker(self.model, self.syncs, self.points)
+            self.walker.run()
+            return
+        raise FlagMisuse(None, "the flags did not converge")
+
+    # -- one hazard --------------------------------------------------------------
+
+    def _order(self, producer: OpNode, consumer: OpNode) -> None:
+        if self.strategy == "barrier":
+            if any(e.kind == "barrier" for e in self.points.at("before", consumer)):
+                raise FlagMisuse(consumer, "a barrier did not order a hazard")
+            self.points.add("before", consumer, Event("barrier"))
+            return
+        self.add(producer, consumer)
+
+    @staticmethod
+    def _kind(producer: OpNode, consumer: OpNode) -> tuple[list, list, LoopNode | None]:
+        """The way down from the common block to each end of a flag from
+        `producer` to `consumer`, and its credit loop (None: not loop-carried)."""
+        region = common_block(producer, consumer)
+        item_p, chain_p = item_in(producer, region)
+        item_c, chain_c = item_in(consumer, region)
+        credit = None
+        if item_p.index >= item_c.index:
+            loops = loops_around(region)
+            if not loops:
+                raise FlagMisuse(consumer, "a hazard on a later op in straight-line code")
+            credit = loops[0]
+        return chain_p, chain_c, credit
+
+    def _existing(self, producer: OpNode, consumer: OpNode, credit: LoopNode | None) -> bool:
+        return any(s.producer is producer and s.consumer is consumer and not s.ack
+                   and (s.credit is None) == (credit is None) for s in self.syncs)
+
+    def add(self, producer: OpNode, consumer: OpNode) -> Sync:
+        chain_p, chain_c, credit = self._kind(producer, consumer)
+        if self._existing(producer, consumer, credit):
+            raise FlagMisuse(consumer, "a flag did not order its hazard")
+        sync = Sync(producer.pipe, consumer.pipe, producer, consumer, credit)
+        self.syncs.append(sync)
+        self._place(sync, producer, chain_p, "set")
+        self._place(sync, consumer, chain_c, "wait")
+        if credit is not None:
+            self._credit(sync, credit)
+        return sync
+
+    def _place(self, sync: Sync, node: Node, chain: list[tuple[Node, Block]], kind: str) -> None:
+        """The set after `node` (or the wait before it), out of loops that do
+        not hold the other end, balanced in every other branch of each `if`:
+        a set at its end, a wait at its start, so that the flag also orders
+        the work of that branch on its pipe (one flag serves both branches)."""
+        loops = [i for i, (construct, _) in enumerate(chain) if isinstance(construct, LoopNode)]
+        anchor, rest = node, chain
+        if loops:
+            anchor, rest = chain[loops[-1]][0], chain[loops[-1] + 1:]
+        event = Event(kind, sync)
+        self.points.add("after" if kind == "set" else "before", anchor, event)
+        for construct, branch in rest:
+            assert isinstance(construct, IfNode)
+            for other in construct.branches:
+                if other is not branch:
+                    self.points.add("end" if kind == "set" else "start", other, event)
+
+    def _credit(self, sync: Sync, loop: LoopNode) -> None:
+        sync.credit = loop
+        self.points.add("before", loop, Event("set", sync))
+        self.points.add("after", loop, Event("wait", sync))
+
+    def _separate(self, sync: Sync, reentry: bool) -> None:
+        """`sync` may be set again before its last wait ran: order the two.
+
+        A credit set again when its loop is entered again moves out a loop.
+        Otherwise an acknowledgement flag goes back from right after each
+        wait of `sync` to right before each of its sets in the body (a
+        loop-carried one when the set comes first in the body)."""
+        if reentry:
+            outer = loops_around(sync.credit.parent)
+            if not outer:
+                raise FlagMisuse(sync.credit, "a loop-carried flag may be set twice")
+            for where in ("before", "after"):
+                events = self.points.at(where, sync.credit)
+                events[:] = [e for e in events if e.sync is not sync]
+            self._credit(sync, outer[0])
+            return
+        loops = loops_around(common_block(sync.producer, sync.consumer))
+        if not loops:
+            raise FlagMisuse(sync.consumer, "a flag may be set twice")
+        ack = Sync(sync.dst, sync.src, sync.consumer, sync.producer, ack=True)
+        self.syncs.append(ack)
+        skip = frozenset()
+        if sync.credit is not None:
+            skip = frozenset({Points.key("before", sync.credit), Points.key("after", sync.credit)})
+        self.points.beside(sync, "wait", Event("set", ack), True, skip)
+        self.points.beside(sync, "set", Event("wait", ack), False, skip)
+        if sync.credit is None:
+            self._credit(ack, loops[0])
+
+
+def _assign_events(syncs: list[Sync], interference: set[tuple[Sync, Sync]], ids: int,
+                   profile: str) -> None:
+    """Event ids per source pipe: interfering syncs differ."""
+    neighbours: dict[Sync, set[Sync]] = {s: set() for s in syncs}
+    for a, b in interference:
+        neighbours[a].add(b)
+        neighbours[b].add(a)
+    for sync in sorted(syncs, key=lambda s: (s.producer.pos, s.serial)):
+        taken = {n.event for n in neighbours[sync]}
+        event = next(e for e in range(len(syncs) + 1) if e not in taken)
+        if event >= ids:
+            busy = sorted({pipe_name(n.dst) for n in neighbours[sync] | {sync}})
+            raise emit_error(
+                sync.producer.op,
+                f"tile-ascend-inject-sync: out of event ids for flags from the "
+                f"{pipe_name(sync.src)} pipe (to {', '.join(busy)}): {len(taken) + 1} would "
+                f"be pending at once, the {profile} profile has {ids} ids per pipe; use fewer "
+                f"multi-buffer stages")
+        sync.event = event
+
+
+def _vector_barriers(model: Model, points: Points) -> None:
+    """`pipe_barrier v` before each vector op that touches bytes an earlier
+    vector op (on some path, with no V barrier or set_flag on V in between:
+    a set runs once every earlier op of its pipe has finished) touched, one
+    of them writing: for hardware whose vector pipe overlaps dependent
+    instructions. Loops are walked twice, for hazards between iterations."""
+
+    def events(where: str, anchor: Node | Block, pending: list[OpNode]) -> list[OpNode]:
+        for event in points.at(where, anchor):
+            if event.kind == "vector barrier" or (event.kind == "set" and event.sync.src == V):
+                pending = []
+        return pending
+
+    def block(blk: Block, pending: list[OpNode]) -> list[OpNode]:
+        pending = events("start", blk, pending)
+        for node in blk.items:
+            pending = events("before", node, pending)
+            pending = item(node, pending)
+            pending = events("after", node, pending)
+        return events("end", blk, pending)
+
+    def item(node: Node, pending: list[OpNode]) -> list[OpNode]:
+        if isinstance(node, FenceNode):
+            return []
+        if isinstance(node, IfNode):
+            out: list[OpNode] = []
+            for branch in node.branches:
+                out += [n for n in block(branch, list(pending)) if n not in out]
+            return out
+        if isinstance(node, LoopNode):
+            entry = pending
+            for _ in range(2):
+                entry = pending + [n for n in block(node.body, list(entry)) if n not in pending]
+            return entry
+        if node.pipe != V:
+            return pending
+        if any(earlier.conflicts(node) for earlier in pending):
+            points.add("before", node, Event("vector barrier"))
+            pending = []
+        return [*pending, node]
+
+    block(model.root, [])
+
+
+# -- writing the IR ------------------------------------------------------------------
+
+
+def _ensure_block(block: Block) -> ir.Block:
+    if block.block is None:
+        region = block.owner.op.regions[block.branch]
+        block.block = region.blocks.append()
+        with ir.InsertionPoint(block.block), block.owner.op.location:
+            scf.YieldOp([])
+    return block.block
+
+
+def _emit(event: Event, ip: ir.InsertionPoint, loc: ir.Location) -> None:
+    with loc:
+        if event.kind in ("barrier", "vector barrier"):
+            ascend.pipe_barrier(ascend.pipe_attr("all" if event.kind == "barrier" else "v"),
+                                ip=ip)
+            return
+        sync = event.sync
+        build = ascend.set_flag if event.kind == "set" else ascend.wait_flag
+        build(ascend.pipe_attr(pipe_name(sync.src)), ascend.pipe_attr(pipe_name(sync.dst)),
+              ir.IntegerAttr.get(ir.IntegerType.get_signless(32), sync.event), ip=ip)
+
+
+def _location(event: Event, node: Node | None, fallback: ir.Location) -> ir.Location:
+    if event.sync is None:
+        return node.op.location if node is not None else fallback
+    end = event.sync.producer if event.kind == "set" else event.sync.consumer
+    return end.op.location
+
+
+def _write_block(block: Block, points: Points, fallback: ir.Location) -> None:
+    starts, ends = points.at("start", block), points.at("end", block)
+    if block.block is None and not (starts or ends):
+        return
+    blk = _ensure_block(block)
+    ops = list(blk.operations)
+
+    def before(op: ir.Operation | None) -> ir.InsertionPoint:
+        return ir.InsertionPoint(blk) if op is None else ir.InsertionPoint(op)
+
+    for event in starts:
+        _emit(event, before(ops[0] if ops else None), _location(event, block.owner, fallback))
+    for node in block.items:
+        for event in points.at("before", node):
+            _emit(event, ir.InsertionPoint(node.op), _location(event, node, fallback))
+        if isinstance(node, LoopNode):
+            _write_block(node.body, points, fallback)
+        elif isinstance(node, IfNode):
+            for branch in node.branches:
+                _write_block(branch, points, fallback)
+        index = next(i for i, op in enumerate(ops) if op == node.op)
+        follower = ops[index + 1] if index + 1 < len(ops) else None
+        for event in points.at("after", node):
+            _emit(event, before(follower), _location(event, node, fallback))
+    terminator = ops[-1] if ops and ops[-1].name in _TERMINATORS else None
+    for event in ends:
+        _emit(event, before(terminator), _location(event, block.owner, fallback))
+
+
+def _scopes(func: ir.Operation) -> list[ir.Block]:
+    """The kernel body and the body of every `ascend.core` region: each has its own flags."""
+    body = func.regions[0].blocks[0]
+    cores = irb.collect(func, "ascend.core")
+    for core in cores:
+        if core.parent != func:
+            # Its body would run once per iteration of what holds it.
+            raise emit_error(core, "tile-ascend-inject-sync: an 'ascend.core' region inside "
+                                   "control flow is not supported")
+    return [body, *(core.regions[0].blocks[0] for core in cores)]
+
+
+@register_pass
+@dataclass(frozen=True)
+class AscendInjectSyncPass(Pass):
+    """Inserts ascend.set_flag/wait_flag (or PIPE_ALL barriers) for every cross-pipe hazard."""
+
+    argument = "tile-ascend-inject-sync"
+    anchor = "func.func"
+    summary = "Synchronize the pipes of ascend kernels from read/write hazards (set/wait flags)"
+
+    profile: Literal["910b", "950"] = option("910b", "the architecture profile")
+    vector_barriers: bool = option(
+        False, "also put an ascend.pipe_barrier v between dependent vector ops (for a vector "
+               "pipe that does not order them itself; the simulator's and the 950's do)")
+    strategy: Literal["flags", "barrier"] = option(
+        "flags", "flags: set_flag/wait_flag placed per hazard; barrier: a PIPE_ALL barrier "
+                 "before each dependent op (the slow baseline)")
+
+    def run(self, op: ir.Operation) -> None:
+        if "ascend.kernel" not in op.attributes:
+            return
+        ids = get_profile(self.profile).flag_event_ids
+        for body in _scopes(op):
+            model = Model(op, body)
+            planner = _Planner(model, self.strategy)
+            try:
+                planner.solve()
+            except FlagMisuse as misuse:
+                target = misuse.node.op if misuse.node is not None else op
+                raise emit_error(target, f"tile-ascend-inject-sync: internal error: "
+                                         f"{misuse.message}") from None
+            _assign_events(planner.syncs, planner.walker.interference, ids, self.profile)
+            if self.vector_barriers:
+                _vector_barriers(model, planner.points)
+            _write_block(model.root, planner.points, op.location)
+

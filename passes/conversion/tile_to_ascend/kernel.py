@@ -1,0 +1,132 @@
+"""The ascend lowerings of tile.kernel, tile.pipelined and tile.barrier.
+
+A block of the grid is one AI core's (or vector core's) work, and a launch
+has as many cores as the host asks for, not as many as the grid has blocks:
+the kernel becomes a grid-stride loop over the linearized grid, from
+`ascend.block_idx` by `ascend.block_num`, so it is correct for any launch
+size. The first grid dimension varies fastest, so neighbouring cores take
+neighbouring tiles of it. `tile.pipelined` is an `scf.for` that keeps its
+stage count (`tile.num_stages`, from 2 stages on) for
+`tile-ascend-multi-buffer`; `tile.barrier` orders nothing the pipes'
+flags (inserted by `tile-ascend-inject-sync`) do not already order.
+
+Before:
+
+    tile.kernel blocks(%bx, %by) in (%gx, %gy) threads = 128 {
+      ... %bx ... %by ...
+    }
+
+After:
+
+    %n = arith.muli %gx, %gy : index
+    %b0 = ascend.block_idx : index
+    %nb = ascend.block_num : index
+    scf.for %b = %b0 to %n step %nb {    // the func gets ascend.grid = gx * gy when static
+      %bx = arith.remui %b, %gx : index
+      %q = arith.divui %b, %gx : index
+      %by = arith.remui %q, %gy : index
+      ...
+    }
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, scf
+
+from tilec.dialects import ascend
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.targets import TargetDescription
+
+NUM_STAGES = "tile.num_stages"
+GRID = "ascend.grid"
+"""On the kernel function: its number of blocks, when static, so a launch
+needs no more cores than that (the simulator's driver reads it)."""
+
+
+def _move_body(source: ir.Block, before: ir.Operation) -> None:
+    """Moves every op of `source` but its terminator in front of `before`."""
+    for op in list(source.operations)[:-1]:
+        op.operation.move_before(before)
+
+
+def _block_indices(linear: ir.Value, sizes: list[ir.Value]) -> list[ir.Value]:
+    """The grid coordinates of a linear block number, first dimension fastest."""
+    indices = []
+    rest = linear
+    for dim, size in enumerate(sizes):
+        last = dim == len(sizes) - 1
+        indices.append(rest if last else arith.remui(rest, size))
+        if not last:
+            rest = arith.divui(rest, size)
+    return indices
+
+
+@register_lowering
+class KernelToGridStrideLoop(TileOpLowering):
+    """tile.kernel as a loop over the linearized grid, strided by the launch size."""
+
+    target = "ascend"
+    op_names = ("tile.kernel",)
+    name = "ascend-kernel-grid-stride"
+
+    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+        body = op.regions[0].blocks[0]
+        sizes = list(op.operands)
+        index = ir.IndexType.get()
+        with ir.InsertionPoint(op), op.location:
+            total = sizes[0]
+            for size in sizes[1:]:
+                total = arith.muli(total, size)
+            loop = scf.ForOp(ascend.block_idx(index), total, ascend.block_num(index))
+            with ir.InsertionPoint(loop.body):
+                coordinates = _block_indices(loop.induction_variable, sizes)
+                end = scf.YieldOp([])
+        for old, new in zip(body.arguments, coordinates, strict=True):
+            old.replace_all_uses_with(new)
+        _move_body(body, end.operation)
+        static = [irb.constant_int(size) for size in sizes]
+        func = irb.enclosing(op, {"func.func"})
+        if func is not None and None not in static:
+            blocks = 1
+            for size in static:
+                blocks *= size
+            func.attributes[GRID] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), blocks)
+        op.erase()
+
+
+@register_lowering
+class PipelinedToStagedLoop(TileOpLowering):
+    """tile.pipelined as an scf.for that records its stage count."""
+
+    target = "ascend"
+    op_names = ("tile.pipelined",)
+    name = "ascend-pipelined-staged-loop"
+
+    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+        body = op.regions[0].blocks[0]
+        stages = ir.IntegerAttr(op.attributes["num_stages"]).value
+        with ir.InsertionPoint(op), op.location:
+            loop = scf.ForOp(*op.operands)
+            if stages >= 2:
+                loop.attributes[NUM_STAGES] = ir.IntegerAttr.get(
+                    ir.IntegerType.get_signless(64), stages
+                )
+            with ir.InsertionPoint(loop.body):
+                end = scf.YieldOp([])
+        body.arguments[0].replace_all_uses_with(loop.induction_variable)
+        _move_body(body, end.operation)
+        op.erase()
+
+
+@register_lowering
+class BarrierToNothing(TileOpLowering):
+    """tile.barrier is erased: a core's pipes are ordered by flags, not barriers."""
+
+    target = "ascend"
+    op_names = ("tile.barrier",)
+    name = "ascend-barrier-erased"
+
+    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+        op.erase()

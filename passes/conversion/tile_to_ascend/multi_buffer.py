@@ -1,0 +1,233 @@
+"""tile-ascend-multi-buffer: N slots for the iteration-private buffers of a pipelined loop.
+
+A `tile.pipelined` loop reaches the ascend dialect as an `scf.for` with
+`tile.num_stages = N : i64`. Its iteration-private on-chip buffers (every
+element an iteration reads was written earlier in that same iteration, and
+whatever the loop leaves in them is rewritten before anything after the loop
+reads it) carry no value into, across or out of the loop, so N consecutive
+iterations may each have their own copy: while
+the vector unit works on slot 0 the MTE2 already loads slot 1. Accumulators
+(an L0C tile that `mmad` adds into, a running max in UB) are read before
+they are written and keep one buffer.
+
+The loop is unrolled by N: it steps by N * step, copy s of the body runs
+iteration `iv + s * step` on slot s of every private buffer (slot 0 is the
+original alloc, slots 1..N-1 are new allocs of the same type, views defined
+outside the loop are repeated for them) and, unless the trip count is a
+static multiple of N, copy s >= 1 runs under `scf.if (iv + s * step < ub)`.
+Loop-carried values flow from copy to copy (through the `scf.if` results).
+Distinct slots are distinct allocs, so the memory planner gives them distinct
+bytes and the sync pass sees hazards per slot: rotating event ids follow.
+
+N is capped by the `max-stages` option, and lowered until the slots fit the
+memory (all allocs of that space, aligned, within its usable bytes). The
+unrolled loop records its slot count as `ascend.multi_buffer_slots` (the
+memory planner keeps its slots apart); a loop that got fewer slots than it
+asked for also records `ascend.multi_buffer_requested` (the bindings offer
+no warning diagnostic to say so).
+
+Before:
+
+    scf.for %i = %c0 to %n step %c256 {
+      ascend.copy %x[%i], %ub[%c0] sizes [256] : ...
+      ascend.vbins muls %ub, %ub, %two : ...
+      ascend.copy %ub[%c0], %y[%i] sizes [256] : ...
+    } {tile.num_stages = 2 : i64}
+
+After:
+
+    %ub_1 = memref.alloc() : memref<256xf32, #ascend.mem<ub>>
+    %ub = memref.alloc() : memref<256xf32, #ascend.mem<ub>>
+    scf.for %i = %c0 to %n step %c512 {
+      <the body on %ub at %i>
+      %i1 = arith.addi %i, %c256 : index
+      %more = arith.cmpi slt, %i1, %n : index
+      scf.if %more { <the body on %ub_1 at %i1> }
+    } {ascend.multi_buffer_slots = 2 : i64}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, scf
+
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_ascend.plan_memory import (
+    OFFSET_ATTR,
+    SLOTS_ATTR,
+    Privacy,
+    align_up,
+    ancestors,
+    buffer_bytes,
+    on_chip_allocs,
+    on_chip_space,
+    profile_option,
+    views_and_users,
+)
+from tilec.passes.registry import Pass, emit_error, option, register_pass
+from tilec.targets.ascend_profiles import Profile, get_profile
+
+STAGES_ATTR = "tile.num_stages"
+REQUESTED_ATTR = "ascend.multi_buffer_requested"
+"""On a loop that got fewer slots than it asked for: how many it asked for."""
+
+
+@register_pass
+@dataclass(frozen=True)
+class AscendMultiBufferPass(Pass):
+    """Unrolls each `scf.for` with `tile.num_stages = N` by N, giving every
+    iteration-private on-chip buffer N slots (one per unrolled copy), so
+    that consecutive iterations overlap on different pipes."""
+
+    argument = "tile-ascend-multi-buffer"
+    anchor = "func.func"
+    summary = "Give the iteration-private buffers of pipelined loops one slot per stage"
+
+    profile: str = profile_option()
+    max_stages: int = option(0, "the most slots of any loop (0: as many as num_stages asks)")
+
+    def run(self, op: ir.Operation) -> None:
+        profile = get_profile(self.profile)
+        if self.max_stages < 0:
+            raise emit_error(op, f"max-stages must be 0 (no cap) or positive, not "
+                                 f"{self.max_stages}")
+        loops = [loop for loop in irb.collect(op, "scf.for") if STAGES_ATTR in loop.attributes]
+        # Innermost first: an outer loop then copies inner loops already done.
+        for loop in reversed(loops):
+            self._multi_buffer(op, loop, profile)
+
+    def _stages(self, loop: ir.Operation) -> int:
+        attr = loop.attributes[STAGES_ATTR]
+        if not isinstance(attr, ir.IntegerAttr):
+            raise emit_error(loop, f"{STAGES_ATTR} must be an integer, not {attr}")
+        stages = ir.IntegerAttr(attr).value
+        return min(stages, self.max_stages) if self.max_stages else stages
+
+    def _multi_buffer(self, func: ir.Operation, loop: ir.Operation, profile: Profile) -> None:
+        requested = self._stages(loop)
+        del loop.attributes[STAGES_ATTR]
+        if requested < 2:
+            return
+        allocs = on_chip_allocs(func)
+        private = [a for a in allocs if loop not in set(ancestors(a))
+                   and Privacy(a).private_to(loop)]
+        if not private:
+            return
+        stages = _stages_that_fit(requested, allocs, private, profile)
+        i64 = ir.IntegerType.get_signless(64, loop.context)
+        if stages < requested:
+            loop.attributes[REQUESTED_ATTR] = ir.IntegerAttr.get(i64, requested)
+        loop.attributes[SLOTS_ATTR] = ir.IntegerAttr.get(i64, max(stages, 1))
+        if stages >= 2:
+            _unroll(loop, stages, private)
+
+
+def _stages_that_fit(requested: int, allocs: list[ir.Operation], private: list[ir.Operation],
+                     profile: Profile) -> int:
+    """The most slots, up to `requested`, whose extra allocs fit every memory."""
+    stages = requested
+    for space in {on_chip_space(a.results[0].type) for a in private}:
+        alignment = profile.alignment[space]
+        used = _aligned_bytes(allocs, space, alignment)
+        extra = _aligned_bytes(private, space, alignment)
+        if extra:
+            stages = min(stages, 1 + max(0, profile.usable_bytes(space) - used) // extra)
+    return stages
+
+
+def _aligned_bytes(allocs: list[ir.Operation], space: str, alignment: int) -> int:
+    return sum(align_up(buffer_bytes(ir.MemRefType(a.results[0].type)), alignment)
+               for a in allocs if on_chip_space(a.results[0].type) == space)
+
+
+def _slot_values(private: list[ir.Operation], loop: ir.Operation) -> dict[ir.Value, ir.Value]:
+    """One new slot: a fresh alloc per private buffer and its views defined
+    outside the loop, mapped from the original values."""
+    mapping: dict[ir.Value, ir.Value] = {}
+    for alloc in private:
+        slot = alloc.clone(ip=ir.InsertionPoint(alloc))
+        if OFFSET_ATTR in slot.attributes:
+            del slot.attributes[OFFSET_ATTR]
+        mapping[alloc.results[0]] = slot.results[0]
+        values, _ = views_and_users(alloc)
+        for value in values[1:]:
+            view = value.owner.operation
+            if loop in set(ancestors(view)) or view.operands[0] not in mapping:
+                continue
+            copy = view.clone(ip=ir.InsertionPoint(view))
+            copy.operands[0] = mapping[view.operands[0]]
+            mapping[value] = copy.results[0]
+    return mapping
+
+
+def _remap(root: ir.Operation, mapping: dict[ir.Value, ir.Value]) -> None:
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        operands = op.operands
+        for index, value in enumerate(operands):
+            if value in mapping:
+                operands[index] = mapping[value]
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+
+
+def _static_trip_count(loop: ir.Operation) -> int | None:
+    lower, upper, step = (irb.constant_int(v) for v in list(loop.operands)[:3])
+    if lower is None or upper is None or not step:
+        return None
+    return max(0, -(-(upper - lower) // step))
+
+
+def _unroll(loop: ir.Operation, stages: int, private: list[ir.Operation]) -> None:
+    _, upper, step, *_ = list(loop.operands)
+    trips = _static_trip_count(loop)
+    guarded = trips is None or trips % stages != 0
+    body = loop.regions[0].blocks[0]
+    terminator = list(body.operations)[-1].operation
+    carried = list(terminator.operands)
+    predicate = arith.CmpIPredicate.ult if "unsignedCmp" in loop.attributes \
+        else arith.CmpIPredicate.slt
+    with loop.context, loop.location:
+        slots = [_slot_values(private, loop) for _ in range(1, stages)]
+        copies = [loop.clone(ip=ir.InsertionPoint(loop)) for _ in range(1, stages)]
+        with ir.InsertionPoint(loop):
+            loop.operands[2] = _scaled(step, stages)
+        for s, (copy, mapping) in enumerate(zip(copies, slots, strict=True), start=1):
+            with ir.InsertionPoint(terminator):
+                iv = irb.add(body.arguments[0], _scaled(step, s))
+                if guarded:
+                    more = arith.cmpi(predicate, iv, upper)
+                    branch = scf.IfOp(more, [v.type for v in carried], has_else=bool(carried))
+            copy_body = copy.regions[0].blocks[0]
+            copy_body.arguments[0].replace_all_uses_with(iv)
+            for argument, value in zip(list(copy_body.arguments)[1:], carried, strict=True):
+                argument.replace_all_uses_with(value)
+            _remap(copy, mapping)
+            copy_yield = list(copy_body.operations)[-1].operation
+            results = list(copy_yield.operands)
+            if guarded:
+                with ir.InsertionPoint(branch.then_block):
+                    target = scf.YieldOp(results).operation
+                if carried:
+                    with ir.InsertionPoint(branch.else_block):
+                        scf.YieldOp(carried)
+                results = list(branch.results)
+            else:
+                target = terminator
+            for inner in list(copy_body.operations)[:-1]:
+                inner.operation.move_before(target)
+            copy.erase()
+            carried = results
+        if carried:
+            with ir.InsertionPoint(terminator):
+                scf.YieldOp(carried)
+            terminator.erase()
+
+
+def _scaled(step: ir.Value, factor: int) -> ir.Value:
+    constant = irb.constant_int(step)
+    if constant is not None:
+        return irb.index(constant * factor)
+    return arith.muli(step, irb.index(factor))

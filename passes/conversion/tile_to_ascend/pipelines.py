@@ -1,0 +1,57 @@
+"""The `tile-to-ascend` pipeline: tile IR to the `ascend` IR that the simulator runs."""
+
+from __future__ import annotations
+
+from tilec.passes.registry import register_pipeline
+from tilec.targets import AscendTarget, TargetError, get_target
+
+
+def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags") -> str:
+    """The pipeline text for `target` (an ascend profile).
+
+    Element accesses to global tensors are guarded on tile IR, as on cpu:
+    the lowering vectorizes affine ones into DMA copies (which pad and drop
+    at the edges by definition) and keeps the guards of the rest.
+    Placement comes next because every op lowering reads where its tiles
+    live; multi-buffering works on the lowered loops (it needs to know
+    which buffers an iteration rewrites), memory planning on the final set
+    of buffers, and synchronization last, on the exact byte ranges the plan
+    gave. `max_stages` caps multi-buffering (0: as the kernel asks); the
+    backend lowers it when the sync pass runs out of event ids. `sync` is
+    the sync pass's strategy ("barrier": the PIPE_ALL-style baseline).
+    """
+    profile = f"profile={target.variant}"
+    cap = f" max-stages={max_stages}" if max_stages else ""
+    return ",".join([
+        f"tile-verify-kernels{{target={target.spec}}}",
+        "tile-canonicalize-ops",
+        "tile-guard-global-accesses",
+        f"tile-ascend-place-tiles{{{profile}}}",
+        f"convert-tile-to-ascend{{{profile}}}",
+        "canonicalize",
+        "cse",
+        f"tile-ascend-multi-buffer{{{profile}{cap}}}",
+        f"tile-ascend-plan-memory{{{profile}}}",
+        f"tile-ascend-inject-sync{{{profile} strategy={sync}}}",
+    ])
+
+
+def _build(profile: str = AscendTarget.variants[0], max_stages: str = "0",
+           sync: str = "flags") -> str:
+    try:
+        target = get_target(f"ascend:{profile}")
+    except TargetError as exc:
+        raise ValueError(str(exc)) from None
+    if not max_stages.isdigit():
+        raise ValueError(f"max-stages must be a non-negative integer, not '{max_stages}'")
+    return tile_to_ascend(target, int(max_stages), sync)  # type: ignore[arg-type]
+
+
+register_pipeline(
+    "tile-to-ascend",
+    "Lower tile kernels to the ascend dialect (placed, multi-buffered, planned, synchronized)",
+    _build,
+    {"profile": "the ascend profile: 910b (default) or 950",
+     "max-stages": "cap on the slots of multi-buffered loops (0: as the kernel asks)",
+     "sync": "flags (default) or barrier (a PIPE_ALL barrier between dependent ops)"},
+)

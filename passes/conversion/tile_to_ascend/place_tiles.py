@@ -1,0 +1,440 @@
+"""tile-ascend-place-tiles: put every tile in an Ascend buffer, from how it is used.
+
+The portable scopes (`shared`, `fragment`, `local`) say nothing about the
+NPU's buffers, so the place of each `tile.alloc` is inferred from its uses
+(through views), never from its name:
+
+- an operand A or B of `tile.gemm` lives in L1, the accumulator C in L0C;
+- a tile that is only written by one whole-tile copy from an L0C tile and
+  only read by copies to global memory (TileLang's epilogue
+  `T.copy(C_local, C_shared); T.copy(C_shared, C[...])`) is folded away:
+  the copies out read the L0C tile, and become fixpipes (which cast);
+- a ReLU of the accumulator in place (`tile.parallel` of `max(C, 0)`)
+  right before its copies out is the fixpipe's too: the region goes and
+  the copies carry `ascend.relu`, so the kernel stays on the cube;
+- every other tile lives in UB (vector cores).
+
+Tiles in an Ascend scope (`l1`, `l0a`, `l0b`, `l0c`, `ub`) stay where they
+are. The memory spaces stay tile scopes; `cube_buffer_type` says which
+fractal buffer a cube tile becomes when it is allocated. A kernel whose
+tiles need the cube (AIC) and the vector cores (AIV) both is an error at
+the first op that needs the other kind of core: mixed kernels are not
+supported yet.
+
+Before:
+
+    %a = tile.alloc : memref<64x32xf16, #tile.scope<shared>>
+    %c = tile.alloc : memref<64x64xf32, #tile.scope<fragment>>
+    %s = tile.alloc : memref<64x64xf16, #tile.scope<shared>>
+    tile.gemm %a, %b, %c : ...
+    tile.copy %c[%c0, %c0], %s[%c0, %c0] : ...
+    tile.copy %s[%c0, %c0], %C[%i, %j] : ...
+
+After:
+
+    %a = tile.alloc : memref<64x32xf16, #tile.scope<l1>>
+    %c = tile.alloc : memref<64x64xf32, #tile.scope<l0c>>
+    tile.gemm %a, %b, %c : ...
+    tile.copy %c[%c0, %c0], %C[%i, %j] : ...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+from tilec.dialects import ascend, tile
+from tilec.passes.canonicalize_ops import _is_zero_constant
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.registry import Pass, PassFailure, option, register_pass
+from tilec.targets.ascend_profiles import PROFILES, get_profile
+
+CUBE_SPACES = frozenset({"l1", "l0a", "l0b", "l0c"})
+ON_CHIP_SPACES = CUBE_SPACES | {"ub"}
+_PORTABLE = frozenset({tile.Scope.shared, tile.Scope.fragment, tile.Scope.local})
+# Ops that make another memref aliasing their first operand.
+_VIEWS = frozenset(
+    {
+        "memref.subview",
+        "memref.cast",
+        "memref.collapse_shape",
+        "memref.expand_shape",
+        "memref.reinterpret_cast",
+        "memref.transpose",
+        "memref.memory_space_cast",
+    }
+)
+MIXED = "needs both cube and vector cores (mixed kernels are not supported yet)"
+# Ops a ReLU epilogue's body may hold besides its load, max and store.
+_RELU_FREE = frozenset({"tile.yield", "arith.constant"})
+RELU = "ascend.relu"
+"""Marks a copy out of an accumulator whose fixpipe applies a ReLU (folded
+from the element-wise epilogue before it)."""
+FRACTAL_ROWS = 16
+FRACTAL_BYTES = 32
+
+
+def _scope(value: ir.Value) -> tile.Scope:
+    return tile.scope_of(ir.MemRefType(value.type))
+
+
+def c0(element: ir.Type) -> int:
+    """Elements per row of a 512-byte fractal (16 rows x 32 bytes)."""
+    return FRACTAL_BYTES * 8 // irb.bit_width(element)
+
+
+def _ceil(value: int, by: int) -> int:
+    return -(-value // by)
+
+
+def fractal_shape(space: str, rows: int, cols: int, element: ir.Type) -> list[int]:
+    """The blocked shape of a rows x cols matrix in `space` (the dialect's
+    layouts): Nz in L1, Zz in L0A, Zn in L0B, Nz of 16 x 16 fractals in L0C."""
+    k0 = c0(element)
+    if space == "l1":
+        return [_ceil(cols, k0), _ceil(rows, FRACTAL_ROWS), FRACTAL_ROWS, k0]
+    if space == "l0a":
+        return [_ceil(rows, FRACTAL_ROWS), _ceil(cols, k0), FRACTAL_ROWS, k0]
+    if space == "l0b":
+        return [_ceil(rows, k0), _ceil(cols, FRACTAL_ROWS), FRACTAL_ROWS, k0]
+    if space == "l0c":
+        return [_ceil(cols, FRACTAL_ROWS), _ceil(rows, FRACTAL_ROWS), FRACTAL_ROWS, FRACTAL_ROWS]
+    raise ValueError(f"{space} has no fractal layout")
+
+
+def cube_buffer_type(tile_type: ir.Type) -> ir.MemRefType:
+    """The on-chip buffer of a 2-D tile in a cube scope: its fractal shape in
+    the Ascend memory space of the scope. The alloc lowering gives cube tiles
+    this type; the cube lowerings build their views for it."""
+    type_ = ir.MemRefType(tile_type)
+    space = str(tile.scope_of(type_))
+    rows, cols = type_.shape
+    return ascend.memref_type(
+        fractal_shape(space, rows, cols, type_.element_type), type_.element_type, space
+    )
+
+
+def with_space(type_: ir.Type, scope: str) -> ir.MemRefType:
+    """`type_` with its memory space replaced by `#tile.scope<scope>`."""
+    memref = ir.MemRefType(type_)
+    return ir.MemRefType.get(
+        memref.shape, memref.element_type, memref.layout, tile.scope_attr(scope)
+    )
+
+
+@dataclass
+class _Tile:
+    """What placement knows of one tile.alloc."""
+
+    alloc: ir.Operation
+    uses: list[tuple[ir.Operation, int]] = field(default_factory=list)
+    """(op, operand number) of every use, through views."""
+    views: list[ir.Operation] = field(default_factory=list)
+    place: str | None = None
+    relus: list[ir.Operation] = field(default_factory=list)
+    """ReLU epilogues of an accumulator that its copies out do in the fixpipe."""
+
+
+def _users(value: ir.Value, found: _Tile) -> None:
+    for use in value.uses:
+        owner = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        if owner.name in _VIEWS and use.operand_number == 0:
+            found.views.append(owner)
+            _users(owner.results[0], found)
+        else:
+            found.uses.append((owner, use.operand_number))
+
+
+def _role(op: ir.Operation, number: int) -> str:
+    """What one use asks of a tile: `l1`/`l0c` (a gemm operand), `copy`,
+    `fill` (either core can), or `vector` (element-wise work)."""
+    if op.name == "tile.gemm":
+        return "l0c" if number == 2 else "l1"
+    if op.name == "tile.copy":
+        return "copy"
+    if op.name in ("tile.fill", "tile.clear"):
+        return "fill"
+    return "vector"
+
+
+def _kernel_of(op: ir.Operation) -> ir.Operation:
+    return irb.enclosing(op, {"tile.kernel"}) or irb.enclosing(op, {"func.func"})
+
+
+def copy_operands(copy: ir.Operation) -> list[list[ir.Value]]:
+    """The operand groups of a tile.copy: [src], src offsets, [dst], dst offsets, [pad] or []."""
+    counts = list(copy.attributes["operandSegmentSizes"])
+    operands, groups, start = list(copy.operands), [], 0
+    for count in counts:
+        groups.append(operands[start : start + count])
+        start += count
+    return groups
+
+
+def _copy_dst(copy: ir.Operation) -> ir.Value:
+    return copy_operands(copy)[2][0]
+
+
+def _is_whole_tile_copy(copy: ir.Operation, src: ir.Value, dst: ir.Value) -> bool:
+    """A copy of every element of `src` onto the same position of `dst`."""
+    src_type, dst_type = ir.MemRefType(src.type), ir.MemRefType(dst.type)
+    _, src_offsets, _, dst_offsets, pad = copy_operands(copy)
+    if src_type.shape != dst_type.shape or pad:
+        return False
+    if "sizes" in copy.attributes and list(copy.attributes["sizes"]) != src_type.shape:
+        return False
+    return all(irb.constant_int(o) == 0 for o in src_offsets + dst_offsets)
+
+
+def _touches(op: ir.Operation, value: ir.Value) -> bool:
+    if any(operand == value for operand in op.operands):
+        return True
+    return any(
+        _touches(inner.operation, value)
+        for region in op.regions
+        for block in region.blocks
+        for inner in block.operations
+    )
+
+
+@dataclass
+class _Fold:
+    """An epilogue tile to remove: `write` copies `source` (L0C) into it,
+    `reads` copy it to global memory."""
+
+    found: _Tile
+    write: ir.Operation
+    source: ir.Value
+    reads: list[ir.Operation]
+
+
+def _fold_of(found: _Tile, tiles: dict[ir.Value, _Tile]) -> _Fold | None:
+    if found.views:
+        return None
+    value = found.alloc.results[0]
+    writes = [op for op, n in found.uses if op.name == "tile.copy" and n != 0]
+    reads = [op for op, n in found.uses if op.name == "tile.copy" and n == 0]
+    if len(writes) != 1 or len(writes) + len(reads) != len(found.uses):
+        return None
+    write = writes[0]
+    source = write.operands[0]
+    owner = tiles.get(source)
+    if owner is None or owner.place != "l0c" or not _is_whole_tile_copy(write, source, value):
+        return None
+    here = ir.MemRefType(value.type).element_type
+    accumulator = ir.MemRefType(source.type).element_type
+    for read in reads:
+        out = _copy_dst(read)
+        if _scope(out) is not tile.Scope.global_:
+            return None
+        # Storing the accumulator straight into the output rounds once; a
+        # middle type unlike both would round twice.
+        if here not in (accumulator, ir.MemRefType(out.type).element_type):
+            return None
+        if read.block != write.block or not write.is_before_in_block(read):
+            return None
+        between = list(write.block.operations)
+        start = next(i for i, o in enumerate(between) if o.operation == write)
+        stop = next(i for i, o in enumerate(between) if o.operation == read)
+        if any(_touches(o.operation, source) for o in between[start + 1 : stop]):
+            return None
+    return _Fold(found, write, source, reads)
+
+
+def _relu_of(op: ir.Operation, acc: ir.Value) -> ir.Operation | None:
+    """The tile.parallel around `op` when it is `acc[i, j] = max(acc[i, j], 0)`
+    over all of `acc` and nothing else (the fixpipe's relu), else None."""
+    region = op.parent
+    if region is None or region.name != "tile.parallel":
+        return None
+    region = region.operation if hasattr(region, "operation") else region
+    body = region.regions[0].blocks[0]
+    ivs = list(body.arguments)
+    if list(region.attributes["extents"]) != list(ir.MemRefType(acc.type).shape):
+        return None
+    ops = [o.operation for o in body.operations if o.operation.name not in _RELU_FREE]
+    names = [o.name for o in ops]
+    if len(ops) != 3 or names[0] != "memref.load" or names[2] != "memref.store":
+        return None
+    load, top, store = ops
+    if top.name not in ("arith.maximumf", "arith.maxnumf"):
+        return None
+    if list(load.operands) != [acc, *ivs] or list(store.operands) != [top.results[0], acc, *ivs]:
+        return None
+    operands = list(top.operands)
+    if load.results[0] not in operands:
+        return None
+    other = operands[1] if operands[0] == load.results[0] else operands[0]
+    return region if _is_zero_constant(other) else None
+
+
+def _later_in_block(op: ir.Operation) -> list[ir.Operation]:
+    ops = [o.operation for o in op.block.operations]
+    return ops[next(i for i, o in enumerate(ops) if o == op) + 1 :]
+
+
+def _relu_is_foldable(relu: ir.Operation, acc: ir.Value, folds: list[_Fold]) -> bool:
+    """Whether the accumulator after `relu` is only read by copies out (the
+    fixpipes that apply it) before it is cleared again."""
+    folded = {fold.write: fold for fold in folds if fold.source == acc}
+    readers = set()
+    for later in _later_in_block(relu):
+        if later in folded:
+            readers.update(folded[later].reads)
+            continue
+        if later.name == "tile.copy" and later.operands[0] == acc:
+            if _scope(_copy_dst(later)) is not tile.Scope.global_:
+                return False
+            continue
+        if later not in readers and _touches(later, acc):
+            return False
+    parent = relu.parent
+    if parent is not None and parent.name in ("tile.kernel", "func.func"):
+        return True
+    # In a loop, the next iteration must start with a clear of the accumulator.
+    first = next((o.operation for o in relu.block.operations if _touches(o.operation, acc)), None)
+    if first is None:
+        return False
+    return first.name == "tile.clear" or (
+        first.name == "tile.gemm" and "clear_accum" in first.attributes
+    )
+
+
+def _place(tiles: dict[ir.Value, _Tile]) -> list[_Fold]:
+    """Decides the place of every tile (analysis only); returns the epilogue
+    tiles to fold. Raises PassFailure after reporting a mixed kernel."""
+    for value, found in tiles.items():
+        scope = tile.scope_of(ir.MemRefType(value.type))
+        if scope not in _PORTABLE:
+            found.place = str(scope)
+            continue
+        if any(op.name == "tile.gemm" and n == 2 for op, n in found.uses):
+            for op, _ in found.uses:
+                relu = _relu_of(op, value)
+                if relu is not None and not _in(found.relus, relu):
+                    found.relus.append(relu)
+        roles = {_role(op, n) for op, n in found.uses if not _in(found.relus, _parallel_of(op))}
+        if "l1" in roles and "l0c" in roles:
+            op = next(op for op, n in found.uses if _role(op, n) == "l0c")
+            raise _fail(op, "a tile used as both an operand and the accumulator of tile.gemm "
+                            "has no place on the cube")
+        cube = roles & {"l1", "l0c"}
+        if cube and "vector" in roles:
+            op = next(op for op, n in found.uses if _role(op, n) == "vector")
+            what = "accumulator" if "l0c" in cube else "operand"
+            raise _fail(op, f"'{op.name}' works on a tile.gemm {what} on the vector cores: "
+                            f"the kernel {MIXED}")
+        found.place = cube.pop() if cube else None
+    folds = []
+    for found in tiles.values():
+        if found.place is None:
+            fold = _fold_of(found, tiles)
+            if fold is not None:
+                folds.append(fold)
+                found.place = "folded"
+            else:
+                found.place = "ub"
+    for value, found in tiles.items():
+        for relu in found.relus:
+            if not _relu_is_foldable(relu, value, folds):
+                op = next(op for op, _ in found.uses if _in([relu], _parallel_of(op)))
+                raise _fail(op, f"'{op.name}' works on a tile.gemm accumulator on the vector "
+                                f"cores (a ReLU is done by the fixpipe only right before the "
+                                f"copies out): the kernel {MIXED}")
+    _check_one_core_kind(tiles)
+    return folds
+
+
+def _in(ops: list[ir.Operation], op: ir.Operation | None) -> bool:
+    """`op in ops` (an Operation does not compare with None)."""
+    return op is not None and any(o == op for o in ops)
+
+
+def _parallel_of(op: ir.Operation) -> ir.Operation | None:
+    parent = op.parent
+    if parent is None or parent.name != "tile.parallel":
+        return None
+    return parent.operation if hasattr(parent, "operation") else parent
+
+
+def _check_one_core_kind(tiles: dict[ir.Value, _Tile]) -> None:
+    kernels: dict[ir.Operation, dict[str, _Tile]] = {}
+    for found in tiles.values():
+        kind = "cube" if found.place in CUBE_SPACES else "vector" if found.place == "ub" else None
+        if kind is not None:
+            kernels.setdefault(_kernel_of(found.alloc), {}).setdefault(kind, found)
+    for kinds in kernels.values():
+        if len(kinds) == 2:
+            vector = kinds["vector"]
+            op = vector.uses[0][0] if vector.uses else vector.alloc
+            raise _fail(op, f"'{op.name}' needs a vector core (its tile lives in ub) but the "
+                            f"kernel also runs tile.gemm on the cube: it {MIXED}")
+
+
+def _fail(op: ir.Operation, message: str) -> PassFailure:
+    op.location.emit_error(message)
+    return PassFailure(message)
+
+
+def _rewrite(tiles: dict[ir.Value, _Tile], folds: list[_Fold]) -> None:
+    for fold in folds:
+        value = fold.found.alloc.results[0]
+        for read in fold.reads:
+            read.replace_uses_of_with(value, fold.source)
+        fold.write.erase()
+        fold.found.alloc.erase()
+    for value, found in tiles.items():
+        for relu in found.relus:
+            for later in _later_in_block(relu):
+                if later.name == "tile.copy" and later.operands[0] == value:
+                    later.attributes[RELU] = ir.UnitAttr.get()
+            relu.erase()
+    for value, found in tiles.items():
+        if found.place in ON_CHIP_SPACES and str(_scope(value)) != found.place:
+            value.set_type(with_space(value.type, found.place))
+            for view in found.views:
+                result = view.results[0]
+                result.set_type(with_space(result.type, found.place))
+
+
+def _pre_order(root: ir.Operation) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _check_profile(text: str) -> None:
+    get_profile(text)
+
+
+@register_pass
+@dataclass(frozen=True)
+class AscendPlaceTilesPass(Pass):
+    """Places every tile in L1, L0C or UB from how it is used."""
+
+    argument = "tile-ascend-place-tiles"
+    anchor = "func.func"
+    summary = "Place tiles in Ascend buffers (L1, L0C, UB) from how they are used"
+
+    profile: str = option(
+        next(iter(PROFILES)), "the ascend profile: 910b or 950", _check_profile
+    )
+
+    def run(self, op: ir.Operation) -> None:
+        with op.context, op.location:
+            # Uses in program order, so errors point at the first offending op.
+            order = {o: i for i, o in enumerate(_pre_order(op))}
+            tiles: dict[ir.Value, _Tile] = {}
+            for alloc in irb.collect(op, "tile.alloc"):
+                found = _Tile(alloc)
+                _users(alloc.results[0], found)
+                found.uses.sort(key=lambda use: order[use[0]])
+                tiles[alloc.results[0]] = found
+            folds = _place(tiles)
+            _rewrite(tiles, folds)

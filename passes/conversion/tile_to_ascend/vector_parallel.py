@@ -1,0 +1,612 @@
+"""The ascend vector lowering of tile.parallel: vector ops over whole UB tiles.
+
+The body is scalar code for one point of the index space; on the vector
+unit every value that depends on the point becomes a UB tile of the
+region's shape and every op on such values one vector instruction over the
+whole tile (`ascend.vbin`, `vbins` with a scalar operand, `vunary`,
+`vcast`, `vcmp` + `vsel`). Values that do not depend on the point (loop
+counters, scalars) stay scalar code in front of the region. A load whose
+indices are the point's coordinates plus offsets is a view of the tile
+(`memref.subview`, no copy) or, from global memory, a DMA into a temporary
+(zero outside the tensor); a row or column vector used across the other
+coordinates is broadcast (`ascend.vbrcb` for a per-row value, copies for a
+per-column one). A store writes the tile, or the value is computed straight
+into it when nothing later reads the old contents; to global memory it is a
+DMA, which drops what falls outside the tensor. Coordinates used as numbers
+(`t * 128 + j < N`) come from an i32 iota made once per function.
+
+A body the vector unit cannot express (loads at data-dependent indices,
+gathers, `scf` control flow, ops without a vector form) is lowered as it is
+on the cpu: a loop nest of scalar loads and stores that the S pipe runs;
+global accesses in it must already be guarded (`tile-guard-global-accesses`).
+
+Before:
+
+    tile.parallel (%i, %j) in (16, 128) {
+      %x = memref.load %x_tile[%i, %j] : memref<16x128xf32, #tile.scope<ub>>
+      %m = memref.load %row_max[%i] : memref<16xf32, #tile.scope<ub>>
+      %d = arith.subf %x, %m : f32
+      %e = math.exp %d : f32
+      memref.store %e, %x_tile[%i, %j] : memref<16x128xf32, #tile.scope<ub>>
+    }
+
+After:
+
+    ascend.vbrcb %wide, %row_max : memref<16x128xf32, ...>, memref<16xf32, ...>
+    ascend.vbin sub %x_tile, %x_tile, %wide : memref<16x128xf32, #tile.scope<ub>>
+    ascend.vunary exp %x_tile, %x_tile : memref<16x128xf32, #tile.scope<ub>>
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, memref
+
+from tilec.dialects import ascend
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.tile_to_ascend import buffers
+from tilec.passes.conversion.tile_to_ascend.vector_copy import at_copy_rank
+from tilec.targets import TargetDescription
+
+_VBIN = ascend.VBinKind
+_BINARY = {
+    "arith.addf": _VBIN.add, "arith.subf": _VBIN.sub, "arith.mulf": _VBIN.mul,
+    "arith.divf": _VBIN.div, "arith.maximumf": _VBIN.max, "arith.minimumf": _VBIN.min,
+    "arith.maxnumf": _VBIN.max, "arith.minnumf": _VBIN.min, "arith.addi": _VBIN.add,
+    "arith.subi": _VBIN.sub, "arith.muli": _VBIN.mul, "arith.divsi": _VBIN.div,
+    "arith.maxsi": _VBIN.max, "arith.minsi": _VBIN.min,
+}  # fmt: skip
+# Binary kinds with a scalar form, which commute.
+_WITH_SCALAR = {
+    _VBIN.add: ascend.VBinsKind.adds, _VBIN.mul: ascend.VBinsKind.muls,
+    _VBIN.max: ascend.VBinsKind.maxs, _VBIN.min: ascend.VBinsKind.mins,
+}  # fmt: skip
+_UNARY = {
+    "arith.negf": ascend.VUnaryKind.neg, "math.exp": ascend.VUnaryKind.exp,
+    "math.log": ascend.VUnaryKind.ln, "math.absf": ascend.VUnaryKind.abs,
+    "math.absi": ascend.VUnaryKind.abs, "math.sqrt": ascend.VUnaryKind.sqrt,
+    "math.rsqrt": ascend.VUnaryKind.rsqrt,
+}  # fmt: skip
+_CASTS = {
+    "arith.extf",
+    "arith.truncf",
+    "arith.sitofp",
+    "arith.fptosi",
+    "arith.extsi",
+    "arith.trunci",
+    "arith.index_cast",
+}
+_CMP = ascend.CmpKind
+_CMPF = {
+    arith.CmpFPredicate.OLT: _CMP.lt,
+    arith.CmpFPredicate.OLE: _CMP.le,
+    arith.CmpFPredicate.OGT: _CMP.gt,
+    arith.CmpFPredicate.OGE: _CMP.ge,
+    arith.CmpFPredicate.OEQ: _CMP.eq,
+    arith.CmpFPredicate.UNE: _CMP.ne,
+}
+_CMPI = {
+    arith.CmpIPredicate.slt: _CMP.lt,
+    arith.CmpIPredicate.sle: _CMP.le,
+    arith.CmpIPredicate.sgt: _CMP.gt,
+    arith.CmpIPredicate.sge: _CMP.ge,
+    arith.CmpIPredicate.eq: _CMP.eq,
+    arith.CmpIPredicate.ne: _CMP.ne,
+}
+_INDEX_ELEMENT = 32
+"""Coordinates used as numbers are i32 tiles."""
+_SCALAR_PLAN = "scalar"
+
+
+@dataclass(frozen=True)
+class _Coordinate:
+    """A coordinate of the point plus a uniform offset: `iv[dim] + offset`."""
+
+    dim: int
+    offsets: tuple[ir.Value, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Access:
+    """How a load or store indexes its buffer: per buffer dim, a coordinate
+    or a uniform index; `dims` are the point's dims it follows, in order."""
+
+    buffer: ir.Value
+    indices: list[_Coordinate | ir.Value]
+
+    @property
+    def dims(self) -> list[int]:
+        return [i.dim for i in self.indices if isinstance(i, _Coordinate)]
+
+
+def _index_element() -> ir.Type:
+    return ir.IntegerType.get_signless(_INDEX_ELEMENT)
+
+
+def _tile_element(type_: ir.Type) -> ir.Type:
+    return _index_element() if isinstance(type_, ir.IndexType) else type_
+
+
+class _Analysis:
+    """Which values of a parallel body depend on the point, and whether each
+    op has a vector form; `problem` is why not when one has none."""
+
+    def __init__(self, op: ir.Operation):
+        self.op = op
+        body = op.regions[0].blocks[0]
+        self.extents = list(ir.DenseI64ArrayAttr(op.attributes["extents"]))
+        self.ops = [o.operation for o in list(body.operations)[:-1]]
+        self.coordinates: dict[ir.Value, _Coordinate] = {
+            arg: _Coordinate(d) for d, arg in enumerate(body.arguments)
+        }
+        self.tiles: set[ir.Value] = set(body.arguments)
+        self.accesses: dict[ir.Operation, _Access] = {}
+        self.stored: set[ir.Value] = set()
+        self.problem: str | None = None
+        for inner in self.ops:
+            if inner.name == "memref.store":
+                self.stored.add(inner.operands[1])
+        for inner in self.ops:
+            self.problem = self._visit(inner)
+            if self.problem is not None:
+                break
+
+    def is_tile(self, value: ir.Value) -> bool:
+        return value in self.tiles
+
+    def _visit(self, op: ir.Operation) -> str | None:
+        name = op.name
+        if op.regions and any(r.blocks for r in op.regions):
+            return f"'{name}' has regions"
+        operands = list(op.operands)
+        if name in ("memref.load", "memref.store"):
+            return self._access(op)
+        dependent = any(self.is_tile(v) for v in operands)
+        if not dependent:
+            if not (name.startswith(("arith.", "math.")) or name == "memref.dim"):
+                return f"'{name}' is not pure scalar code"
+            return None
+        results = list(op.results)
+        if name == "arith.addi":
+            coordinate = self._coordinate_sum(operands)
+            if coordinate is not None:
+                self.coordinates[results[0]] = coordinate
+                self.tiles.add(results[0])
+                return None
+        problem = self._tile_op(op, operands)
+        if problem is None:
+            self.tiles.update(results)
+        return problem
+
+    def _coordinate_sum(self, operands: list[ir.Value]) -> _Coordinate | None:
+        a, b = operands
+        if a in self.coordinates and not self.is_tile(b):
+            c = self.coordinates[a]
+            return _Coordinate(c.dim, (*c.offsets, b))
+        if b in self.coordinates and not self.is_tile(a):
+            c = self.coordinates[b]
+            return _Coordinate(c.dim, (*c.offsets, a))
+        return None
+
+    def _tile_op(self, op: ir.Operation, operands: list[ir.Value]) -> str | None:
+        name = op.name
+        for value in operands:
+            coordinate = self.coordinates.get(value)
+            if coordinate is not None and not _broadcastable([coordinate.dim], len(self.extents)):
+                return "a coordinate of an inner dimension used as a number"
+        types = [v.type for v in (*operands, *op.results)]
+        if any(irb.is_bool(t) for t in types) and name not in (
+            "arith.cmpf",
+            "arith.cmpi",
+            "arith.select",
+        ):
+            return f"'{name}' on bools has no vector form here"
+        if name == "arith.select":
+            if irb.is_bool(op.results[0].type):
+                return "a select of bools has no vector form here"
+            return None
+        if name in ("arith.cmpf", "arith.cmpi"):
+            predicate = ir.IntegerAttr(op.attributes["predicate"]).value
+            table = _CMPF if name == "arith.cmpf" else _CMPI
+            if not any(int(k) == predicate for k in table):
+                return f"'{name}' predicate {predicate} has no vector form"
+            return None
+        if name in _BINARY or name in _UNARY or name in _CASTS or name == "math.fma":
+            return None
+        return f"'{name}' has no vector form"
+
+    def _access(self, op: ir.Operation) -> str | None:
+        is_store = op.name == "memref.store"
+        buffer, *indices = list(op.operands)[1:] if is_store else list(op.operands)
+        if buffers.is_cube(buffer):
+            return "an element access of a cube buffer"
+        forms: list[_Coordinate | ir.Value] = []
+        for index in indices:
+            if index in self.coordinates:
+                forms.append(self.coordinates[index])
+            elif self.is_tile(index):
+                return "an index that depends on the point other than by an offset"
+            else:
+                forms.append(index)
+        access = _Access(buffer, forms)
+        dims = access.dims
+        if dims and isinstance(ir.MemRefType(buffer.type).element_type, ir.IndexType):
+            return "an access of a tile of indices"
+        if not dims:
+            if is_store:
+                return "a store of the same element from every point"
+            if buffer in self.stored:
+                return "a load of one element of a buffer the region stores to"
+            return None
+        if dims != sorted(set(dims)):
+            return "an access that transposes the point's coordinates"
+        if is_store and dims != list(range(len(self.extents))):
+            return "a store that does not follow every coordinate of the point"
+        if not _broadcastable(dims, len(self.extents)):
+            return "a load broadcast along inner dimensions"
+        self.accesses[op] = access
+        if not is_store:
+            self.tiles.add(op.results[0])
+        return None
+
+
+def _broadcastable(dims: list[int], rank: int) -> bool:
+    """Loads that follow a leading or a trailing run of the coordinates."""
+    return dims == list(range(len(dims))) or dims == list(range(rank - len(dims), rank))
+
+
+class _Emitter:
+    """Builds the vector code of one parallel region in front of it."""
+
+    def __init__(self, analysis: _Analysis):
+        self.a = analysis
+        self.op = analysis.op
+        self.extents = analysis.extents
+        self.scratch = buffers.Scratch(self.op)
+        self.values: dict[ir.Value, ir.Value] = {}
+        """The UB tile (or view) holding each point-dependent value."""
+        self.owned: set[ir.Value] = set()
+        """Scratch tiles this region took (given back after their last use)."""
+        self.aliases: dict[ir.Value, ir.Value] = {}
+        """Loaded values that are views of a user tile: the tile."""
+        self.transient: list[ir.Value] = []
+        """Scratch tiles of one op's operands (scalars duplicated)."""
+        self.in_place: set[ir.Operation] = set()
+        """Stores whose value was computed straight into their tile."""
+        self.last_use: dict[ir.Value, int] = {}
+        for n, inner in enumerate(analysis.ops):
+            for operand in inner.operands:
+                self.last_use[operand] = n
+
+    # -- tiles ---------------------------------------------------------------
+
+    def _new(self, element: ir.Type) -> ir.Value:
+        buffer = self.scratch.take(self.extents, _tile_element(element))
+        self.owned.add(buffer)
+        return buffer
+
+    def _release_dead(self, n: int) -> None:
+        for value, tile in list(self.values.items()):
+            if self.last_use.get(value, -1) <= n and tile in self.owned:
+                del self.values[value]
+                if tile not in self.values.values():
+                    self.owned.discard(tile)
+                    self.scratch.give_back(tile)
+
+    def tile_of(self, value: ir.Value) -> ir.Value:
+        """The UB tile of a point-dependent value (a coordinate becomes an iota)."""
+        if value not in self.values:
+            self.values[value] = self._coordinate_tile(self.a.coordinates[value])
+        return self.values[value]
+
+    def operand(self, value: ir.Value, element: ir.Type) -> ir.Value:
+        """`value` as a tile: point-dependent ones as they are, scalars duplicated."""
+        if self.a.is_tile(value):
+            return self.tile_of(value)
+        tile = self.scratch.take(self.extents, _tile_element(element))
+        self.transient.append(tile)
+        ascend.vdup(tile, self._scalar(value, element))
+        return tile
+
+    def _scalar(self, value: ir.Value, element: ir.Type) -> ir.Value:
+        if isinstance(value.type, ir.IndexType):
+            return arith.index_cast(_tile_element(value.type), value)
+        return value
+
+    def _coordinate_tile(self, coordinate: _Coordinate) -> ir.Value:
+        element = _index_element()
+        tile = self._new(element)
+        _broadcast(self._iota(coordinate.dim), [coordinate.dim], tile, self.extents)
+        offset = None
+        for term in coordinate.offsets:
+            offset = term if offset is None else arith.addi(offset, term)
+        if offset is not None:
+            ascend.vbins(ascend.VBinsKind.adds, tile, tile, arith.index_cast(element, offset))
+        return tile
+
+    def _iota(self, dim: int) -> ir.Value:
+        """`[0, 1, ..., extent)` in i32, written once per function by the S pipe."""
+        extent = self.extents[dim]
+        type_ = buffers.ub_type([extent], _index_element())
+        func = irb.enclosing(self.op, {"func.func"})
+        for inner in func.regions[0].blocks[0].operations:
+            if (
+                inner.name == "memref.alloc"
+                and buffers.IOTA in inner.attributes
+                and ir.IntegerAttr(inner.attributes[buffers.IOTA]).value == extent
+            ):
+                return inner.results[0]
+        entry = func.regions[0].blocks[0]
+        with ir.InsertionPoint.at_block_begin(entry), ir.Location.unknown():
+            iota = memref.alloc(type_, [], [])
+            iota.owner.attributes[buffers.IOTA] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(64), extent
+            )
+            with irb.loop(0, extent) as i:
+                memref.store(arith.index_cast(_index_element(), i), iota, [i])
+        return iota
+
+    # -- ops -----------------------------------------------------------------
+
+    def emit(self) -> None:
+        for n, op in enumerate(self.a.ops):
+            if op.name == "memref.store":
+                self._store(op, n)
+            elif op.name == "memref.load" and op in self.a.accesses:
+                self._load(op)
+            elif not any(self.a.is_tile(r) for r in op.results):
+                op.move_before(self.op)
+            elif op.results[0] not in self.a.coordinates:
+                self._compute(op, n)
+            for tile in self.transient:
+                self.scratch.give_back(tile)
+            self.transient.clear()
+            self._release_dead(n)
+
+    def _destination(self, op: ir.Operation, n: int) -> ir.Value:
+        """Where `op`'s tile result goes: straight into the tile its only use
+        stores it to when nothing after `op` reads that tile, else scratch."""
+        result = op.results[0]
+        uses = [u.owner.operation for u in result.uses]
+        element = _tile_element(result.type)
+        store = uses[0] if len(uses) == 1 else None
+        if store is not None and store.name == "memref.store" and store in self.a.accesses:
+            access = self.a.accesses[store]
+            target = access.buffer
+            if not buffers.is_global(target) and not self._read_after(target, n, store):
+                view = self._view(access)
+                self.values[result] = view
+                self.in_place.add(store)
+                return view
+        tile = self._new(element)
+        self.values[result] = tile
+        return tile
+
+    def _read_after(self, buffer: ir.Value, n: int, store: ir.Operation) -> bool:
+        """Whether some op after position `n` reads `buffer` (through a view
+        or a load), other than `store`'s own write."""
+        for inner in self.a.ops[n + 1 :]:
+            if inner == store:
+                continue
+            if inner.name == "memref.load" and inner.operands[0] == buffer:
+                return True
+            if any(self._views(v, buffer) for v in inner.operands):
+                return True
+        return False
+
+    def _region(self, access: _Access) -> tuple[list[ir.Value], list[int], list[int]]:
+        """Offsets and sizes of the buffer region an access covers, and its unit dims."""
+        offsets, sizes, drop = [], [], []
+        for dim, index in enumerate(access.indices):
+            if isinstance(index, _Coordinate):
+                offset = irb.index(0)
+                for term in index.offsets:
+                    offset = irb.add(offset, term)
+                offsets.append(offset)
+                sizes.append(self.extents[index.dim])
+            else:
+                offsets.append(index)
+                sizes.append(1)
+                drop.append(dim)
+        return offsets, sizes, drop
+
+    def _views(self, value: ir.Value, buffer: ir.Value) -> bool:
+        """Whether `value` is a loaded view of `buffer`."""
+        tile = self.aliases.get(value)
+        return tile is not None and tile == buffer
+
+    def _view(self, access: _Access) -> ir.Value:
+        offsets, sizes, drop = self._region(access)
+        return buffers.view(access.buffer, offsets, sizes, drop)
+
+    def _load(self, op: ir.Operation) -> None:
+        access = self.a.accesses[op]
+        dims = access.dims
+        element = op.results[0].type
+        result = op.results[0]
+        if buffers.is_global(access.buffer):
+            source = self.scratch.take([self.extents[d] for d in dims], element)
+            offsets, sizes, _ = self._region(access)
+            full = at_copy_rank(source, [irb.index(0)] * len(dims), sizes)
+            ascend.copy(access.buffer, offsets, full.buffer, full.offsets, sizes)
+            self.transient.append(source)
+        else:
+            source = self._view(access)
+        if len(dims) == len(self.extents):
+            if source in self.transient:
+                self.transient.remove(source)
+                self.owned.add(source)
+            else:
+                self.aliases[result] = access.buffer
+            self.values[result] = source
+            return
+        tile = self._new(element)
+        _broadcast(source, dims, tile, self.extents)
+        self.values[result] = tile
+
+    def _store(self, op: ir.Operation, n: int) -> None:
+        if op in self.in_place:
+            return
+        value = op.operands[0]
+        access = self.a.accesses[op]
+        self._protect_aliases(access.buffer, n)
+        zeros = [irb.index(0)] * len(self.extents)
+        if buffers.is_global(access.buffer):
+            source = self.operand(value, value.type)
+            offsets, sizes, _ = self._region(access)
+            full = at_copy_rank(source, zeros, sizes)
+            ascend.copy(full.buffer, full.offsets, access.buffer, offsets, sizes)
+            return
+        target = self._view(access)
+        if not self.a.is_tile(value):
+            ascend.vdup(target, value)
+            return
+        ascend.copy(self.tile_of(value), zeros, target, zeros, self.extents)
+
+    def _protect_aliases(self, buffer: ir.Value, n: int) -> None:
+        """Copies the loaded views of `buffer` that are still needed after a
+        store at position `n` overwrites it."""
+        for value, tile in list(self.values.items()):
+            if self._views(value, buffer) and self.last_use.get(value, -1) > n:
+                copy = self._new(ir.MemRefType(tile.type).element_type)
+                zeros = [irb.index(0)] * len(self.extents)
+                ascend.copy(tile, zeros, copy, zeros, self.extents)
+                self.values[value] = copy
+                del self.aliases[value]
+
+    def _compute(self, op: ir.Operation, n: int) -> None:
+        name = op.name
+        operands = list(op.operands)
+        result = op.results[0]
+        element = _tile_element(result.type)
+        if name in ("arith.cmpf", "arith.cmpi"):
+            compare_element = _tile_element(operands[0].type)
+            a = self.operand(operands[0], compare_element)
+            b = self.operand(operands[1], compare_element)
+            predicate = ir.IntegerAttr(op.attributes["predicate"]).value
+            table = _CMPF if name == "arith.cmpf" else _CMPI
+            kind = next(v for k, v in table.items() if int(k) == predicate)
+            ascend.vcmp(kind, self._destination(op, n), a, b)
+            return
+        if name == "arith.select":
+            mask = self.operand(operands[0], irb.i1())
+            a, b = (self.operand(v, element) for v in operands[1:])
+            ascend.vsel(self._destination(op, n), mask, a, b)
+            return
+        if name in _UNARY:
+            ascend.vunary(_UNARY[name], self._destination(op, n), self.tile_of(operands[0]))
+            return
+        if name in _CASTS:
+            source = self.tile_of(operands[0])
+            if ir.MemRefType(source.type).element_type == element:
+                self.values[result] = source
+                return
+            buffers.cast(self._destination(op, n), source)
+            return
+        if name == "math.fma":
+            product = self.scratch.take(self.extents, element)
+            self.transient.append(product)
+            self._binary(_VBIN.mul, product, operands[0], operands[1], element)
+            sum_ = self._destination(op, n)
+            self._binary_tiles(_VBIN.add, sum_, product, operands[2], element)
+            return
+        self._binary(_BINARY[name], self._destination(op, n), operands[0], operands[1], element)
+
+    def _binary(self, kind, dst: ir.Value, a: ir.Value, b: ir.Value, element: ir.Type) -> None:
+        a_tile, b_tile = self.a.is_tile(a), self.a.is_tile(b)
+        scalar_kind = _WITH_SCALAR.get(kind)
+        if a_tile and not b_tile and scalar_kind is not None:
+            ascend.vbins(scalar_kind, dst, self.tile_of(a), self._scalar(b, element))
+        elif b_tile and not a_tile and scalar_kind is not None:
+            ascend.vbins(scalar_kind, dst, self.tile_of(b), self._scalar(a, element))
+        elif a_tile and not b_tile and kind == _VBIN.sub:
+            negated = _negate(self._scalar(b, element))
+            ascend.vbins(ascend.VBinsKind.adds, dst, self.tile_of(a), negated)
+        else:
+            ascend.vbin(kind, dst, self.operand(a, element), self.operand(b, element))
+
+    def _binary_tiles(self, kind, dst: ir.Value, a: ir.Value, b: ir.Value, element) -> None:
+        if self.a.is_tile(b):
+            ascend.vbin(kind, dst, a, self.tile_of(b))
+        else:
+            ascend.vbins(_WITH_SCALAR[kind], dst, a, self._scalar(b, element))
+
+
+def _negate(value: ir.Value) -> ir.Value:
+    if irb.is_float(value.type):
+        return arith.negf(value)
+    return arith.subi(irb.zero(value.type), value)
+
+
+def _broadcast(source: ir.Value, dims: list[int], tile: ir.Value, extents: list[int]) -> None:
+    """`tile[p] = source[p[dims]]` for a leading or trailing run `dims`."""
+    rank = len(extents)
+    if dims == list(range(len(dims))):
+        wide = _collapsed(tile, [list(range(len(dims))), list(range(len(dims), rank))])
+        narrow = _collapsed(source, [list(range(len(dims)))])
+        ascend.vbrcb(wide, narrow)
+        return
+    outer = math.prod(extents[: rank - len(dims)])
+    inner = math.prod(extents[rank - len(dims) :])
+    rows = _collapsed(tile, [list(range(rank - len(dims))), list(range(rank - len(dims), rank))])
+    row = _collapsed(source, [list(range(len(dims)))])
+    zero = irb.index(0)
+    ascend.copy(row, [zero], buffers.view(rows, [0, 0], [1, inner], (0,)), [zero], [inner])
+    filled = 1
+    while filled < outer:
+        count = min(filled, outer - filled)
+        ascend.copy(rows, [zero, zero], rows, [irb.index(filled), zero], [count, inner])
+        filled += count
+
+
+def _collapsed(buffer: ir.Value, groups: list[list[int]]) -> ir.Value:
+    """`buffer` with each group of dims merged (itself when nothing merges)."""
+    type_ = ir.MemRefType(buffer.type)
+    if all(len(g) == 1 for g in groups):
+        return buffer
+    shape = [math.prod(type_.shape[d] for d in g) for g in groups]
+    i64 = ir.IntegerType.get_signless(64)
+    reassociation = ir.ArrayAttr.get(
+        [ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g]) for g in groups]
+    )
+    result = ir.MemRefType.get(shape, type_.element_type, None, type_.memory_space)
+    return memref.collapse_shape(result, buffer, reassociation)
+
+
+@register_lowering
+class ParallelToVectorOps(TileOpLowering):
+    """tile.parallel as vector ops over UB tiles, or scalar loops when its body
+    has no vector form."""
+
+    target = "ascend"
+    op_names = ("tile.parallel",)
+    name = "ascend-vector-parallel"
+
+    def infer(self, op: ir.Operation, target: TargetDescription) -> _Analysis | str:
+        analysis = _Analysis(op)
+        return _SCALAR_PLAN if analysis.problem is not None else analysis
+
+    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+        if isinstance(plan, _Analysis):
+            with ir.InsertionPoint(op), op.location:
+                _Emitter(plan).emit()
+        else:
+            _scalar_loops(op)
+        op.erase()
+
+
+def _scalar_loops(op: ir.Operation) -> None:
+    """The body in a loop nest over the extents, element by element (S pipe)."""
+    body = op.regions[0].blocks[0]
+    extents = list(ir.DenseI64ArrayAttr(op.attributes["extents"]))
+    with ir.InsertionPoint(op), op.location, irb.loop_nest(extents) as ivs:
+        anchor = irb.index(0)
+    for old, new in zip(body.arguments, ivs, strict=True):
+        old.replace_all_uses_with(new)
+    for inner in list(body.operations)[:-1]:
+        inner.operation.move_before(anchor.owner)
+    anchor.owner.erase()

@@ -1,0 +1,49 @@
+"""The compile options of the ascend target."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from tilec.backends.base import OptionError, Options
+from tilec.sim.budget import Budget
+from tilec.targets import AscendTarget
+
+SYNC_STRATEGIES = ("flags", "barrier")
+
+@dataclass(frozen=True)
+class AscendOptions(Options):
+    profile: str = ""
+    """The architecture profile (910b, 950); default: the target's variant."""
+    block_dim: int = 0
+    """Cores the simulated launch uses; 0: one per block of the grid, at
+    most the cores of the kernel's kind."""
+    trace: str = ""
+    """A path: every run writes its timeline there (Chrome trace / Perfetto JSON)."""
+    max_steps: int = Budget.max_steps
+    """The simulator's budget of interpreted steps per run."""
+    max_stages: int = 0
+    """A cap on the slots of multi-buffered loops (0: as the kernel asks)."""
+    sync: str = "flags"
+    """How pipes are ordered: "flags" (set/wait pairs on exact hazards) or
+    "barrier" (a PIPE_ALL barrier between dependent ops: the baseline
+    benchmarks compare with)."""
+
+    RUN_ONLY: ClassVar[frozenset[str]] = frozenset(
+        {"timing", "block_dim", "trace", "max_steps"})
+
+    def check(self) -> None:
+        super().check()
+        if self.profile and self.profile not in AscendTarget.variants:
+            raise OptionError(f"compile option 'profile' must be one of "
+                              f"{', '.join(AscendTarget.variants)} but got '{self.profile}'")
+        for name in ("block_dim", "max_stages"):
+            if getattr(self, name) < 0:
+                raise OptionError(f"compile option '{name}' must be 0 or more but got "
+                                  f"{getattr(self, name)}")
+        if self.sync not in SYNC_STRATEGIES:
+            raise OptionError(f"compile option 'sync' must be one of {', '.join(SYNC_STRATEGIES)} "
+                              f"but got '{self.sync}'")
+        if self.max_steps <= 0:
+            raise OptionError(f"compile option 'max_steps' must be positive but got "
+                              f"{self.max_steps}")

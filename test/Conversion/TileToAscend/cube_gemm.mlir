@@ -1,0 +1,135 @@
+// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend | filecheck %s
+
+// A K loop after a clear: the L0 buffers are allocated once, at the start
+// of the function; each step loads them and the mmad of the loop's first
+// iteration overwrites the accumulator (init), the others add to it.
+// CHECK-LABEL: func.func @k_loop
+// CHECK-DAG: %[[L0A:.*]] = memref.alloc() : memref<4x2x16x16xf16, #ascend.mem<l0a>>
+// CHECK-DAG: %[[L0B:.*]] = memref.alloc() : memref<2x4x16x16xf16, #ascend.mem<l0b>>
+// CHECK: scf.for
+// CHECK: scf.for %[[K:.*]] = %[[LB:.*]] to %{{.*}} step %{{.*}} {
+// CHECK: ascend.load_l0a %{{.*}}, %[[L0A]] sizes [64, 32] : memref<2x4x16x16xf16, #ascend.mem<l1>>, memref<4x2x16x16xf16, #ascend.mem<l0a>>
+// CHECK: ascend.load_l0b %{{.*}}, %[[L0B]] sizes [32, 64] : memref<4x2x16x16xf16, #ascend.mem<l1>>, memref<2x4x16x16xf16, #ascend.mem<l0b>>
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[K]], %[[LB]] : index
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: ascend.mmad %[[L0A]], %[[L0B]], %[[ACC:.*]] sizes [64, 64, 32] {init}
+// CHECK: } else {
+// CHECK: ascend.mmad %[[L0A]], %[[L0B]], %[[ACC]] sizes [64, 64, 32] :
+// CHECK: } {tile.num_stages = 2 : i64}
+// CHECK-NOT: tile.
+func.func @k_loop(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%n) threads = 128 {
+    %a = tile.alloc : memref<64x32xf16, #tile.scope<l1>>
+    %b = tile.alloc : memref<32x64xf16, #tile.scope<l1>>
+    %acc = tile.alloc : memref<64x64xf32, #tile.scope<l0c>>
+    tile.clear %acc : memref<64x64xf32, #tile.scope<l0c>>
+    tile.pipelined %k = %c0 to %n step %c1 num_stages = 2 {
+      tile.gemm %a, %b, %acc : memref<64x32xf16, #tile.scope<l1>>, memref<32x64xf16, #tile.scope<l1>>, memref<64x64xf32, #tile.scope<l0c>>
+    }
+  }
+  return
+}
+
+// -----
+
+// clear_accum is an init mmad; a gemm after it accumulates. Transposed
+// operands are transposed by the L0 loads (A stored K x M, B stored N x K).
+// CHECK-LABEL: func.func @clear_accum_then_accumulate
+// CHECK: ascend.load_l0a %{{.*}}, %{{.*}} {transpose} sizes [32, 48] : memref<2x3x16x16xf16, #ascend.mem<l1>>, memref<2x3x16x16xf16, #ascend.mem<l0a>>
+// CHECK: ascend.load_l0b %{{.*}}, %{{.*}} {transpose} sizes [48, 64] : memref<3x4x16x16xf16, #ascend.mem<l1>>, memref<3x4x16x16xf16, #ascend.mem<l0b>>
+// CHECK: ascend.mmad %{{.*}}, %{{.*}}, %{{.*}} sizes [32, 64, 48] {init}
+// CHECK: ascend.mmad %{{.*}}, %{{.*}}, %{{.*}} sizes [32, 64, 48] :
+// CHECK-NOT: scf.if
+func.func @clear_accum_then_accumulate() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %at = tile.alloc : memref<48x32xf16, #tile.scope<l1>>
+    %bt = tile.alloc : memref<64x48xf16, #tile.scope<l1>>
+    %acc = tile.alloc : memref<32x64xf32, #tile.scope<l0c>>
+    tile.gemm %at, %bt, %acc transpose_a transpose_b clear_accum : memref<48x32xf16, #tile.scope<l1>>, memref<64x48xf16, #tile.scope<l1>>, memref<32x64xf32, #tile.scope<l0c>>
+    tile.gemm %at, %bt, %acc transpose_a transpose_b : memref<48x32xf16, #tile.scope<l1>>, memref<64x48xf16, #tile.scope<l1>>, memref<32x64xf32, #tile.scope<l0c>>
+  }
+  return
+}
+
+// -----
+
+// A clear outside two loops: the init mmad is the one of the first
+// iteration of both.
+// CHECK-LABEL: func.func @nested_loops
+// CHECK: scf.for %{{.*}} = %block_idx
+// CHECK: scf.for %[[I:.*]] = %[[LBI:[^ ]*]] to
+// CHECK: scf.for %[[J:.*]] = %[[LBJ:[^ ]*]] to
+// CHECK-DAG: %[[FJ:.*]] = arith.cmpi eq, %[[J]], %[[LBJ]] : index
+// CHECK-DAG: %[[FI:.*]] = arith.cmpi eq, %[[I]], %[[LBI]] : index
+// CHECK: %[[BOTH:.*]] = arith.andi
+// CHECK: scf.if %[[BOTH]] {
+// CHECK: ascend.mmad {{.*}} {init}
+func.func @nested_loops(%n: index, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %a = tile.alloc : memref<32x32xf32, #tile.scope<l1>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+    tile.clear %acc : memref<32x32xf32, #tile.scope<l0c>>
+    scf.for %i = %c0 to %n step %c1 {
+      scf.for %j = %c1 to %m step %c1 {
+        tile.gemm %a, %a, %acc : memref<32x32xf32, #tile.scope<l1>>, memref<32x32xf32, #tile.scope<l1>>, memref<32x32xf32, #tile.scope<l0c>>
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+// 128 x 256 f32 operands would take 128 KiB of L0A: K is cut into two
+// 128-deep steps, each an L1 view of 16 C0-column (A) or 8 16-row (B) fractals.
+// CHECK-LABEL: func.func @k_split
+// CHECK: memref.alloc() : memref<8x16x16x8xf32, #ascend.mem<l0a>>
+// CHECK: %[[A0:.*]] = memref.subview %{{.*}}[0, 0, 0, 0] [16, 8, 16, 8] [1, 1, 1, 1]
+// CHECK: %[[B0:.*]] = memref.subview %{{.*}}[0, 0, 0, 0] [16, 8, 16, 8] [1, 1, 1, 1]
+// CHECK: ascend.load_l0a %[[A0]], %{{.*}} sizes [128, 128]
+// CHECK: ascend.mmad {{.*}} sizes [128, 128, 128] {init}
+// CHECK: %[[A1:.*]] = memref.subview %{{.*}}[16, 0, 0, 0] [16, 8, 16, 8] [1, 1, 1, 1]
+// CHECK: %[[B1:.*]] = memref.subview %{{.*}}[0, 8, 0, 0] [16, 8, 16, 8] [1, 1, 1, 1]
+// CHECK: ascend.load_l0a %[[A1]], %{{.*}} sizes [128, 128]
+// CHECK: ascend.load_l0b %[[B1]], %{{.*}} sizes [128, 128]
+// CHECK: ascend.mmad {{.*}} sizes [128, 128, 128] :
+func.func @k_split() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %a = tile.alloc : memref<128x256xf32, #tile.scope<l1>>
+    %b = tile.alloc : memref<256x128xf32, #tile.scope<l1>>
+    %acc = tile.alloc : memref<128x128xf32, #tile.scope<l0c>>
+    tile.gemm %a, %b, %acc clear_accum : memref<128x256xf32, #tile.scope<l1>>, memref<256x128xf32, #tile.scope<l1>>, memref<128x128xf32, #tile.scope<l0c>>
+  }
+  return
+}
+
+// -----
+
+// Without a clear, a gemm under a condition in a loop just accumulates.
+// CHECK-LABEL: func.func @conditional_accumulation
+// CHECK: scf.if
+// CHECK: ascend.load_l0a
+// CHECK-NOT: {init}
+// CHECK: ascend.mmad %{{.*}} sizes [32, 32, 16] :
+func.func @conditional_accumulation(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %a = tile.alloc : memref<32x16xf16, #tile.scope<l1>>
+    %b = tile.alloc : memref<16x32xf16, #tile.scope<l1>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+    scf.for %i = %c0 to %n step %c1 {
+      %later = arith.cmpi ugt, %i, %c0 : index
+      scf.if %later {
+        tile.gemm %a, %b, %acc : memref<32x16xf16, #tile.scope<l1>>, memref<16x32xf16, #tile.scope<l1>>, memref<32x32xf32, #tile.scope<l0c>>
+      }
+    }
+  }
+  return
+}

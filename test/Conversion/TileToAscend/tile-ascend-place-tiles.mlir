@@ -1,0 +1,111 @@
+// RUN: tile-opt %s -split-input-file --tile-ascend-place-tiles | filecheck %s
+
+// The operands of tile.gemm go to L1 and its accumulator to L0C; the shared
+// tile of the epilogue is folded: the copy out reads the accumulator.
+// CHECK-LABEL: func.func @gemm_epilogue
+// CHECK-SAME: (%[[A:.*]]: memref<100x70xf16>, %[[B:.*]]: memref<70x130xf16>, %[[C:.*]]: memref<100x130xf16>)
+// CHECK: %[[TA:.*]] = tile.alloc : memref<64x32xf16, #tile.scope<l1>>
+// CHECK: %[[TB:.*]] = tile.alloc : memref<32x64xf16, #tile.scope<l1>>
+// CHECK: %[[ACC:.*]] = tile.alloc : memref<64x64xf32, #tile.scope<l0c>>
+// CHECK-NOT: tile.alloc
+// CHECK: tile.clear %[[ACC]] : memref<64x64xf32, #tile.scope<l0c>>
+// CHECK: tile.copy %[[A]][{{.*}}], %[[TA]][{{.*}}] : memref<100x70xf16>, memref<64x32xf16, #tile.scope<l1>>
+// CHECK: tile.gemm %[[TA]], %[[TB]], %[[ACC]] :
+// CHECK-NOT: tile.copy %[[ACC]][{{.*}}], %{{.*}} : {{.*}}#tile.scope<shared>
+// CHECK: tile.copy %[[ACC]][%{{.*}}, %{{.*}}], %[[C]][%{{.*}}, %{{.*}}] : memref<64x64xf32, #tile.scope<l0c>>, memref<100x130xf16>
+func.func @gemm_epilogue(%A: memref<100x70xf16>, %B: memref<70x130xf16>, %C: memref<100x130xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  tile.kernel blocks(%bx, %by) in (%c3, %c3) threads = 128 {
+    %a = tile.alloc : memref<64x32xf16, #tile.scope<shared>>
+    %b = tile.alloc : memref<32x64xf16, #tile.scope<shared>>
+    %acc = tile.alloc : memref<64x64xf32, #tile.scope<fragment>>
+    %out = tile.alloc : memref<64x64xf16, #tile.scope<shared>>
+    tile.clear %acc : memref<64x64xf32, #tile.scope<fragment>>
+    tile.pipelined %k = %c0 to %c3 step %c1 num_stages = 2 {
+      tile.copy %A[%bx, %k], %a[%c0, %c0] : memref<100x70xf16>, memref<64x32xf16, #tile.scope<shared>>
+      tile.copy %B[%k, %by], %b[%c0, %c0] : memref<70x130xf16>, memref<32x64xf16, #tile.scope<shared>>
+      tile.gemm %a, %b, %acc : memref<64x32xf16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+    }
+    tile.copy %acc[%c0, %c0], %out[%c0, %c0] : memref<64x64xf32, #tile.scope<fragment>>, memref<64x64xf16, #tile.scope<shared>>
+    tile.copy %out[%c0, %c0], %C[%bx, %by] : memref<64x64xf16, #tile.scope<shared>>, memref<100x130xf16>
+  }
+  return
+}
+
+// -----
+
+// A tile that only vector code uses lives in UB; explicit Ascend scopes stay.
+// CHECK-LABEL: func.func @vector_only
+// CHECK: tile.alloc : memref<64xf32, #tile.scope<ub>>
+// CHECK: tile.alloc : memref<32xf32, #tile.scope<ub>>
+func.func @vector_only(%x: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  tile.kernel blocks(%bx) in (%c4) threads = 128 {
+    %t = tile.alloc : memref<64xf32, #tile.scope<fragment>>
+    %u = tile.alloc : memref<32xf32, #tile.scope<ub>>
+    tile.copy %x[%bx], %t[%c0] : memref<?xf32>, memref<64xf32, #tile.scope<fragment>>
+    tile.parallel (%i) in (64) {
+      %v = memref.load %t[%i] : memref<64xf32, #tile.scope<fragment>>
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %t[%i] : memref<64xf32, #tile.scope<fragment>>
+    }
+    tile.copy %t[%c0], %x[%bx] : memref<64xf32, #tile.scope<fragment>>, memref<?xf32>
+    tile.copy %u[%c0], %x[%bx] : memref<32xf32, #tile.scope<ub>>, memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+// Tiles the kernel already places stay where they are.
+// CHECK-LABEL: func.func @explicit_scopes
+// CHECK: tile.alloc : memref<32x32xf16, #tile.scope<l1>>
+// CHECK: tile.alloc : memref<32x32xf16, #tile.scope<l1>>
+// CHECK: tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+func.func @explicit_scopes(%a: memref<4x32x32xf16>, %c: memref<4x32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  tile.kernel blocks(%bz) in (%c4) threads = 128 {
+    %l = tile.alloc : memref<32x32xf16, #tile.scope<l1>>
+    %r = tile.alloc : memref<32x32xf16, #tile.scope<l1>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+    tile.copy %a[%bz, %c0, %c0], %l[%c0, %c0] sizes [1, 32, 32] : memref<4x32x32xf16>, memref<32x32xf16, #tile.scope<l1>>
+    tile.copy %a[%bz, %c0, %c0], %r[%c0, %c0] sizes [1, 32, 32] : memref<4x32x32xf16>, memref<32x32xf16, #tile.scope<l1>>
+    tile.gemm %l, %r, %acc clear_accum : memref<32x32xf16, #tile.scope<l1>>, memref<32x32xf16, #tile.scope<l1>>, memref<32x32xf32, #tile.scope<l0c>>
+    tile.copy %acc[%c0, %c0], %c[%bz, %c0, %c0] sizes [1, 32, 32] : memref<32x32xf32, #tile.scope<l0c>>, memref<4x32x32xf32>
+  }
+  return
+}
+
+// -----
+
+// A ReLU of the accumulator right before its copies out is the fixpipe's:
+// the element-wise region goes, the copies (also the folded epilogue's) say so.
+// CHECK-LABEL: func.func @relu_epilogue
+// CHECK-NOT: tile.parallel
+// CHECK: tile.copy %[[ACC:.*]][%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}] {ascend.relu} : memref<32x32xf32, #tile.scope<l0c>>, memref<32x32xf32>
+// CHECK: tile.copy %[[ACC]][%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}] {ascend.relu} : memref<32x32xf32, #tile.scope<l0c>>, memref<32x32xf16>
+func.func @relu_epilogue(%a: memref<32x32xf16>, %c: memref<32x32xf32>, %d: memref<32x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %l = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+    %s = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
+    tile.copy %a[%c0, %c0], %l[%c0, %c0] : memref<32x32xf16>, memref<32x32xf16, #tile.scope<shared>>
+    tile.gemm %l, %l, %acc clear_accum : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (32, 32) {
+      %v = memref.load %acc[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
+      %r = arith.maximumf %zero, %v : f32
+      memref.store %r, %acc[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
+    }
+    tile.copy %acc[%c0, %c0], %c[%c0, %c0] : memref<32x32xf32, #tile.scope<fragment>>, memref<32x32xf32>
+    tile.copy %acc[%c0, %c0], %s[%c0, %c0] : memref<32x32xf32, #tile.scope<fragment>>, memref<32x32xf16, #tile.scope<shared>>
+    tile.copy %s[%c0, %c0], %d[%c0, %c0] : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16>
+  }
+  return
+}

@@ -1,0 +1,112 @@
+// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend | filecheck %s
+
+// A per-row statistic is broadcast with vbrcb; the result is computed
+// straight into the tile it is stored to.
+
+// CHECK-LABEL: func.func @row_broadcast
+// CHECK-SAME: %[[X:.*]]: memref<16x128xf32, #ascend.mem<ub>>, %[[M:.*]]: memref<16xf32, #ascend.mem<ub>>
+// CHECK: %[[WIDE:.*]] = memref.alloc() : memref<16x128xf32, #ascend.mem<ub>>
+// CHECK: ascend.vbrcb %[[WIDE]], %[[M]]
+// CHECK: ascend.vbin sub %[[D:.*]], %[[X]], %[[WIDE]]
+// CHECK: ascend.vunary exp %[[X]], %[[D]]
+// CHECK-NOT: memref.store
+func.func @row_broadcast(%x: memref<16x128xf32, #tile.scope<ub>>, %m: memref<16xf32, #tile.scope<ub>>) {
+  tile.parallel (%i, %j) in (16, 128) {
+    %a = memref.load %x[%i, %j] : memref<16x128xf32, #tile.scope<ub>>
+    %b = memref.load %m[%i] : memref<16xf32, #tile.scope<ub>>
+    %d = arith.subf %a, %b : f32
+    %e = math.exp %d : f32
+    memref.store %e, %x[%i, %j] : memref<16x128xf32, #tile.scope<ub>>
+  }
+  return
+}
+
+// -----
+
+// A per-column vector is copied into every row (doubling copies); a scalar
+// operand gives vbins; a cast is a vcast.
+
+// CHECK-LABEL: func.func @column_broadcast
+// CHECK-SAME: %[[X:.*]]: memref<4x32xf32, #ascend.mem<ub>>, %[[W:.*]]: memref<32xf32, #ascend.mem<ub>>, %[[S:.*]]: f32, %[[Y:.*]]: memref<4x32xf16, #ascend.mem<ub>>
+// CHECK: ascend.copy %[[W]][%{{.*}}], %{{.*}} sizes [32]
+// CHECK: ascend.copy %[[WIDE:.*]][%{{.*}}, %{{.*}}], %[[WIDE]][%{{.*}}, %{{.*}}] sizes [1, 32]
+// CHECK: ascend.copy %[[WIDE]][%{{.*}}, %{{.*}}], %[[WIDE]][%{{.*}}, %{{.*}}] sizes [2, 32]
+// CHECK: ascend.vbin mul %[[P:.*]], %[[X]], %[[WIDE]]
+// CHECK: ascend.vbins muls %[[Q:.*]], %[[P]], %[[S]]
+// CHECK: ascend.vcast %[[Y]], %[[Q]] round rint
+func.func @column_broadcast(%x: memref<4x32xf32, #tile.scope<ub>>, %w: memref<32xf32, #tile.scope<ub>>, %s: f32, %y: memref<4x32xf16, #tile.scope<ub>>) {
+  tile.parallel (%i, %j) in (4, 32) {
+    %a = memref.load %x[%i, %j] : memref<4x32xf32, #tile.scope<ub>>
+    %b = memref.load %w[%j] : memref<32xf32, #tile.scope<ub>>
+    %p = arith.mulf %a, %b : f32
+    %q = arith.mulf %p, %s : f32
+    %h = arith.truncf %q : f32 to f16
+    memref.store %h, %y[%i, %j] : memref<4x32xf16, #tile.scope<ub>>
+  }
+  return
+}
+
+// -----
+
+// A bound on a coordinate is a compare of an iota (made once, by the S pipe)
+// and a select.
+
+// CHECK-LABEL: func.func @mask_columns
+// CHECK: %[[IOTA:.*]] = memref.alloc() : memref<64xi32, #ascend.mem<ub>>
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %[[IOTA]]
+// CHECK: ascend.vbins adds
+// CHECK: ascend.vcmp lt %[[MASK:.*]], %{{.*}}, %{{.*}} : memref<8x64xi1, #ascend.mem<ub>>, memref<8x64xi32, #ascend.mem<ub>>
+// CHECK: ascend.vsel %{{.*}}, %[[MASK]]
+func.func @mask_columns(%x: memref<8x64xf32, #tile.scope<ub>>, %base: index, %n: index) {
+  %ninf = arith.constant 0xFF800000 : f32
+  tile.parallel (%i, %j) in (8, 64) {
+    %col = arith.addi %base, %j : index
+    %in = arith.cmpi slt, %col, %n : index
+    %a = memref.load %x[%i, %j] : memref<8x64xf32, #tile.scope<ub>>
+    %v = arith.select %in, %a, %ninf : f32
+    memref.store %v, %x[%i, %j] : memref<8x64xf32, #tile.scope<ub>>
+  }
+  return
+}
+
+// -----
+
+// Global memory in the body: DMA in and out of temporaries.
+
+// CHECK-LABEL: func.func @global_operands
+// CHECK-SAME: %[[X:.*]]: memref<?x?xf32, #ascend.mem<gm>>, %[[Y:.*]]: memref<?x?xf32, #ascend.mem<gm>>
+// CHECK: ascend.copy %[[X]][%{{.*}}, %{{.*}}], %[[IN:.*]][%{{.*}}, %{{.*}}] sizes [8, 16]
+// CHECK: ascend.vbins maxs
+// CHECK-NOT: ascend.vbins
+// CHECK: ascend.copy %{{.*}}, %[[Y]][%{{.*}}, %{{.*}}] sizes [8, 16]
+func.func @global_operands(%x: memref<?x?xf32>, %y: memref<?x?xf32>, %r: index) {
+  %zero = arith.constant 0.0 : f32
+  tile.parallel (%i, %j) in (8, 16) {
+    %row = arith.addi %r, %i : index
+    %a = memref.load %x[%row, %j] : memref<?x?xf32>
+    %b = arith.maximumf %a, %zero : f32
+    memref.store %b, %y[%row, %j] : memref<?x?xf32>
+  }
+  return
+}
+
+// -----
+
+// A gather (an index loaded at run time) has no vector form: scalar loops.
+
+// CHECK-LABEL: func.func @gather
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: memref.load
+// CHECK: memref.load
+// CHECK: memref.store
+// CHECK-NOT: ascend.v
+func.func @gather(%x: memref<64x16xf32, #tile.scope<ub>>, %idx: memref<8xindex, #tile.scope<ub>>, %out: memref<8x16xf32, #tile.scope<ub>>) {
+  tile.parallel (%i, %j) in (8, 16) {
+    %k = memref.load %idx[%i] : memref<8xindex, #tile.scope<ub>>
+    %v = memref.load %x[%k, %j] : memref<64x16xf32, #tile.scope<ub>>
+    memref.store %v, %out[%i, %j] : memref<8x16xf32, #tile.scope<ub>>
+  }
+  return
+}

@@ -1,0 +1,193 @@
+"""`tilec.compile(..., target="ascend")` as a user calls it: options, profiles, runs in the
+simulator, reports, stages, traces and the disk cache."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from example_kernels import example
+
+import tilec
+import tilec.language as T
+from tilec.backends import OptionError
+from tilec.diagnostics import CompileError
+from tilec.sim import SimError
+
+N = T.symbolic("N")
+
+
+@T.prim_func
+def scale(X: T.Tensor((N,), "float32"), Y: T.Tensor((N,), "float32")):
+    with T.Kernel(T.ceildiv(N, 256), threads=64) as bx:
+        x = T.alloc_fragment((256,), "float32")
+        T.copy(X[bx * 256], x)
+        for i in T.Parallel(256):
+            x[i] = x[i] * 3.0 + 1.0
+        T.copy(x, Y[bx * 256])
+
+
+@T.prim_func
+def scale_pipelined(X: T.Tensor((N,), "float32"), Y: T.Tensor((N,), "float32")):
+    """One core walks the whole vector, its loads overlapping the math and stores."""
+    with T.Kernel(1, threads=64):
+        x = T.alloc_fragment((256,), "float32")
+        y = T.alloc_fragment((256,), "float32")
+        for t in T.Pipelined(T.ceildiv(N, 256), num_stages=2):
+            T.copy(X[t * 256], x)
+            for i in T.Parallel(256):
+                y[i] = x[i] * 3.0 + 1.0
+            T.copy(y, Y[t * 256])
+
+
+def test_runs_in_the_simulator_and_writes_outputs_in_place():
+    kernel = tilec.compile(scale, target="ascend")
+    x = np.arange(1000, dtype=np.float32)
+    y = np.full(1000, -7.0, np.float32)
+    kernel(x, y)
+    np.testing.assert_array_equal(y, x * 3 + 1)
+    report = kernel.report()
+    assert report.ok and report.core_kind == "aiv" and report.profile.name == "910b"
+    assert report.cycles > 0 and report.sync_instructions > 0
+    assert kernel.target == "ascend:910b"
+
+
+def test_profile_option_picks_the_architecture():
+    kernel = tilec.compile(scale, target="ascend", profile="950")
+    assert kernel.target == "ascend:950"
+    x = np.ones(300, np.float32)
+    y = np.zeros(300, np.float32)
+    kernel(x, y)
+    assert kernel.report().profile.name == "950"
+    np.testing.assert_array_equal(y, np.full(300, 4.0, np.float32))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"profile": "310"}, "'profile' must be one of 910b, 950"),
+        ({"block_dim": -1}, "'block_dim' must be 0 or more"),
+        ({"sync": "pipe_all"}, "'sync' must be one of flags, barrier"),
+        ({"opt_level": 2}, "unknown compile options for target ascend:910b: opt_level"),
+    ],
+)
+def test_bad_options_name_the_candidates(options, message):
+    with pytest.raises(OptionError, match=message):
+        tilec.compile(scale, target="ascend", **options)
+
+
+def test_report_before_any_run_says_so():
+    kernel = tilec.compile(scale, target="ascend")
+    with pytest.raises(RuntimeError, match="has not run yet"):
+        kernel.report()
+
+
+def test_cpu_kernels_have_no_report():
+    kernel = tilec.compile(scale, target="cpu")
+    with pytest.raises(RuntimeError, match="keep no report"):
+        kernel.report()
+
+
+def test_every_stage_is_visible_and_the_last_is_the_ascend_ir():
+    kernel = tilec.compile(scale, target="ascend")
+    stages = kernel.stages()
+    assert stages[0] == "tile" and stages[-1] == "ascend"
+    for step in ("tile-ascend-place-tiles", "convert-tile-to-ascend", "tile-ascend-plan-memory",
+                 "tile-ascend-inject-sync"):
+        assert any(s.startswith(step) for s in stages), step
+    final = kernel.ir("ascend")
+    assert final == kernel.source()
+    assert "ascend.kernel = #ascend.core<aiv>" in final
+    assert "ascend.set_flag" in final and "ascend.offset" in final
+    assert "pipe_barrier" not in final
+
+
+def test_barrier_strategy_is_correct_and_uses_pipe_all():
+    flags = tilec.compile(scale_pipelined, target="ascend")
+    barrier = tilec.compile(scale_pipelined, target="ascend", sync="barrier")
+    x = np.random.default_rng(0).standard_normal(2048).astype(np.float32)
+    for kernel in (flags, barrier):
+        y = np.zeros_like(x)
+        kernel(x, y)
+        np.testing.assert_allclose(y, x * 3 + 1, rtol=1e-6)
+    assert flags.report().pipe_all_barriers == 0
+    assert barrier.report().pipe_all_barriers > 0
+    assert barrier.report().cycles > flags.report().cycles
+
+
+def test_block_dim_follows_a_static_grid_and_the_option():
+    x = np.ones(1024, np.float32)
+    y = np.zeros(1024, np.float32)
+    static = tilec.compile(example("softmax").softmax(64, 256), target="ascend")
+    static(np.ones((64, 256), np.float32), np.zeros((64, 256), np.float32))
+    assert static.report().block_dim == 4  # ceil(64 / 16) blocks
+    dynamic = tilec.compile(scale, target="ascend")
+    dynamic(x, y)
+    assert dynamic.report().block_dim == 48  # every AIV of the 910b
+    chosen = tilec.compile(scale, target="ascend", block_dim=3)
+    chosen(x, y)
+    assert chosen.report().block_dim == 3
+    np.testing.assert_array_equal(y, np.full(1024, 4.0, np.float32))
+
+
+def test_trace_option_writes_a_timeline(tmp_path):
+    path = tmp_path / "scale.json"
+    kernel = tilec.compile(scale, target="ascend", trace=str(path), block_dim=2)
+    kernel(np.ones(512, np.float32), np.zeros(512, np.float32))
+    events = json.loads(path.read_text())["traceEvents"]
+    names = {e["name"] for e in events if e.get("ph") == "X"}
+    assert "ascend.copy gm -> ub" in names and "ascend.vbins muls" in names
+
+
+def test_a_race_raises_at_the_users_line(monkeypatch):
+    """With the sync pass replaced by nothing, the simulator's race report
+    names the ops at their DSL lines (this file)."""
+    from tilec.passes.conversion.tile_to_ascend import pipelines
+
+    unsynchronized = pipelines.tile_to_ascend
+
+    def without_sync(target, max_stages=0, sync="flags"):
+        text = unsynchronized(target, max_stages, sync)
+        return ",".join(p for p in text.split(",") if not p.startswith("tile-ascend-inject-sync"))
+
+    from tilec.backends.ascend import compiler
+
+    monkeypatch.setattr(compiler, "tile_to_ascend", without_sync)
+    kernel = tilec.compile(scale, target="ascend", block_dim=1)
+    with pytest.raises(SimError, match=r"test_ascend_backend\.py:\d+:\d+: error: .*race"):
+        kernel(np.ones(256, np.float32), np.zeros(256, np.float32))
+
+
+def test_jit_caches_ascend_kernels_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    x = np.arange(300, dtype=np.float32)
+    for _ in range(2):
+        y = np.zeros_like(x)
+        kernel = tilec.jit(scale, target="ascend:950")
+        kernel(x, y)
+        np.testing.assert_array_equal(y, x * 3 + 1)
+    entries = list(tmp_path.glob("*/kernel.ascend.mlir"))
+    assert len(entries) == 1
+    assert (entries[0].parent / "profile").read_text() == "950"
+
+
+@T.prim_func
+def gemm_then_scale(A: T.Tensor((64, 64), "float16"), B: T.Tensor((64, 64), "float16"),
+                    C: T.Tensor((64, 64), "float32")):
+    with T.Kernel(1, threads=64):
+        a = T.alloc_shared((64, 64), "float16")
+        b = T.alloc_shared((64, 64), "float16")
+        c = T.alloc_fragment((64, 64), "float32")
+        T.copy(A[0, 0], a)
+        T.copy(B[0, 0], b)
+        T.gemm(a, b, c, clear_accum=True)
+        for i, j in T.Parallel(64, 64):
+            c[i, j] = c[i, j] * 2.0  # vector work on the accumulator
+        T.copy(c, C[0, 0])
+
+
+def test_mixed_kernels_are_a_located_error():
+    with pytest.raises(CompileError,
+                       match=r"test_ascend_backend\.py:\d+:\d+: error: .*cube and vector"):
+        tilec.compile(gemm_then_scale, target="ascend")
