@@ -22,7 +22,6 @@ from mlir.dialects import memref
 
 from tilec import backends
 from tilec import ir as tilec_ir
-from tilec.backends.base import Options
 from tilec.runtime import compiler
 from tilec.runtime.cache import DiskCache, cache_dir, cache_key
 from tilec.runtime.calls import call_arguments, output_positions, returned
