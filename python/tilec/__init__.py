@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 
+from tilec import layout  # noqa: F401 - `tilec.layout`, as `tilelang.layout`
 from tilec.language import prim_func as kernel  # noqa: F401 - `@tilec.kernel`
 
 __version__ = "0.1.0"

@@ -4,7 +4,10 @@ Each element is added with its own `memref.atomic_rmw` (an LLVM
 `atomicrmw`), so blocks that run on different cores may add into the same
 region. Elements whose destination lies past the end of `dst` are skipped
 (`scf.if`), matching the op's edge semantics; a bound known statically to
-hold needs no check.
+hold needs no check. Bools (bytes marked `tile.bool_any` by
+tile-cpu-widen-bools) are or-ed; 8-bit floats, for which no atomic add
+exists, are added in a compare-and-swap loop (`memref.generic_atomic_rmw`)
+in f32 and rounded, which tile-cpu-emulate-fp8 turns into byte code.
 
 Before:
 
@@ -29,6 +32,7 @@ from mlir.dialects import arith, memref, scf
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.tile_to_cpu.widen_bools import BOOL_ANY
 from tilec.targets import CpuTarget
 
 
@@ -49,14 +53,41 @@ def _inside(dst: ir.Value, positions: list[ir.Value]) -> ir.Value:
     return inside
 
 
-def _add(value: ir.Value, dst: ir.Value, positions: list[ir.Value], inside: ir.Value | None):
-    kind = arith.AtomicRMWKind.addf if irb.is_float(value.type) else arith.AtomicRMWKind.addi
-    if inside is None:
+def _is_f8(type_: ir.Type) -> bool:
+    return isinstance(type_, ir.Float8E4M3FNType | ir.Float8E5M2Type)
+
+
+def _atomic(value: ir.Value, dst: ir.Value, positions: list[ir.Value], bools: bool) -> None:
+    """One atomic add of `value` at `positions`: an `atomicrmw`, an or of bools' bytes,
+    or for 8-bit floats (no 8-bit float atomics) a compare-and-swap loop that adds in
+    f32 and rounds the sum to the format, as a non-atomic f8 add does."""
+    if not _is_f8(value.type):
+        kind = (
+            arith.AtomicRMWKind.ori
+            if bools
+            else arith.AtomicRMWKind.addf
+            if irb.is_float(value.type)
+            else arith.AtomicRMWKind.addi
+        )
         memref.atomic_rmw(kind, value, dst, positions)
+        return
+    rmw = memref.GenericAtomicRMWOp(value.type, dst, positions)
+    block = rmw.atomic_body.blocks.append(value.type)
+    with ir.InsertionPoint(block):
+        f32 = ir.F32Type.get()
+        total = arith.addf(arith.extf(f32, block.arguments[0]), arith.extf(f32, value))
+        memref.AtomicYieldOp(arith.truncf(value.type, total))
+
+
+def _add(
+    value: ir.Value, dst: ir.Value, positions: list[ir.Value], inside: ir.Value | None, bools: bool
+) -> None:
+    if inside is None:
+        _atomic(value, dst, positions, bools)
         return
     branch = scf.IfOp(inside)
     with ir.InsertionPoint(branch.then_block):
-        memref.atomic_rmw(kind, value, dst, positions)
+        _atomic(value, dst, positions, bools)
         scf.YieldOp([])
 
 
@@ -70,15 +101,16 @@ class AtomicAddToAtomicRmw(TileOpLowering):
 
     def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
         src, dst, *offsets = op.operands
+        bools = BOOL_ANY in op.attributes
         with ir.InsertionPoint(op), op.location:
             if not isinstance(src.type, ir.MemRefType):
                 static = _statically_inside(dst, offsets, [1] * len(offsets))
-                _add(src, dst, offsets, None if static else _inside(dst, offsets))
+                _add(src, dst, offsets, None if static else _inside(dst, offsets), bools)
             else:
                 shape = ir.MemRefType(src.type).shape
                 static = _statically_inside(dst, offsets, shape)
                 with irb.loop_nest(shape) as ivs:
                     positions = [irb.add(o, i) for o, i in zip(offsets, ivs, strict=True)]
                     inside = None if static else _inside(dst, positions)
-                    _add(memref.load(src, ivs), dst, positions, inside)
+                    _add(memref.load(src, ivs), dst, positions, inside, bools)
         op.erase()

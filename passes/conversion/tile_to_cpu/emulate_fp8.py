@@ -23,8 +23,9 @@ semantics:
   through f32 first, as ml_dtypes does (f64 rounds twice).
 - an f8 constant is its bit pattern.
 
-Any other op left with an f8 value (an atomic add: no 8-bit atomics) is an
-error at its location.
+An atomic add of f8 values is a compare-and-swap loop of the bytes
+(`memref.generic_atomic_rmw`, whose f32 sum is rounded as above). Any other
+op left with an f8 value is an error at its location.
 
 Before:
 
@@ -101,6 +102,8 @@ _F32_MAGNITUDE = 0x7FFFFFFF
 # bytes in place of the floats they do the same.
 _BYTE_OPS = irb.ELEMENT_AGNOSTIC | {
     "arith.select",
+    "memref.generic_atomic_rmw",  # the compare-and-swap of an f8 atomic add, on the bytes
+    "memref.atomic_yield",
     "memref.load",
     "memref.store",
     "vector.broadcast",

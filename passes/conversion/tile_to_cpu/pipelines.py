@@ -34,7 +34,8 @@ def tile_to_cpu(target: CpuTarget) -> str:
     the tile ops are lowered (tile-cpu-widen-bools); 8-bit floats are
     computed on in f32 (their math extended before tile-cpu-expand-exp, so
     an f8 exp is the polynomial too) and stored as bytes once no tile op is
-    left (tile-cpu-emulate-fp8).
+    left (tile-cpu-emulate-fp8). `lower-affine` lowers the offsets of subviews
+    (a thread's row of a per-thread tile, `tilec.language.threads`).
     """
     variant = "" if target.variant == CpuTarget.variants[0] else f" target={target.spec}"
     tile_passes = [
@@ -63,9 +64,13 @@ def tile_to_cpu(target: CpuTarget) -> str:
         "convert-scf-to-cf",
         "convert-vector-to-llvm",
         "expand-strided-metadata",
+        "lower-affine",
         "finalize-memref-to-llvm",
         "convert-math-to-llvm",
         "convert-arith-to-llvm",
+        # The compare-and-swap loop of a memref.generic_atomic_rmw (an 8-bit float atomic
+        # add) is only lowered once its body is LLVM.
+        "finalize-memref-to-llvm",
         "convert-func-to-llvm",
         "convert-cf-to-llvm",
         "reconcile-unrealized-casts",

@@ -8,6 +8,9 @@ and combines whole rows into it, so both read memory contiguously.
 propagate NaN (`arith.maximumf`/`minimumf`); `abssum`/`absmax` apply
 `math.absf`/`absi` to each element first.
 
+Bools (bytes, tile-cpu-widen-bools) marked `tile.bool_any` are summed as
+an or: a sum is max, a running sum an `arith.ori`.
+
 A cumsum along a dimension other than the last carries a vector of running
 sums over the last dimension; along the last dimension it is a scalar loop
 with the running sum as its loop-carried value. `reverse` walks the
@@ -41,6 +44,7 @@ from mlir.dialects import arith, math, memref, scf, vector
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.tile_to_cpu.widen_bools import BOOL_ANY
 from tilec.targets import CpuTarget
 
 # The largest value of the float types without an inf (their inf constant
@@ -170,9 +174,10 @@ class ReduceToVectorLoops(TileOpLowering):
     def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
         assert isinstance(plan, int)
         src, dst = op.operands
-        kind = _Kind(
-            str(tile.reduce_kind_of(op.attributes["kind"])), ir.MemRefType(src.type).element_type
-        )
+        name = str(tile.reduce_kind_of(op.attributes["kind"]))
+        if BOOL_ANY in op.attributes:
+            name = "max"  # a sum of 0/1 bytes that are bools: any
+        kind = _Kind(name, ir.MemRefType(src.type).element_type)
         dim = ir.IntegerAttr(op.attributes["dim"]).value
         clear = "clear" not in op.attributes or ir.BoolAttr(op.attributes["clear"]).value
         with ir.InsertionPoint(op), op.location:
@@ -207,6 +212,8 @@ class CumsumToVectorLoops(TileOpLowering):
         dim = ir.IntegerAttr(op.attributes["dim"]).value
         reverse = "reverse" in op.attributes and ir.BoolAttr(op.attributes["reverse"]).value
         add = arith.addf if irb.is_float(element) else arith.addi
+        if BOOL_ANY in op.attributes:
+            add = arith.ori  # a running sum of 0/1 bytes that are bools: any
         last = len(shape) - 1
         with ir.InsertionPoint(op), op.location:
             kept = [d for d in range(last) if d != dim]

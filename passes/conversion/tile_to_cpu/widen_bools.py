@@ -11,9 +11,13 @@ writes `extui` of the bool, and `tile.fill` and a copy's pad widen their
 value. A `tile.copy` between bools and another element type keeps its cast
 semantics (to bool: != 0; from bool: 0 or 1): the pass marks the side that
 holds bytes (`tile.bool_src`, `tile.bool_dst`) and the copy lowering
-converts through i1. `tile.reduce` max/min/absmax of 0/1 bytes are any/all;
-a sum, cumsum, atomic add or gemm of bools is an error, and so is any other
-op on a bool memref that the pass does not know.
+converts through i1. `tile.reduce` max/min/absmax of 0/1 bytes are any/all.
+A sum of bools is a bool, as everything stored into a bool is (`!= 0`): a
+reduce sum is any, a cumsum the running any, and an atomic add an atomic or;
+the pass marks them `tile.bool_any` for their lowerings, which combine the
+bytes with an or instead of adding them (a byte would wrap at 256). A gemm
+of bools is an error, and so is any other op on a bool memref that the pass
+does not know.
 
 Before:
 
@@ -47,6 +51,8 @@ from tilec.passes.registry import Pass, emit_error, register_pass
 # The unit attributes that mark a converting tile.copy's side of bytes.
 BOOL_SRC = "tile.bool_src"
 BOOL_DST = "tile.bool_dst"
+# The unit attribute that marks a sum of bools (reduce, cumsum, atomic add) as an or.
+BOOL_ANY = "tile.bool_any"
 
 # Ops that only pass a bool memref along or allocate one: retyping the
 # memref is all they need.
@@ -55,6 +61,8 @@ _TYPE_ONLY = irb.ELEMENT_AGNOSTIC | {"tile.alloc", "tile.clear"}
 _STORED_VALUE = {"memref.store": 0, "tile.fill": 1}
 # Reductions that 0/1 bytes compute exactly: max is any, min is all.
 _BYTE_EXACT_REDUCTIONS = frozenset({"max", "min", "absmax"})
+# Sums of bools, which are ors of their bytes.
+_SUMS = frozenset({"tile.cumsum", "tile.atomic_add"})
 
 
 def _holds_bools(type_: ir.Type) -> bool:
@@ -114,13 +122,12 @@ def _rewrite(op: ir.Operation) -> None:
     elif name == "tile.copy":
         _rewrite_copy(op)
     elif name == "tile.reduce":
-        kind = str(tile.reduce_kind_of(op.attributes["kind"]))
-        if kind not in _BYTE_EXACT_REDUCTIONS:
-            raise emit_error(
-                op,
-                f"tile.reduce {kind} of bools is not supported on cpu "
-                '(reduce max/min are any/all; for a count, T.cast the bools to "int32" first)',
-            )
+        if str(tile.reduce_kind_of(op.attributes["kind"])) not in _BYTE_EXACT_REDUCTIONS:
+            op.attributes[BOOL_ANY] = ir.UnitAttr.get()
+    elif name in _SUMS:
+        if name == "tile.atomic_add" and not isinstance(op.operands[0].type, ir.MemRefType):
+            _widen_operand(op, 0)
+        op.attributes[BOOL_ANY] = ir.UnitAttr.get()
     else:
         raise emit_error(
             op, f"'{name}' on bool memrefs is not supported on cpu (bools are stored as bytes)"

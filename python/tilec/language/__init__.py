@@ -25,12 +25,17 @@ offending line; a TileLang name tilec lacks says so, with the alternative.
 Surface:
 - kernels: `prim_func` (also `tilec.kernel`), `macro`, `Tensor(shape, dtype)` (with
   `data`, a view), `symbolic`/`dynamic`/`const` dims, `empty` outputs returned by the
-  kernel, scalar parameters annotated with a dtype (`int32` becomes `index`)
+  kernel, scalar parameters annotated with a dtype (`int32` becomes `index`, a narrower
+  or unsigned integer keeps its dtype)
 - launch and loops: `Kernel`, `Parallel`, `Pipelined` (with `order`/`stage`/...),
-  `serial`, `unroll`; `get_thread_binding` (blocks of one thread only), `get_block_binding`
+  `Persistent`, `serial`, `unroll`; `get_thread_binding` / `thread_binding` (per-thread
+  code, run once per thread), `get_block_binding`; in per-thread code, warp shuffles
+  `shfl_xor`, `shfl_down`, `shfl_up`, `shfl_sync`, `warp_reduce_sum/max/min`,
+  `get_lane_idx`, `get_warp_idx`
 - tiles: `alloc_shared`, `alloc_fragment`, `alloc_local`, `alloc_var`, `alloc_global`,
-  `alloc`, `copy`, `gemm` (with `policy=GemmWarpPolicy...`), `fill`, `clear`,
-  `reduce_max/min/sum/abssum/absmax`, `cumsum`, `atomic_add`, `sync_threads`,
+  `alloc`, `copy`, `gemm` (with `policy=GemmWarpPolicy...`), `im2col`, `fill`, `clear`,
+  `reduce_max/min/sum/abssum/absmax`, `alloc_reducer` with `reducer_init`,
+  `reducer_update` and `finalize_reducer`, `cumsum`, `atomic_add`, `sync_threads`,
   `reshape`, `view`
 - hints recorded for targets: `use_swizzle`, `annotate_layout` with `Layout`/`Fragment`
 - scalars: Python operators, `exp`, `exp2`, `log`, `log2`, `sqrt`, `rsqrt`, `tanh`,
@@ -72,8 +77,9 @@ from .launch import (
     get_thread_binding,
     get_thread_bindings,
     get_thread_extent,
+    thread_binding,
 )
-from .loops import Parallel, Pipelined, serial, unroll
+from .loops import Parallel, Persistent, Pipelined, serial, unroll
 from .math_ops import (
     Cast,
     abs,
@@ -99,21 +105,27 @@ from .tile_ops import (
     alloc_fragment,
     alloc_global,
     alloc_local,
+    alloc_reducer,
     alloc_shared,
     alloc_var,
     annotate_layout,
     atomic_add,
+    c2d_im2col,
     clear,
     copy,
     cumsum,
     empty,
     fill,
+    finalize_reducer,
     gemm,
+    im2col,
     reduce_absmax,
     reduce_abssum,
     reduce_max,
     reduce_min,
     reduce_sum,
+    reducer_init,
+    reducer_update,
     reshape,
     sync_threads,
     use_swizzle,
@@ -121,6 +133,18 @@ from .tile_ops import (
 )
 from .unsupported import missing
 from .values import Buffer, Scalar
+from .warps import (
+    get_lane_idx,
+    get_warp_idx,
+    get_warp_idx_sync,
+    shfl_down,
+    shfl_sync,
+    shfl_up,
+    shfl_xor,
+    warp_reduce_max,
+    warp_reduce_min,
+    warp_reduce_sum,
+)
 
 # TileLang's other names: dtypes ("float" is float32, ...) and loops.
 float8_e4m3fn = float8_e4m3
@@ -139,6 +163,7 @@ __all__ = [
     "Kernel",
     "Layout",
     "Parallel",
+    "Persistent",
     "Pipelined",
     "PrimFunc",
     "Scalar",
@@ -151,12 +176,14 @@ __all__ = [
     "alloc_fragment",
     "alloc_global",
     "alloc_local",
+    "alloc_reducer",
     "alloc_shared",
     "alloc_var",
     "annotate_layout",
     "atomic_add",
     "bfloat16",
     "bool",
+    "c2d_im2col",
     "cast",
     "ceil",
     "ceildiv",
@@ -171,6 +198,7 @@ __all__ = [
     "exp",
     "exp2",
     "fill",
+    "finalize_reducer",
     "float",
     "float8_e4m3",
     "float8_e4m3fn",
@@ -182,11 +210,15 @@ __all__ = [
     "gemm",
     "get_block_binding",
     "get_block_bindings",
+    "get_lane_idx",
     "get_thread_binding",
     "get_thread_bindings",
     "get_thread_extent",
+    "get_warp_idx",
+    "get_warp_idx_sync",
     "half",
     "if_then_else",
+    "im2col",
     "infinity",
     "int",
     "int8",
@@ -205,14 +237,21 @@ __all__ = [
     "reduce_max",
     "reduce_min",
     "reduce_sum",
+    "reducer_init",
+    "reducer_update",
     "reshape",
     "rsqrt",
     "serial",
+    "shfl_down",
+    "shfl_sync",
+    "shfl_up",
+    "shfl_xor",
     "short",
     "sqrt",
     "symbolic",
     "sync_threads",
     "tanh",
+    "thread_binding",
     "uint",
     "uint8",
     "uint16",
@@ -222,6 +261,9 @@ __all__ = [
     "unroll",
     "use_swizzle",
     "view",
+    "warp_reduce_max",
+    "warp_reduce_min",
+    "warp_reduce_sum",
 ]
 
 

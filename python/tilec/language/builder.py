@@ -190,6 +190,64 @@ def binary(op: str, lhs: ir.Value, rhs: ir.Value, *, dtype: DType) -> ir.Value:
         return table[op](lhs, rhs)
 
 
+def _float_divmod(lhs: ir.Value, rhs: ir.Value, dtype: DType) -> tuple[ir.Value, ir.Value]:
+    """Python's `lhs // rhs` and `lhs % rhs` on floats, as numpy's divmod computes them:
+    from the exact truncated remainder (`remf`), so that the quotient is not
+    `floor(lhs / rhs)` rounded wrong (`-1.0 // inf` is -1, `inf // 2` NaN), and a
+    zero remainder takes the sign of `rhs`. By zero the quotient is `lhs / rhs`."""
+    f = arith.CmpFPredicate
+    with _trace().emitting():
+        zero = arith.constant(dtype.mlir_type(), 0.0)
+        one = arith.constant(dtype.mlir_type(), 1.0)
+        half = arith.constant(dtype.mlir_type(), 0.5)
+        raw = arith.remf(lhs, rhs)
+        exact = arith.divf(arith.subf(lhs, raw), rhs)
+        signs = arith.xori(arith.cmpf(f.OLT, raw, zero), arith.cmpf(f.OLT, rhs, zero))
+        fix = arith.andi(arith.cmpf(f.UNE, raw, zero), signs)
+        remainder = arith.select(fix, arith.addf(raw, rhs), raw)
+        remainder = arith.select(
+            arith.cmpf(f.OEQ, remainder, zero), math.copysign(zero, rhs), remainder
+        )
+        exact = arith.select(fix, arith.subf(exact, one), exact)
+        floored = math.floor(exact)
+        up = arith.cmpf(f.OGT, arith.subf(exact, floored), half)
+        floored = arith.select(up, arith.addf(floored, one), floored)
+        ratio = arith.divf(lhs, rhs)
+        quotient = arith.select(
+            arith.cmpf(f.UNE, exact, zero), floored, math.copysign(zero, ratio)
+        )
+        quotient = arith.select(arith.cmpf(f.OEQ, rhs, zero), ratio, quotient)
+    return quotient, remainder
+
+
+def float_floor_div(lhs: ir.Value, rhs: ir.Value, *, dtype: DType) -> ir.Value:
+    """Python's `lhs // rhs` on floats (integers: `binary("//", ...)`)."""
+    return _float_divmod(lhs, rhs, dtype)[0]
+
+
+def floor_mod(lhs: ir.Value, rhs: ir.Value, *, dtype: DType) -> ir.Value:
+    """Python's `lhs % rhs`: the remainder of floor division, with the sign of `rhs`.
+
+    Built on arith's truncating remainder (`remsi`), corrected by `rhs` where
+    the signs differ, rather than as `lhs - (lhs // rhs) * rhs`, so that a
+    remainder by zero is what the target defines for `remsi` (0 on cpu, as
+    numpy), not `lhs`. Floats: see `_float_divmod` (by zero, NaN).
+    """
+    if dtype.is_float:
+        return _float_divmod(lhs, rhs, dtype)[1]
+    with _trace().emitting():
+        if dtype.is_unsigned:
+            return arith.remui(lhs, rhs)
+        raw = arith.remsi(lhs, rhs)
+        zero = arith.constant(dtype.mlir_type(), 0)
+        nonzero = arith.cmpi(arith.CmpIPredicate.ne, raw, zero)
+        signs = arith.xori(
+            arith.cmpi(arith.CmpIPredicate.slt, raw, zero),
+            arith.cmpi(arith.CmpIPredicate.slt, rhs, zero),
+        )
+        return arith.select(arith.andi(nonzero, signs), arith.addi(raw, rhs), raw)
+
+
 def compare(op: str, lhs: ir.Value, rhs: ir.Value, *, dtype: DType) -> ir.Value:
     with _trace().emitting():
         if dtype.is_float:
@@ -436,9 +494,10 @@ def clear(buffer: ir.Value) -> None:
         tile.clear(buffer)
 
 
-def barrier() -> None:
+def barrier(hints: Mapping[str, Hint] | None = None) -> None:
     with _trace().emitting():
-        tile.barrier()
+        op = tile.barrier()
+    _annotate(op, hints or {})
 
 
 def gemm(

@@ -5,7 +5,9 @@ A decorated function is traced when IR is asked for (`.build(context)` or
 can be traced (`rewrite`), and it runs once with proxy values for its
 parameters; the DSL calls it makes build a `func.func` marked `tile.entry`.
 Tensor parameters become memrefs (symbolic dims as `?`), integer scalars
-`index`, float scalars their float type. A kernel returns nothing (a bare
+`index`, float scalars their float type; in the kernel an int32 or int64
+scalar is an `index` value, a narrower or unsigned one (`T.uint8`) a value
+of its dtype, whose range a call checks. A kernel returns nothing (a bare
 `return` ends the trace early, as in Python) or, TileLang style, the output
 tensors it declares with `T.empty`, which become its last parameters; it
 calls no other kernel. Whatever goes wrong comes out as a DSLError at the
@@ -135,7 +137,8 @@ class Param:
     def arg_attrs(self) -> ir.DictAttr:
         """`tile.name` and, for tensors, `tile.dims`: the names the runtime's errors use;
         `tile.dtype` for an unsigned element type, which the memref's signless integer
-        type does not tell."""
+        type does not tell, and for a scalar the kernel sees as a narrow or unsigned
+        integer."""
         attrs = {"tile.name": ir.StringAttr.get(self.name)}
         if isinstance(self.type, TensorType):
             attrs["tile.dims"] = ir.ArrayAttr.get(
@@ -146,7 +149,21 @@ class Param:
             )
             if self.type.dtype.is_unsigned:
                 attrs["tile.dtype"] = ir.StringAttr.get(self.type.dtype.name)
+        elif self.kernel_dtype.kind in ("int", "uint"):
+            # The range a call checks, since the scalar is passed as an `index`.
+            attrs["tile.dtype"] = ir.StringAttr.get(self.type.name)
         return ir.DictAttr.get(attrs)
+
+    @property
+    def kernel_dtype(self) -> DType:
+        """What a scalar parameter is in the kernel: int32, int64 (and bool, as before) are
+        `index`, the other integers their own dtype (passed as `index`), floats their
+        float type."""
+        assert isinstance(self.type, DType)
+        narrow = self.type.kind == "int" and self.type.bits < 32
+        if self.type.is_float or self.type.is_unsigned or narrow:
+            return self.type
+        return index
 
 
 @dataclass(frozen=True)
@@ -388,8 +405,11 @@ class PrimFunc:
     def _bind(self, trace: Trace, param: Param, arg: ir.Value) -> Buffer | Scalar:
         body = trace.current
         if isinstance(param.type, DType):
-            dtype = param.type if param.type.is_float else index
-            return Scalar(arg, dtype, body)
+            dtype = param.kernel_dtype
+            if dtype.is_float or dtype == index:
+                return Scalar(arg, dtype, body)
+            with at(param.loc):
+                return semantic.convert(Scalar(arg, index, body), dtype)
         dims = semantic.symbolic_dims(trace)
         with at(param.loc):
             for axis, d in enumerate(param.type.shape):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from types import TracebackType
 
 from . import builder, semantic
@@ -57,15 +58,55 @@ class Kernel:
     ) -> None:
         if exc_type is None and self.region is not None:
             with at(self.loc):
-                semantic.close_region(self.region)
+                semantic.close_kernel(self.region)
 
 
 @dsl_api
 def get_thread_binding(dim: int = 0) -> Scalar:
-    """TileLang's thread index along `dim`: 0 in a block of one thread; with more, an
-    error, since tilec kernels are written for the block as a whole (tile ops are run by
-    all its threads together) and per-thread code would lose the other threads' work."""
+    """TileLang's thread index along `dim` (`threadIdx.x`; 0 along y and z).
+
+    The kernel then has per-thread (SIMT) code, run once per thread as in CUDA:
+    local tiles (`T.alloc_local`, `T.alloc_var`) are per thread, other tiles
+    per block, `T.sync_threads` separates what every thread does before it
+    from what follows, and a tile op that does not depend on the thread index
+    is run once by the block (see `tilec.language.threads`).
+    """
     return semantic.thread_binding(dim)
+
+
+class thread_binding:
+    """`for tx in T.thread_binding(128, thread="threadIdx.x"):` TVM's loop bound to the
+    threads: its body runs once per thread of the block, with `tx` the thread index
+    (see get_thread_binding). The extent must be the block's threads."""
+
+    @dsl_api
+    def __init__(self, start: object, stop: object = None, thread: str = "threadIdx.x"):
+        self.extent = start if stop is None else None
+        if stop is not None:
+            low = semantic.python_int(start, "T.thread_binding: start")
+            if low != 0:
+                raise semantic.error(f"T.thread_binding: start must be 0 but got {start!r}")
+            self.extent = stop
+        self.thread = thread
+        self.loc = site()
+
+    def __iter__(self) -> Iterator[Scalar]:
+        with at(self.loc):
+            what = "T.thread_binding"
+            if self.thread != "threadIdx.x":
+                raise semantic.error(
+                    f'{what}: only thread="threadIdx.x" is supported (tilec blocks have one '
+                    f"thread dim; the block index is `with T.Kernel(...) as bx`) but got "
+                    f"{self.thread!r}"
+                )
+            threads = semantic.thread_extent(0)
+            if semantic.python_int(self.extent, f"{what}: extent") != threads:
+                raise semantic.error(
+                    f"{what}: the extent must be the {threads} threads of the block but got "
+                    f"{self.extent!r}"
+                )
+            index = semantic.thread_binding(0)
+        yield index
 
 
 @dsl_api
@@ -92,4 +133,4 @@ def get_block_bindings() -> list[Scalar]:
     trace = semantic.require_kernel("T.get_block_bindings")
     kernel = trace.current.enclosing(RegionKind.KERNEL)
     assert kernel is not None, "require_kernel found it"
-    return [semantic.block_binding(d) for d in range(len(kernel.block.arguments))]
+    return [semantic.block_binding(d) for d in range(semantic.grid_rank(kernel))]

@@ -1,4 +1,4 @@
-"""Loops: `T.Parallel`, `T.Pipelined` and `T.serial`.
+"""Loops: `T.Parallel`, `T.Pipelined`, `T.serial` and `T.Persistent`.
 
 Each is iterated by a Python `for`, which runs its body exactly once while
 the loop's region is open, with the induction variables as symbolic values.
@@ -174,3 +174,71 @@ class unroll(serial):
     ):
         super().__init__(start, stop, step)
         self.hints = semantic.unroll_hints(explicit, unroll_factor)
+
+
+class Persistent:
+    """`for bx, by in T.Persistent([gm, gn], wave_size, index, group_size=8):` TileLang's
+    persistent tile walk: a block with id `index` of `wave_size` launched blocks visits
+    the tiles of the `[gm, gn]` grid `index`, `index + wave_size`, ... in waves, the last
+    dim grouped `group_size` at a time (panels of `group_size` columns, walked down the
+    rows, for L2 reuse), so the blocks together visit every tile once.
+
+    A T.serial loop over the waves (`ceildiv` of the grouped grid by `wave_size`) with an
+    `if` that skips the positions past the grid; the body sees the tile's coordinates.
+    """
+
+    @dsl_api
+    def __init__(self, domain: object, wave_size: object, index: object, group_size: object = 8):
+        self.domain = domain
+        self.wave_size = wave_size
+        self.index = index
+        self.group_size = group_size
+        self.loc = site()
+
+    def __iter__(self) -> Iterator[object]:
+        what = "T.Persistent"
+        binary = semantic.binary
+        with at(self.loc):
+            semantic.require_kernel(what)
+            if not isinstance(self.domain, list | tuple) or not self.domain:
+                raise semantic.error(
+                    f"{what}: the domain must be a non-empty list of grid sizes but got "
+                    f"{self.domain!r}"
+                )
+            dims = list(self.domain)
+            last = dims[-1]
+            group = binary("max", 1, binary("min", self.group_size, last))
+            # The grid as TileLang walks it: panels of `group` columns of the last dim.
+            grouped = [semantic.ceildiv(last, group), *dims[:-1], group]
+            positions = grouped[0]
+            for size in grouped[1:]:
+                positions = binary("*", positions, size)
+            waves = semantic.ceildiv(positions, self.wave_size)
+            lower = semantic.index_value(0, f"the start of {what}")
+            upper = semantic.index_value(waves, f"the number of waves of {what}")
+            step = semantic.index_value(1, f"the step of {what}")
+            loop, wave = builder.open_serial(lower, upper, step, {})
+            started = binary("*", Scalar(wave, index, loop), self.wave_size)
+            position = binary("+", started, self.index)
+            coords, rest = [], position
+            for size in reversed(grouped[1:]):
+                coords.insert(0, binary("%", rest, size))
+                rest = binary("//", rest, size)
+            panel, inner = rest, coords[-1]
+            column = binary("+", binary("*", panel, group), inner)
+            inside = binary(
+                "&", semantic.compare("<", position, positions), semantic.compare("<", column, last)
+            )
+            guard, _ = builder.open_then(semantic.truth(inside, what).value, has_else=False)
+        values = (*coords[:-1], column)
+        finished = False
+        try:
+            yield values[0] if len(values) == 1 else values
+            finished = True
+        finally:
+            if finished:
+                with at(self.loc):
+                    semantic.close_region(guard)
+                    semantic.close_region(loop)
+            else:
+                semantic.abandon_region(loop)

@@ -49,6 +49,7 @@ from .dtypes import BY_NAME, DType, boolean, float32, index, parse_dtype
 from .errors import DSLError
 from .hints import Fragment, GemmWarpPolicy, Layout
 from .source import assigned_name, dsl_api, site
+from .threads import distribute as distribute_threads
 
 # On-chip scope names, in the dialect's enum order, as the target
 # descriptions split them: portable ones every target maps, and the Ascend
@@ -529,6 +530,11 @@ def binary(op: str, lhs: object, rhs: object) -> v.Scalar | Number:
     """`lhs op rhs` for the arithmetic and bit operators, `max` and `min`.
 
     Two Python numbers are combined by Python: they are constants of the trace.
+    `//` and `%` are Python's floor division and its remainder, on integers
+    and (unlike TileLang, whose floormod takes integers only) on floats, as
+    numpy's floor_divide and mod. By an integer zero known at run time both
+    give what the target defines for division: 0 on cpu (as numpy), so
+    `x % 0` is 0, not x; by a float zero, `%` is NaN and `//` is `x / 0`.
     """
     what = f"'{op}'" if op not in ("max", "min") else f"T.{op}"
     x, y = operand(lhs, what), operand(rhs, what)
@@ -548,15 +554,12 @@ def binary(op: str, lhs: object, rhs: object) -> v.Scalar | Number:
             f"'/' on {dtype} operands: use '//' for floor division, or convert to a float "
             'type with T.cast(x, "float32")'
         )
-    if op in ("//", "%") and dtype.is_float:
-        raise error(f"'{op}' needs integer operands but got {dtype}; use T.floor(a / b) for floats")
-    if op in ("//", "%"):
+    if op in ("//", "%") and not dtype.is_float:
         check_divisor(b, what)
     if op == "%":
-        # Python's floor modulo: a - (a // b) * b.
-        quotient = builder.binary("//", a.value, b.value, dtype=dtype)
-        product = builder.binary("*", quotient, b.value, dtype=dtype)
-        return scalar(builder.binary("-", a.value, product, dtype=dtype), dtype)
+        return scalar(builder.floor_mod(a.value, b.value, dtype=dtype), dtype)
+    if op == "//" and dtype.is_float:
+        return scalar(builder.float_floor_div(a.value, b.value, dtype=dtype), dtype)
     result = scalar(builder.binary(op, a.value, b.value, dtype=dtype), dtype)
     if dtype == index:
         result.affine = _combine_affine(op, x, y)
@@ -919,31 +922,37 @@ def _copy_side(x: object, role: str) -> v.Buffer | v.BufferRegion:
     )
 
 
-def _region_sizes(
+def _region_layout(
     region: v.BufferRegion, tile: v.Buffer, tile_shape: tuple[int, ...], what: str = "T.copy"
-) -> list[int]:
-    """The extent, in the region's rank (or the tile's, if higher), when `tile` covers the
-    region; unit dims either side has and the other lacks are dropped, as in TileLang."""
+) -> tuple[list[int], list[int]]:
+    """How `tile` covers `region`, in the region's rank: the extent of the copy, and the
+    tile's shape laid out on the region's dims (the sliced dims get the tile's dims, the
+    indexed ones 1). Unit dims either side has and the other lacks are dropped, as in
+    TileLang, wherever they are: `G[b, 0:64, h]` is covered by a (64,), (1, 64) or
+    (64, 1) tile."""
     buffer = region.buffer
     if not any(region.sliced):
-        rank = max(buffer.ndim, tile.ndim)
-        return [1] * (rank - tile.ndim) + list(tile_shape)
+        # An element names the start of a region of the tile's extent.
+        full = [1] * (buffer.ndim - tile.ndim) + list(tile_shape)
+        return full, full
     covered = [axis for axis, s in enumerate(region.sliced) if s]
     # A slice of extent 1 (`A[b, 0:1, i:i + 64]`) is a unit dim that a lower-rank
     # tile does not have; those go first, outermost first.
     units = [axis for axis in covered if region.extents[axis] == 1]
     while len(covered) > tile.ndim and units:
         covered.remove(units.pop(0))
-    # A tile with leading unit dims (1, 64) covers a region that slices fewer.
+    # A tile with unit dims (1, 64) or (64, 1) covers a region that slices fewer.
     shape = list(tile_shape)
-    while len(shape) > len(covered) and shape[0] == 1:
-        shape.pop(0)
+    excess = len(shape) - len(covered)
+    for position in [i for i, d in enumerate(tile_shape) if d == 1][: max(excess, 0)]:
+        shape[position] = 0
+    shape = [d for d in shape if d != 0]
     if len(covered) != len(shape):
         raise error(
             f"{what}: the region of '{buffer.name}' slices {len(covered)} dims but tile "
             f"'{tile.name}' has {tile.ndim}; slice the dims the tile covers and index the others"
         )
-    sizes = [1] * buffer.ndim
+    sizes, laid_out = [1] * buffer.ndim, [1] * buffer.ndim
     for axis, size in zip(covered, shape, strict=True):
         extent = region.extents[axis]
         # A slice shorter than the tile (a ragged split) covers only its part of it.
@@ -953,7 +962,29 @@ def _region_sizes(
                 f"than the {size} of tile '{tile.name}' there"
             )
         sizes[axis] = size if extent is None else extent
-    return [1] * (tile.ndim - buffer.ndim) + sizes
+        laid_out[axis] = size
+    return sizes, laid_out
+
+
+def _tile_for_region(
+    region: v.BufferRegion, tile: v.Buffer, tile_shape: tuple[int, ...], what: str = "T.copy"
+) -> tuple[ir.Value, list[int]]:
+    """The tile (or a view of it) and the sizes of a tile.copy between it and `region`.
+
+    tile.copy matches ranks by dropping the leading unit dims of the lower-rank
+    side; where the tile's dims sit elsewhere on the region (a (1, 64) tile for
+    `G[b, 0:64, h]`), the tile is viewed in the region's rank instead, which
+    costs nothing (tiles are contiguous).
+    """
+    sizes, laid_out = _region_layout(region, tile, tile_shape, what)
+    if not any(region.sliced):
+        return tile.value, sizes
+    lead = abs(tile.ndim - region.buffer.ndim)
+    if tile.ndim <= region.buffer.ndim and laid_out == [1] * lead + list(tile_shape):
+        return tile.value, sizes
+    if tile.ndim > region.buffer.ndim and list(tile_shape) == [1] * lead + laid_out:
+        return tile.value, [1] * lead + sizes
+    return builder.reshape(tile.value, laid_out), sizes
 
 
 def _verifier_default_sizes(src: v.Buffer, dst: v.Buffer) -> tuple[int, ...] | None:
@@ -1016,6 +1047,7 @@ def copy(src_arg: object, dst_arg: object, hints: dict[str, builder.Hint] | None
             f"with the Ascend scopes ({', '.join(ASCEND_SCOPES)}); copy through global memory"
         )
 
+    src_value, dst_value = src_buffer.value, dst_buffer.value
     if isinstance(src, v.BufferRegion) and isinstance(dst, v.BufferRegion):
         sizes = _two_region_sizes(src, dst)
     elif isinstance(src, v.Buffer) and isinstance(dst, v.Buffer):
@@ -1029,15 +1061,21 @@ def copy(src_arg: object, dst_arg: object, hints: dict[str, builder.Hint] | None
                 f"T.copy: the extent of the copy is the shape of '{tile.name}', which is not "
                 f"static {_format_shape(tile.shape)}; copy into a tile instead"
             )
-        sizes = _region_sizes(region, tile, tile_shape)
+        view, sizes = _tile_for_region(region, tile, tile_shape)
+        if isinstance(src, v.Buffer):
+            src_value = view
+        else:
+            dst_value = view
 
-    src_offsets = _offsets(src)
-    dst_offsets = _offsets(dst)
+    src_offsets = _offsets(src, src_value)
+    dst_offsets = _offsets(dst, dst_value)
     default = _verifier_default_sizes(src_buffer, dst_buffer)
+    if src_value is not src_buffer.value or dst_value is not dst_buffer.value:
+        default = None
     builder.copy(
-        src_buffer.value,
+        src_value,
         src_offsets,
-        dst_buffer.value,
+        dst_value,
         dst_offsets,
         None if default is not None and tuple(sizes) == default else sizes,
         hints,
@@ -1113,10 +1151,13 @@ def _whole_copy_sizes(src: v.Buffer, dst: v.Buffer) -> list[int]:
     return list(shape)
 
 
-def _offsets(side: v.Buffer | v.BufferRegion) -> list[ir.Value]:
+def _offsets(side: v.Buffer | v.BufferRegion, value: ir.Value | None = None) -> list[ir.Value]:
+    """The start of `side`: a region's offsets, or zeros for a whole buffer (or for
+    `value`, a view of it in another rank)."""
     if isinstance(side, v.BufferRegion):
         return list(side.offsets)
-    return [literal(0, index, "an offset").value for _ in side.shape]
+    rank = len(side.shape) if value is None else ir.MemRefType(value.type).rank
+    return [literal(0, index, "an offset").value for _ in range(rank)]
 
 
 def _whole_tile(x: object, what: str, role: str) -> v.Buffer:
@@ -1310,6 +1351,199 @@ def cumsum(src_arg: object, dst_arg: object, dim: object, reverse: object) -> No
     builder.cumsum(src.value, dst.value, axis, _flag(reverse, what, "reverse"))
 
 
+def _positive_int(value: object, what: str, name: str, least: int = 1) -> int:
+    number = python_int(value, f"{what}: {name}")
+    if number is None or number < least:
+        raise error(f"{what}: {name} must be a Python int of at least {least} but got {value!r}")
+    return number
+
+
+def im2col(
+    img_arg: object,
+    col_arg: object,
+    nhw_step: object,
+    c_step: object,
+    kernel: object,
+    stride: object,
+    dilation: object,
+    pad: object,
+    eviction_policy: object = None,
+) -> None:
+    """TileLang's im2col: tile (`nhw_step`, `c_step`) of the (N*OH*OW) x (KH*KW*C) patch
+    matrix of an NHWC image, for a square `kernel`, into `col` (block_M x block_K).
+
+    Row m of the matrix is output position (n, oh, ow) = divmod of m by OH*OW and
+    OW; column k is filter tap (kh, kw, c) = divmod of k by KW*C and C, read at
+    image row oh*stride + kh*dilation - pad and column ow*stride + kw*dilation - pad.
+    Taps in the padding, and rows or columns past the end of the matrix (a ragged
+    last tile), are 0: TileLang leaves the last ones to whatever the image holds
+    there, which the filter's zero padding cancels unless it is inf or NaN.
+    Traced as the T.Parallel gather TileLang lowers it to on targets without
+    TMA im2col.
+    """
+    what = "T.im2col"
+    require_tile_context(what)
+    if not isinstance(img_arg, v.Buffer) or img_arg.ndim != 4:
+        raise error(
+            f"{what}: the image must be a 4-D (N, H, W, C) buffer but got {_describe(img_arg)}"
+        )
+    img = img_arg
+    check_buffer(img)
+    col = _on_chip(col_arg, what, "col")
+    if col.ndim != 2:
+        raise error(
+            f"{what}: col ('{col.name}') must be a 2-D (block_M, block_K) tile but has shape "
+            f"{_format_shape(col.shape)}"
+        )
+    if col.dtype != img.dtype:
+        raise error(
+            f"{what}: col ('{col.name}') is {col.dtype} but the image '{img.name}' is "
+            f"{img.dtype}; both need one element type"
+        )
+    taps = _positive_int(kernel, what, "kernel")
+    step = _positive_int(stride, what, "stride")
+    spread = _positive_int(dilation, what, "dilation")
+    border = _positive_int(pad, what, "pad", least=0)
+    batch, height, width, channels = img.shape
+    reach = spread * (taps - 1) + 1  # the extent of the filter in the image
+
+    def outputs(size: v.Dim) -> v.Scalar | Number:
+        """The output positions along an image dim: (size + 2 pad - reach) // stride + 1."""
+        padded = binary("+", size, 2 * border)
+        return binary("+", binary("//", binary("-", padded, reach), step), 1)
+
+    out_h, out_w = outputs(height), outputs(width)
+    out_hw = binary("*", out_h, out_w)
+    rows = binary("*", batch, out_hw)
+    columns = binary("*", taps * taps, channels)
+    block_m, block_k = col.shape
+    assert isinstance(block_m, int) and isinstance(block_k, int), "tiles have static shapes"
+    hints: dict[str, builder.Hint] = {}
+    if eviction_policy is not None:
+        if eviction_policy not in EVICTION_POLICIES:
+            raise error(
+                f"{what}: eviction_policy must be one of "
+                f"{', '.join(map(repr, EVICTION_POLICIES))} but got {eviction_policy!r}"
+            )
+        hints["eviction_policy"] = str(eviction_policy)
+    region, (i, j) = builder.open_parallel([block_m, block_k], hints)
+    i, j = v.Scalar(i, index, region), v.Scalar(j, index, region)
+    m = binary("+", binary("*", nhw_step, block_m), i)
+    k = binary("+", binary("*", c_step, block_k), j)
+    n, position = binary("//", m, out_hw), binary("%", m, out_hw)
+    oh, ow = binary("//", position, out_w), binary("%", position, out_w)
+    kh, tap = binary("//", k, binary("*", taps, channels)), binary("//", k, channels)
+    kw, c = binary("%", tap, taps), binary("%", k, channels)
+    h = binary("-", binary("+", binary("*", oh, step), binary("*", kh, spread)), border)
+    w = binary("-", binary("+", binary("*", ow, step), binary("*", kw, spread)), border)
+    inside = compare("<", m, rows)
+    for condition in (
+        compare("<", k, columns),
+        compare(">=", h, 0),
+        compare(">=", w, 0),
+        compare("<", h, height),
+        compare("<", w, width),
+    ):
+        inside = binary("&", inside, condition)
+    pixel = subscript(img, (n, h, w, c))
+    store(col, (i, j), select(inside, pixel, 0))
+    close_region(region)
+
+
+# TileLang's reducer combine ops, as the DSL's binary operators.
+REDUCER_OPS = {"sum": "+", "max": "max", "min": "min", "bitand": "&", "bitor": "|", "bitxor": "^"}
+# The combine op of each T.alloc_reducer tile.
+_reducers: WeakKeyDictionary[v.Buffer, str] = WeakKeyDictionary()
+
+
+def alloc_reducer(shape: object, dtype_name: object, op: object, replication: object) -> v.Buffer:
+    """TileLang's reducer: a fragment that T.reducer_update combines into with `op`.
+
+    A target that spreads a fragment over threads keeps partials and combines them in
+    T.finalize_reducer; cpu, where one thread runs the block, needs no partials, so the
+    reducer is the fragment itself. `replication` (TileLang's legacy form, in which the
+    kernel clears the tile and updates it with `r[i] += ...`) is recorded as well.
+    """
+    what = "T.alloc_reducer"
+    if op not in REDUCER_OPS:
+        raise error(f"{what}: op must be one of {', '.join(map(repr, REDUCER_OPS))} but got {op!r}")
+    dtype = as_dtype(dtype_name, what)
+    if op.startswith("bit") and dtype.is_float:
+        raise error(f"{what}: the bitwise op {op!r} needs an integer dtype but got {dtype}")
+    if replication not in (None, "all", "none"):
+        raise error(f"{what}: replication must be 'all', 'none' or None but got {replication!r}")
+    reducer = alloc(shape, dtype, "fragment", what)
+    hints: dict[str, builder.Hint] = {"reducer": str(op)}
+    if replication is not None:
+        hints["replication"] = str(replication)
+    builder.annotate_buffer(reducer.value, hints)
+    _reducers[reducer] = str(op)
+    return reducer
+
+
+def _reducer(x: object, what: str) -> tuple[v.Buffer, str]:
+    buffer = x.region.buffer if isinstance(x, v.Element) else x
+    if not isinstance(buffer, v.Buffer) or buffer not in _reducers:
+        raise error(f"{what} needs a tile from T.alloc_reducer but got {_describe(buffer)}")
+    check_buffer(buffer)
+    return buffer, _reducers[buffer]
+
+
+def reducer_identity(op: str, dtype: DType, what: str) -> v.Scalar:
+    """The value `op` starts from: 0, the lowest or highest value, or all ones."""
+    if op in ("sum", "bitor", "bitxor"):
+        return literal(0, dtype, what)
+    if op == "bitand":
+        return literal(dtype.int_range[1] if dtype.is_unsigned else -1, dtype, what)
+    if dtype.is_float:
+        return literal(-math.inf if op == "max" else math.inf, dtype, what)
+    low, high = dtype.int_range
+    return literal(low if op == "max" else high, dtype, what)
+
+
+def reducer_init(reducer_arg: object, init: object) -> None:
+    """Starts a reduction: every element of the reducer is `init`, or the identity."""
+    what = "T.reducer_init"
+    require_tile_context(what)
+    reducer, op = _reducer(reducer_arg, what)
+    start = reducer_identity(op, reducer.dtype, what) if init is None else init
+    builder.fill(reducer.value, converted(start, reducer.dtype, what).value)
+
+
+def reducer_update(target: object, value: object) -> None:
+    """`T.reducer_update(r[i], x)`: combines `x` into element i of the reducer."""
+    what = "T.reducer_update"
+    require_kernel(what)
+    if not isinstance(target, v.Element):
+        raise error(f"{what} needs an element of a reducer, r[i], but got {_describe(target)}")
+    reducer, op = _reducer(target, what)
+    combined = binary(REDUCER_OPS[op], target, converted(value, reducer.dtype, what))
+    builder.store(
+        converted(combined, reducer.dtype, what).value, reducer.value, list(target.region.offsets)
+    )
+
+
+def finalize_reducer(reducer_arg: object, dst_arg: object, batch: object) -> None:
+    """Ends a reduction: into `dst`, or (legacy form) in place, where cpu has nothing to do."""
+    what = "T.finalize_reducer"
+    require_tile_context(what)
+    reducer, _ = _reducer(reducer_arg, what)
+    count = python_int(batch, f"{what}: batch")
+    if count is None or count < 1:
+        raise error(f"{what}: batch must be a positive Python int but got {batch!r}")
+    if dst_arg is None:
+        return
+    dst = _on_chip(dst_arg, what, "dst")
+    if dst.shape != reducer.shape or dst.dtype != reducer.dtype:
+        raise error(
+            f"{what}: dst ('{dst.name}', {_format_shape(dst.shape)} {dst.dtype}) must have the "
+            f"shape and dtype of the reducer ('{reducer.name}', {_format_shape(reducer.shape)} "
+            f"{reducer.dtype})"
+        )
+    zero = [literal(0, index, "an offset").value for _ in reducer.shape]
+    builder.copy(reducer.value, zero, dst.value, zero, None)
+
+
 def fill(dst_arg: object, value: object, what: str = "T.fill") -> None:
     require_tile_context(what)
     dst = _whole_tile(dst_arg, what, "the destination")
@@ -1359,7 +1593,13 @@ def atomic_add(dst_arg: object, value: object) -> None:
             # tile.atomic_add adds a tile of the rank of dst: the tile gains the unit
             # dims of the region (`O[b, i:i + 64, h, :]`), as a view.
             assert region is not None and shape is not None
-            addend = builder.reshape(value.value, _region_sizes(region, value, shape, what))
+            sizes, laid_out = _region_layout(region, value, shape, what)
+            if sizes != laid_out:
+                raise error(
+                    f"{what}: the region of '{dst.name}' is smaller than tile '{value.name}' "
+                    f"{_format_shape(shape)}; slice it to the tile's extent"
+                )
+            addend = builder.reshape(value.value, laid_out)
     else:
         if not isinstance(dst_arg, v.Element):
             raise error(
@@ -1380,26 +1620,41 @@ def _thread_dim(dim: object, what: str) -> int:
     return axis
 
 
-def thread_binding(dim: object) -> v.Scalar:
-    """TileLang's thread index, for a block of one thread: 0.
+# The thread index of each kernel that has per-thread code: a placeholder argument
+# of the kernel's body while it is traced, replaced when it closes (`threads`).
+_thread_index: WeakKeyDictionary[OpenRegion, v.Scalar] = WeakKeyDictionary()
 
-    A tile kernel is written for a block as a whole: its tile ops are run by
-    all its threads together, and a target spreads them. Per-thread (SIMT)
-    code, whose work depends on the thread index, would be run once per
-    block and compute a fraction of its result, silently; so with more than
-    one thread it is an error until a target gives threads their own code.
+
+def thread_binding(dim: object) -> v.Scalar:
+    """TileLang's thread index along `dim` (0 along y and z, and in a block of one thread).
+
+    With it the kernel has per-thread (SIMT) code: when the kernel closes, its
+    body becomes loops over the threads (see `threads`).
     """
     what = "T.get_thread_binding"
-    require_kernel(what)
+    trace = require_kernel(what)
     axis = _thread_dim(dim, what)
-    threads = thread_extent(axis)
-    if threads != 1:
-        raise error(
-            f"{what}: per-thread code is not supported in a block of {threads} threads (tile "
-            "kernels are written for the whole block, and each thread's work would be lost); "
-            "write the per-element work in T.Parallel, or use threads=1"
-        )
-    return literal(0, index, what)
+    if thread_extent(axis) == 1:
+        return literal(0, index, what)
+    kernel = trace.current.enclosing(RegionKind.KERNEL)
+    assert kernel is not None, "require_kernel found it"
+    if kernel not in _thread_index:
+        with trace.context:
+            argument = kernel.block.add_argument(ir.IndexType.get(), site().mlir(trace.context))
+        _thread_index[kernel] = v.Scalar(argument, index, kernel)
+    return _thread_index[kernel]
+
+
+def close_kernel(region: OpenRegion) -> None:
+    """Ends a T.Kernel; per-thread code in it becomes loops over its threads."""
+    close_region(region)
+    thread = _thread_index.pop(region, None)
+    if thread is None:
+        return
+    kernel = region.block.owner
+    threads = ir.IntegerAttr(kernel.attributes["threads"]).value
+    with region.trace.context:
+        distribute_threads(kernel.operation, thread.value, threads, region.loc)
 
 
 def thread_extent(dim: object) -> int:
@@ -1419,11 +1674,16 @@ def block_binding(dim: object) -> v.Scalar:
     trace = require_kernel(what)
     kernel = trace.current.enclosing(RegionKind.KERNEL)
     assert kernel is not None, "require_kernel found it"
-    arguments = kernel.block.arguments
+    rank = grid_rank(kernel)
     axis = _thread_dim(dim, what)
-    if axis >= len(arguments):
-        raise error(f"{what}: dim {axis} is past the {len(arguments)}-D grid of T.Kernel")
-    return v.Scalar(arguments[axis], index, kernel)
+    if axis >= rank:
+        raise error(f"{what}: dim {axis} is past the {rank}-D grid of T.Kernel")
+    return v.Scalar(kernel.block.arguments[axis], index, kernel)
+
+
+def grid_rank(kernel: OpenRegion) -> int:
+    """The number of grid dims of a T.Kernel (its body may also hold the thread index)."""
+    return len(kernel.block.owner.operands)
 
 
 # -- scheduling hints ---------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Tile ops: allocation, copies, gemm, fills, reductions, prefix sums, atomic adds.
+"""Tile ops: allocation, copies, gemm, fills, reductions (and reducers), prefix sums,
+atomic adds, im2col.
 
 All of them act on whole tiles, so they belong in a `T.Kernel` body (or a
 `T.Pipelined`/`T.serial` loop in it), not inside `T.Parallel`. Each becomes
@@ -79,6 +80,38 @@ def alloc_var(
 
 
 @dsl_api
+def alloc_reducer(
+    shape: object, dtype: str | DType, op: str = "sum", replication: str | None = None
+) -> Buffer:
+    """TileLang's reducer, a fragment of partial results combined with `op` ("sum",
+    "max", "min", "bitand", "bitor", "bitxor"): `T.reducer_init(r)`, then
+    `T.reducer_update(r[i], x)` (in T.Parallel, say), then `T.finalize_reducer(r, dst)`.
+    The legacy form (`replication="all"` or `"none"`) is cleared and updated as a
+    fragment (`r[i] += x`) and finalized in place with `T.finalize_reducer(r)`."""
+    return semantic.alloc_reducer(shape, dtype, op, replication)
+
+
+@dsl_api
+def reducer_init(reducer: object, init: object = None) -> None:
+    """Starts the reduction: every element is `init`, or `op`'s identity (0 for sum, the
+    lowest value for max, the highest for min, all ones for bitand)."""
+    semantic.reducer_init(reducer, init)
+
+
+@dsl_api
+def reducer_update(target: object, value: object) -> None:
+    """Combines `value` into `target`, an element `r[i]` of a reducer."""
+    semantic.reducer_update(target, value)
+
+
+@dsl_api
+def finalize_reducer(reducer: object, dst: object = None, batch: int = 1) -> None:
+    """Ends the reduction, writing the result into `dst` (a tile of the reducer's shape
+    and dtype); without `dst` (legacy form) the reducer holds the result."""
+    semantic.finalize_reducer(reducer, dst, batch)
+
+
+@dsl_api
 def alloc(shape: object, dtype: str | DType, scope: str) -> Buffer:
     """A tile in any on-chip scope, including the Ascend expert scopes l1, l0a, l0b, l0c, ub."""
     scopes = (*semantic.GENERIC_SCOPES, *semantic.ASCEND_SCOPES)
@@ -114,6 +147,30 @@ def copy(
         coalesced_width, disable_tma, eviction_policy, prefer_instruction, loop_layout
     )
     semantic.copy(src, dst, hints)
+
+
+@dsl_api
+def im2col(
+    img: object,
+    col: object,
+    nhw_step: object,
+    c_step: object,
+    kernel: int,
+    stride: int,
+    dilation: int,
+    pad: int,
+    eviction_policy: str | None = None,
+) -> None:
+    """TileLang's T.im2col for a 2-D convolution as a GEMM: fills `col` (block_M x block_K)
+    with tile (`nhw_step`, `c_step`) of the patch matrix of the NHWC image `img`, whose row
+    m is an output position (n, oh, ow) and column k a filter tap (kh, kw, c), for a square
+    `kernel` with `stride`, `dilation` and zero padding `pad`. Taps in the padding and past
+    the end of the matrix read 0. `eviction_policy` is TileLang's cache hint, checked and
+    recorded on the gather's tile.parallel as `tile.eviction_policy`."""
+    semantic.im2col(img, col, nhw_step, c_step, kernel, stride, dilation, pad, eviction_policy)
+
+
+c2d_im2col = im2col  # TileLang's deprecated name
 
 
 @dsl_api

@@ -18,8 +18,9 @@ from .source import caller_loc
 
 _SCALAR_LOOP = "write it as element-wise code in T.Parallel, or a loop with T.serial"
 _THREADS = (
-    "tilec kernels are written for the block as a whole, not per thread or warp; use the "
-    "tile ops (T.reduce_*, T.copy, T.gemm), which a target spreads over the threads"
+    "tilec has no warp votes; in per-thread code combine the lanes' conditions with "
+    'T.warp_reduce_max (any) or T.warp_reduce_min (all) of T.cast(cond, "int32"), or write '
+    "the kernel for the block as a whole with tile ops (T.reduce_*)"
 )
 _BARRIERS = (
     "tilec's tile ops synchronize as they need; use T.sync_threads for a block-wide barrier"
@@ -29,11 +30,6 @@ _DTYPE = "use one of tilec's dtypes (T.float16, T.bfloat16, T.float32, T.float8_
 
 # Name -> what to write instead.
 ALTERNATIVES: dict[str, str] = {
-    "im2col": (
-        "gather the patch into the shared tile with T.Parallel, loading data[n, h, w, c] at "
-        "indices computed from the output position and k (the convolution examples' im2col)"
-    ),
-    "c2d_im2col": "gather the patch with T.Parallel loads into a shared tile",
     "async_copy": "use T.copy, which a target makes asynchronous in T.Pipelined",
     "transpose": _SCALAR_LOOP,
     "gemm_sp": "sparse gemm is not supported; use T.gemm on the dense operands",
@@ -44,10 +40,6 @@ ALTERNATIVES: dict[str, str] = {
     "reduce_bitor": _SCALAR_LOOP,
     "reduce_bitxor": _SCALAR_LOOP,
     "cummax": "use T.cumsum, or a T.serial loop with T.max",
-    "alloc_reducer": "allocate a fragment and use T.reduce_* with clear=False",
-    "reducer_init": "allocate a fragment and use T.reduce_* with clear=False",
-    "reducer_update": "allocate a fragment and use T.reduce_* with clear=False",
-    "finalize_reducer": "allocate a fragment and use T.reduce_* with clear=False",
     "atomic_max": "use T.atomic_add, or a reduction into a tile",
     "atomic_min": "use T.atomic_add, or a reduction into a tile",
     "atomic_addx2": "use T.atomic_add of a tile",
@@ -59,7 +51,6 @@ ALTERNATIVES: dict[str, str] = {
     "any_of": "combine conditions with `or` / |",
     "all_of": "combine conditions with `and` / &",
     "dp4a": "multiply and add int8 values in T.Parallel",
-    "Persistent": "launch one block per tile with T.Kernel",
     "vectorized": "use T.Parallel, which cpu vectorizes",
     "Vectorized": "use T.Parallel, which cpu vectorizes",
     "alloc_barrier": _BARRIERS,
@@ -72,19 +63,9 @@ ALTERNATIVES: dict[str, str] = {
     "sync_warp": _BARRIERS,
     "sync_global": "split the work into two T.Kernel launches",
     "sync_grid": "split the work into two T.Kernel launches",
-    "shfl_xor": _THREADS,
-    "shfl_down": _THREADS,
-    "shfl_up": _THREADS,
-    "shfl_sync": _THREADS,
     "ballot": _THREADS,
     "ballot_sync": _THREADS,
     "activemask": _THREADS,
-    "get_lane_idx": _THREADS,
-    "get_warp_idx": _THREADS,
-    "get_warp_idx_sync": _THREADS,
-    "warp_reduce_sum": _THREADS,
-    "warp_reduce_max": _THREADS,
-    "warp_reduce_min": _THREADS,
     "annotate_safe_value": _LAYOUT_HINT,
     "annotate_restrict_buffers": _LAYOUT_HINT,
     "annotate_l2_hit_ratio": _LAYOUT_HINT,

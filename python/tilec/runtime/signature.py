@@ -68,7 +68,9 @@ _UNSIGNED = {f"uint{bits}": f"ui{bits}" for bits in (8, 16, 32, 64)}
 class Param:
     """One parameter: an array (`shape` with None for dynamic dims) or a scalar.
 
-    `written` says whether the kernel may write the array (see `written_arguments`).
+    `written` says whether the kernel may write the array (see `written_arguments`);
+    `dtype`, for an integer scalar passed as `index` that the kernel sees as a
+    narrower or unsigned dtype (`uint8`), is that dtype, whose range a call checks.
     """
 
     name: str
@@ -76,6 +78,7 @@ class Param:
     shape: tuple[int | None, ...] | None
     dim_names: tuple[str | None, ...] = ()
     written: bool = False
+    dtype: str | None = None
 
     @property
     def is_array(self) -> bool:
@@ -96,6 +99,7 @@ class Param:
             "shape": None if self.shape is None else list(self.shape),
             "dim_names": list(self.dim_names),
             "written": self.written,
+            "dtype": self.dtype,
         }
 
     @staticmethod
@@ -107,6 +111,7 @@ class Param:
             None if shape is None else tuple(shape),
             tuple(data["dim_names"]),
             data["written"],
+            data.get("dtype"),
         )
 
 
@@ -195,7 +200,10 @@ def entry_params(func: ir.Operation) -> list[Param]:
                 element = _UNSIGNED[ir.StringAttr(attrs["tile.dtype"]).value]
             params.append(Param(name, element, shape, dims, written[i]))
         else:
-            params.append(Param(name, str(type_), None))
+            dtype = None
+            if attrs is not None and "tile.dtype" in attrs:
+                dtype = ir.StringAttr(attrs["tile.dtype"]).value
+            params.append(Param(name, str(type_), None, dtype=dtype))
     return params
 
 
@@ -236,16 +244,29 @@ def check_arguments(kernel: str, params: Sequence[Param], args: Sequence[object]
 _INT_BITS = {"index": 64, "i64": 64, "i32": 32, "i16": 16, "i8": 8}
 
 
+def _scalar_range(param: Param) -> tuple[int, int, str] | None:
+    """The values an integer scalar parameter takes, and the name of its type."""
+    if param.dtype is not None:
+        # A uint64 above 2**63 - 1 reaches the kernel's index as the same 64 bits.
+        info = np.iinfo(np.dtype(param.dtype))
+        return int(info.min), int(info.max), param.dtype
+    if param.element in _INT_BITS:
+        bits = _INT_BITS[param.element]
+        return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1, param.element
+    return None
+
+
 def _check_scalar(param: Param, arg: object) -> None:
     integral = param.element == "index" or param.element.startswith("i")
     if integral and (isinstance(arg, bool) or not isinstance(arg, int | np.integer)):
         raise ArgumentError(f"argument '{param.name}' expects an int but got {type(arg).__name__}")
-    if integral and param.element in _INT_BITS:
-        bits = _INT_BITS[param.element]
-        low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+    bounds = _scalar_range(param) if integral else None
+    if bounds is not None:
+        low, high, name = bounds
         if not low <= int(arg) <= high:
+            article = "an" if name.startswith("i") else "a"  # an int8, a uint8
             raise ArgumentError(
-                f"argument '{param.name}' expects an {param.element} in [{low}, {high}] but got "
+                f"argument '{param.name}' expects {article} {name} in [{low}, {high}] but got "
                 f"{int(arg)}"
             )
     if not integral and not isinstance(arg, int | float | np.integer | np.floating):

@@ -32,3 +32,22 @@ func.func @scalar_static(%sum: memref<4xi32>, %v: i32) {
   tile.atomic_add %v, %sum[%c3] : i32, memref<4xi32>
   return
 }
+
+// -----
+
+// Bools marked by tile-cpu-widen-bools are or-ed; 8-bit floats are added in f32 in a
+// compare-and-swap loop and rounded.
+// CHECK-LABEL: func.func @bytes
+// CHECK: memref.atomic_rmw ori %{{.*}}, %{{.*}}[%{{.*}}] : (i8, memref<?xi8>) -> i8
+// CHECK: memref.generic_atomic_rmw %{{.*}}[%{{.*}}] : memref<?xf8E4M3FN> {
+// CHECK: ^bb0(%[[OLD:.*]]: f8E4M3FN):
+// CHECK: %[[WIDE:.*]] = arith.extf %[[OLD]] : f8E4M3FN to f32
+// CHECK: %[[SUM:.*]] = arith.addf %[[WIDE]], %{{.*}} : f32
+// CHECK: %[[NEW:.*]] = arith.truncf %[[SUM]] : f32 to f8E4M3FN
+// CHECK: memref.atomic_yield %[[NEW]] : f8E4M3FN
+func.func @bytes(%flags: memref<?xi8>, %b: i8, %sums: memref<?xf8E4M3FN>, %v: f8E4M3FN,
+                 %i: index) {
+  tile.atomic_add %b, %flags[%i] {tile.bool_any} : i8, memref<?xi8>
+  tile.atomic_add %v, %sums[%i] : f8E4M3FN, memref<?xf8E4M3FN>
+  return
+}

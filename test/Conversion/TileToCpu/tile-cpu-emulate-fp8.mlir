@@ -163,3 +163,22 @@ func.func @folded() -> (f8E4M3FN, f8E4M3FN, f8E4M3FN) {
   %c = arith.truncf %over : f32 to f8E4M3FN
   return %a, %b, %c : f8E4M3FN, f8E4M3FN, f8E4M3FN
 }
+
+// -----
+
+// The compare-and-swap loop of an f8 atomic add works on the bytes.
+// CHECK-LABEL: func.func @atomic
+// CHECK: memref.generic_atomic_rmw %{{.*}}[%{{.*}}] : memref<?xi8> {
+// CHECK: ^bb0(%{{.*}}: i8):
+// CHECK: memref.atomic_yield %{{.*}} : i8
+// CHECK-NOT: f8E4M3FN
+func.func @atomic(%sums: memref<?xf8E4M3FN>, %v: f32, %i: index) {
+  %r = memref.generic_atomic_rmw %sums[%i] : memref<?xf8E4M3FN> {
+  ^bb0(%old: f8E4M3FN):
+    %wide = arith.extf %old : f8E4M3FN to f32
+    %sum = arith.addf %wide, %v : f32
+    %new = arith.truncf %sum : f32 to f8E4M3FN
+    memref.atomic_yield %new : f8E4M3FN
+  }
+  return
+}

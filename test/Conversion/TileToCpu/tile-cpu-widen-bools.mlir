@@ -69,6 +69,32 @@ func.func @tile_ops(%A: memref<?x?xf32>, %B: memref<?x?xi1>, %C: memref<?x?xi32>
 
 // -----
 
+// Sums of bools are bools: a reduce sum, a cumsum and an atomic add are marked to
+// combine their 0/1 bytes with an or; a scalar added atomically is widened too.
+// CHECK-LABEL: func.func @sums
+// CHECK: tile.reduce sum %{{.*}}, %{{.*}} dim = 1 {tile.bool_any} : memref<4x8xi8, #tile.scope<fragment>>, memref<4xi8, #tile.scope<fragment>>
+// CHECK: tile.reduce max %{{.*}}, %{{.*}} dim = 1 : memref<4x8xi8, #tile.scope<fragment>>
+// CHECK: tile.cumsum %{{.*}}, %{{.*}} dim = 1 {tile.bool_any} : memref<4x8xi8, #tile.scope<fragment>>
+// CHECK: tile.atomic_add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {tile.bool_any} : memref<4x8xi8, #tile.scope<fragment>>, memref<?x?xi8>
+// CHECK: %[[BYTE:.*]] = arith.extui %{{.*}} : i1 to i8
+// CHECK: tile.atomic_add %[[BYTE]], %{{.*}}[%{{.*}}, %{{.*}}] {tile.bool_any} : i8, memref<?x?xi8>
+// CHECK-NOT: xi1
+func.func @sums(%out: memref<?x?xi1>, %b: i1, %i: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 1 {
+    %t = tile.alloc : memref<4x8xi1, #tile.scope<fragment>>
+    %r = tile.alloc : memref<4xi1, #tile.scope<fragment>>
+    tile.reduce sum %t, %r dim = 1 : memref<4x8xi1, #tile.scope<fragment>>, memref<4xi1, #tile.scope<fragment>>
+    tile.reduce max %t, %r dim = 1 : memref<4x8xi1, #tile.scope<fragment>>, memref<4xi1, #tile.scope<fragment>>
+    tile.cumsum %t, %t dim = 1 : memref<4x8xi1, #tile.scope<fragment>>, memref<4x8xi1, #tile.scope<fragment>>
+    tile.atomic_add %t, %out[%i, %i] : memref<4x8xi1, #tile.scope<fragment>>, memref<?x?xi1>
+    tile.atomic_add %b, %out[%i, %i] : i1, memref<?x?xi1>
+  }
+  return
+}
+
+// -----
+
 // Memrefs of other types are left alone.
 // CHECK-LABEL: func.func @no_bools
 // CHECK-SAME: (%{{.*}}: memref<?xi8>, %{{.*}}: memref<4xf32, #tile.scope<local>>, %{{.*}}: index) -> i8

@@ -1,6 +1,7 @@
 """bool and 8-bit float tensors on the cpu, bit for bit against numpy and
 ml_dtypes: copies global -> tile -> global with conversions, element-wise
-T.Parallel code, fp8 gemm operands, on ragged shapes. Bools are bytes
+T.Parallel code, fp8 gemm operands, sums of bools (ors) and fp8 atomic adds,
+on ragged shapes. Bools are bytes
 (`tile-cpu-widen-bools`); 8-bit floats are bytes converted by exact integer
 code (`tile-cpu-emulate-fp8`). No bool or fp8 kernel may abort the process."""
 
@@ -325,6 +326,63 @@ def test_bool_reductions_are_any_and_all(kind, combine):
     np.testing.assert_array_equal(c, a)
 
 
+def test_bool_sums_are_ors():
+    """A sum of bools is a bool, as a store into a bool is (`!= 0`): reduce_sum is any,
+    cumsum the running any, atomic_add an or, also past 256 trues (a byte would wrap)."""
+
+    @T.prim_func
+    def sums(
+        A: T.Tensor((4, 300), "bool"),
+        Any: T.Tensor((4,), "bool"),
+        Running: T.Tensor((4, 300), "bool"),
+        Flags: T.Tensor((3,), "bool"),
+    ):
+        with T.Kernel(1):
+            a = T.alloc_fragment((4, 300), "bool")
+            s = T.alloc_fragment((4,), "bool")
+            T.copy(A, a)
+            T.reduce_sum(a, s, dim=1)
+            T.copy(s, Any)
+            T.cumsum(a, dim=1)
+            T.copy(a, Running)
+            for i, j in T.Parallel(4, 300):
+                if i < 3:
+                    T.atomic_add(Flags[i], A[i, j])
+
+    a = np.zeros((4, 300), bool)
+    a[1, 256] = True
+    a[2, :] = True  # 300 trues
+    a[3, [5, 7]] = True
+    any_, running, flags = np.ones(4, bool), np.zeros_like(a), np.zeros(3, bool)
+    tilec.compile(sums)(a, any_, running, flags)
+    np.testing.assert_array_equal(any_, a.any(axis=1))
+    np.testing.assert_array_equal(running, np.logical_or.accumulate(a, axis=1))
+    np.testing.assert_array_equal(flags, a[:3].any(axis=1))
+
+
+@pytest.mark.parametrize("f8", FP8)
+def test_fp8_atomic_adds_round_each_sum(f8):
+    """No 8-bit float atomics exist: the add is a compare-and-swap loop that adds in f32
+    and rounds, so each block's adds give the f8 running sum, in order."""
+    name = {"f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2"}[f8]
+
+    @T.prim_func
+    def add(X: T.Tensor((64,), name), Out: T.Tensor((4,), name)):
+        with T.Kernel(4) as b:
+            for i in T.Parallel(16):
+                T.atomic_add(Out[b], X[b * 16 + i])
+
+    dtype = DTYPES[f8]
+    x = RNG.standard_normal(64).astype(dtype)
+    out = np.zeros(4, dtype)
+    tilec.compile(add)(x, out)
+    expected = np.zeros(4, dtype)
+    for b in range(4):
+        for i in range(16):
+            expected[b] = (np.float32(expected[b]) + np.float32(x[b * 16 + i])).astype(dtype)
+    np.testing.assert_array_equal(_bits(out), _bits(expected))
+
+
 def test_narrow_arrays_are_checked_by_dtype():
     kernel = tilec.compile(tile_ir.copy_through_tile(8, 40, "f8E4M3FN", "i1"))
     with pytest.raises(ArgumentError, match="expects float8_e4m3fn but got uint8"):
@@ -358,9 +416,9 @@ _OUTCOMES = {
         "fill": "ran",
         "clear": "ran",
         "reduce_max": "ran",
-        "reduce_sum": "tile.reduce sum of bools is not supported on cpu",
-        "cumsum": "'tile.cumsum' on bool memrefs is not supported on cpu",
-        "atomic_add": "'tile.atomic_add' on bool memrefs is not supported on cpu",
+        "reduce_sum": "ran",
+        "cumsum": "ran",
+        "atomic_add": "ran",
         "gemm": "'tile.gemm' op expected A element type",
     },
     **{
@@ -371,7 +429,7 @@ _OUTCOMES = {
             "reduce_max": "ran",
             "reduce_sum": "ran",
             "cumsum": "ran",
-            "atomic_add": "'memref.atomic_rmw' on 8-bit float values has no cpu lowering",
+            "atomic_add": "ran",
             "gemm": "ran",
         }
         for f8 in FP8

@@ -9,6 +9,7 @@ from dsl_helpers import build, expect_error, ops, tagged_line
 
 import tilec.language as T
 from tilec import ir
+from tilec.language import layouts
 
 F = __file__
 
@@ -168,6 +169,54 @@ def test_annotate_layout_records_maps_on_tiles_and_parameters(context):
         "{forward = affine_map<(d0, d1, d2) -> (d0, d1 floordiv 8, d2 floordiv 8, d2 mod 2, "
         "(d1 mod 8) * 4 + (d2 mod 8) floordiv 2)>}"
     )
+
+
+def test_swizzled_layouts_are_recorded_by_kind(context):
+    """tilelang.layout's constructors (tilec.language.layouts, `tilec.layout`): a swizzle
+    is recorded by kind, a linear layout as the identity map."""
+
+    @T.prim_func
+    def k(A: T.Tensor((64, 32), "float16")):
+        with T.Kernel(1):
+            tiles = [T.alloc_shared((64, 32), "float16") for _ in range(6)]
+            T.annotate_layout(
+                {
+                    tiles[0]: layouts.make_swizzled_layout(tiles[0]),
+                    tiles[1]: layouts.make_swizzled_layout(tiles[1], k_major=False),
+                    tiles[2]: layouts.make_wgmma_swizzled_layout(tiles[2], continuity=32),
+                    tiles[3]: layouts.make_full_bank_swizzled_layout(tiles[3]),
+                    tiles[4]: layouts.make_quarter_bank_swizzled_layout(tiles[4][0, 0]),
+                    tiles[5]: layouts.make_linear_layout(tiles[5]),
+                }
+            )
+
+    allocs = [info.op for info in ops(build(k)) if info.name == "tile.alloc"]
+    assert [str(op.attributes["tile.layout"]) for op in allocs] == [
+        '{allow_pad = true, k_major = true, swizzle = "auto"}',
+        '{allow_pad = true, k_major = false, swizzle = "auto"}',
+        '{continuity = 32 : i64, k_major = true, swizzle = "wgmma"}',
+        '{swizzle = "128B"}',
+        '{swizzle = "32B"}',
+        "{forward = affine_map<(d0, d1) -> (d0, d1)>}",
+    ]
+
+
+def test_swizzled_layout_arguments_are_checked():
+    @T.prim_func
+    def k(A: T.Tensor((64, 32), "float16")):
+        with T.Kernel(1):
+            a = T.alloc_shared((64, 32), "float16")
+            T.annotate_layout({a: layouts.make_swizzled_layout(a, k_major=1)})  # k-major
+
+    kernel_error(k, "k-major", "make_swizzled_layout: k_major must be a Python bool but got 1")
+
+    @T.prim_func
+    def k2(A: T.Tensor((64, 32), "float16")):
+        with T.Kernel(1):
+            a = T.alloc_fragment((64, 32), "float16")
+            T.annotate_layout({a: layouts.make_swizzled_layout(a)})  # on-fragment
+
+    kernel_error(k2, "on-fragment", "'a' is a fragment, so its layout must be a T.Fragment")
 
 
 def test_annotate_layout_arguments_are_checked():
@@ -542,32 +591,24 @@ def test_unroll_and_thread_bindings(context):
 
     kernel_error(k2, "block-dim", "T.get_block_binding: dim 1 is past the 1-D grid of T.Kernel")
 
-    @T.prim_func
-    def simt(A: T.Tensor((128,), "float32")):
-        with T.Kernel(1, threads=128):
-            A[T.get_thread_binding(0)] = 1.0  # simt
-
-    # Each thread's element would be written by the one thread a block runs as.
-    kernel_error(simt, "simt", "T.get_thread_binding: per-thread code is not supported in a block")
-
 
 # -- what tilec does not have ----------------------------------------------------------
 
 
 def test_tilelang_names_tilec_lacks_are_located_errors():
-    unsupported = "T.im2col (TileLang) is not supported"
-    err = expect_error(lambda: T.im2col, F, "im2col", unsupported)  # im2col
-    assert "gather the patch" in err.message
-    assert isinstance(err, AttributeError) and not hasattr(T, "warp_reduce_sum")
+    unsupported = "T.gemm_sp (TileLang) is not supported"
+    err = expect_error(lambda: T.gemm_sp, F, "gemm_sp", unsupported)  # gemm_sp
+    assert "T.gemm on the dense operands" in err.message
+    assert isinstance(err, AttributeError) and not hasattr(T, "ballot_sync")
     typo = "tilec.language has no 'gemmm'; did you mean T.gemm"
     expect_error(lambda: T.gemmm, F, "typo", typo)  # typo
 
     @T.prim_func
     def k(A: T.Tensor((64,), "float32")):
         with T.Kernel(1):
-            T.shfl_xor(A[0], 1)  # shfl
+            T.ballot(A[0] > 0)  # ballot
 
-    kernel_error(k, "shfl", "T.shfl_xor (TileLang) is not supported", "block as a whole")
+    kernel_error(k, "ballot", "T.ballot (TileLang) is not supported", "block as a whole")
 
 
 def test_parallel_records_coalesced_width_and_loop_layout(context):
@@ -628,3 +669,36 @@ def test_copy_records_tilelang_hints_and_copies_between_regions(context):
             T.copy(A, s, eviction_policy="evict_all")  # policy
 
     kernel_error(k3, "policy", "eviction_policy must be one of 'evict_normal', 'evict_first'")
+
+
+def test_reducer_persistent_and_region_errors_point_at_the_call():
+    @T.prim_func
+    def op(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            T.alloc_reducer((64,), "float32", op="prod")  # reducer-op
+
+    kernel_error(op, "reducer-op", "T.alloc_reducer: op must be one of 'sum', 'max'")
+
+    @T.prim_func
+    def not_reducer(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1):
+            f = T.alloc_fragment((64,), "float32")
+            T.reducer_update(f[0], 1.0)  # not-reducer
+
+    kernel_error(not_reducer, "not-reducer", "T.reducer_update needs a tile from T.alloc_reducer")
+
+    @T.prim_func
+    def domain(A: T.Tensor((64,), "float32")):
+        with T.Kernel(4) as b:
+            for i in T.Persistent(8, 4, b):  # domain
+                A[i] = 0.0
+
+    kernel_error(domain, "domain", "T.Persistent: the domain must be a non-empty list")
+
+    @T.prim_func
+    def short(Out: T.Tensor((4, 100, 8), "float32")):
+        with T.Kernel(1):
+            t = T.alloc_fragment((64, 8), "float32")
+            T.atomic_add(Out[0, 0:25, 0:8], t)  # short
+
+    kernel_error(short, "short", "the region of 'Out' is smaller than tile 't' (64, 8)")

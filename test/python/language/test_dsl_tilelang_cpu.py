@@ -3,9 +3,11 @@ stores that convert to the buffer's dtype, Python `if` on traced values, mutable
 `T.alloc_var` scalars, the scheduling hints cpu ignores, on ragged sizes."""
 
 import numpy as np
+import pytest
 
 import tilec
 import tilec.language as T
+from tilec.language import layouts
 
 RNG = np.random.default_rng(1)
 
@@ -242,3 +244,170 @@ def test_regions_shorter_than_their_tile_copy_only_their_part():
     tilec.compile(ragged)(k, out)
     np.testing.assert_array_equal(out[:, :valid], k.reshape(4, valid, 8))
     assert (out[:, valid:] == 7.0).all()
+
+
+def test_unit_dims_match_wherever_they_are():
+    """A (1, S, 1) region copies into (1, S), (S,) and (S, 1) tiles and back, and a
+    (1, S) tile adds into it, on a ragged S (TileLang's chunked cumsum layout)."""
+    batch, seq, heads = 2, 150, 3
+
+    @T.prim_func
+    def middle(
+        G: T.Tensor((batch, seq, heads), "float32"),
+        O: T.Tensor((batch, seq, heads), "float32"),  # noqa: E741
+        A: T.Tensor((batch, seq, heads), "float32"),
+    ):
+        with T.Kernel(T.ceildiv(seq, 64), batch * heads) as (bs, bbh):
+            bb, bh = bbh // heads, bbh % heads
+            row = T.alloc_shared((1, 64), "float32")
+            flat = T.alloc_fragment((64,), "float32")
+            column = T.alloc_fragment((64, 1), "float32")
+            T.copy(G[bb, bs * 64 : (bs + 1) * 64, bh], row)
+            T.copy(G[bb, bs * 64 : (bs + 1) * 64, bh], flat)
+            T.copy(G[bb, bs * 64 : (bs + 1) * 64, bh], column)
+            for i in T.Parallel(64):
+                row[0, i] = row[0, i] + flat[i] * 10.0 + column[i, 0] * 100.0
+            T.copy(row, O[bb, bs * 64 : (bs + 1) * 64, bh])
+            T.atomic_add(A[bb, bs * 64 : (bs + 1) * 64, bh], row)
+
+    g = RNG.standard_normal((batch, seq, heads)).astype(np.float32)
+    o, a = np.zeros_like(g), np.ones_like(g)
+    tilec.compile(middle)(g, o, a)
+    np.testing.assert_allclose(o, 111.0 * g, rtol=1e-6)
+    np.testing.assert_allclose(a, 1.0 + 111.0 * g, rtol=1e-6)
+
+
+def test_a_swizzled_layout_changes_nothing_on_cpu():
+    @T.prim_func
+    def transpose(A: T.Tensor((50, 70), "float32"), B: T.Tensor((70, 50), "float32")):
+        with T.Kernel(T.ceildiv(70, 32), T.ceildiv(50, 32)) as (bx, by):
+            a = T.alloc_shared((32, 32), "float32")
+            T.annotate_layout({a: layouts.make_swizzled_layout(a)})
+            T.copy(A[by * 32, bx * 32], a)
+            t = T.alloc_fragment((32, 32), "float32")
+            for i, j in T.Parallel(32, 32):
+                t[i, j] = a[j, i]
+            T.copy(t, B[bx * 32, by * 32])
+
+    a = RNG.standard_normal((50, 70)).astype(np.float32)
+    b = np.zeros((70, 50), np.float32)
+    tilec.compile(transpose)(a, b)
+    np.testing.assert_array_equal(b, a.T)
+
+
+def test_narrow_and_unsigned_scalar_parameters_keep_their_dtype():
+    """A `T.uint8` (or int8, uint64, ...) scalar is that dtype in the kernel: its
+    arithmetic wraps and divides as numpy's does; a call checks its range."""
+
+    @T.prim_func
+    def scalars(
+        X: T.Tensor((16,), "uint8"),
+        Y: T.Tensor((16,), "uint8"),
+        Z: T.Tensor((16,), "int8"),
+        W: T.Tensor((16,), "uint64"),
+        s: T.uint8,
+        t: T.int8,
+        u: T.uint64,
+    ):
+        with T.Kernel(1):
+            for i in T.Parallel(16):
+                Y[i] = (X[i] + s + s) // 2  # uint8 arithmetic: wraps at 256
+                Z[i] = T.cast(X[i] % 4, "int8") * t
+                W[i] = u // T.cast(X[i] + 1, "uint64")
+
+    kernel = tilec.compile(scalars)
+    x = np.arange(0, 256, 16, dtype=np.uint8)
+    y, z, w = np.zeros(16, np.uint8), np.zeros(16, np.int8), np.zeros(16, np.uint64)
+    big = 2**64 - 5
+    kernel(x, y, z, w, 200, -3, big)
+    np.testing.assert_array_equal(y, (x + np.uint8(200) + np.uint8(200)) // np.uint8(2))
+    np.testing.assert_array_equal(z, (x % 4).astype(np.int8) * np.int8(-3))
+    np.testing.assert_array_equal(w, np.uint64(big) // (x.astype(np.uint64) + np.uint64(1)))
+    for args, message in (
+        ((256, -3, 0), r"argument 's' expects a uint8 in \[0, 255\] but got 256"),
+        ((-1, -3, 0), r"argument 's' expects a uint8 in \[0, 255\] but got -1"),
+        ((0, 128, 0), r"argument 't' expects an int8 in \[-128, 127\] but got 128"),
+        ((0, 0, -1), r"argument 'u' expects a uint64 in \[0, 18446744073709551615\]"),
+    ):
+        with pytest.raises(tilec.ArgumentError, match=message):
+            kernel(x, y, z, w, *args)
+
+
+def test_reducers_combine_with_their_op():
+    """T.alloc_reducer / reducer_init / reducer_update / finalize_reducer, for each combine
+    op, with and without an initial value, row by row of a ragged (37 x 50) matrix."""
+    rows, cols = 37, 50
+
+    @T.prim_func
+    def reduce_rows(
+        A: T.Tensor((rows, cols), "int32"),
+        Sum: T.Tensor((rows,), "int32"),
+        Max: T.Tensor((rows,), "int32"),
+        Min: T.Tensor((rows,), "float32"),
+        Xor: T.Tensor((rows,), "int32"),
+    ):
+        with T.Kernel(1):
+            a = T.alloc_fragment((64, 64), "int32")
+            T.copy(A[0, 0], a)
+            total = T.alloc_reducer((64,), "int32", op="sum")
+            high = T.alloc_reducer((64,), "int32", op="max")
+            low = T.alloc_reducer((64,), "float32", op="min")
+            bits = T.alloc_reducer((64,), "int32", op="bitxor")
+            T.reducer_init(total, 1000)  # combined once, as TileLang's init
+            T.reducer_init(high)
+            T.reducer_init(low)
+            T.reducer_init(bits)
+            for i, j in T.Parallel(64, 64):
+                if j < cols:
+                    T.reducer_update(total[i], a[i, j])
+                    T.reducer_update(high[i], a[i, j])
+                    T.reducer_update(low[i], a[i, j] * 0.5)
+                    T.reducer_update(bits[i], a[i, j])
+            out = T.alloc_fragment((64,), "int32")
+            T.finalize_reducer(total, out)
+            T.copy(out, Sum[0])
+            T.finalize_reducer(high, out)
+            T.copy(out, Max[0])
+            halves = T.alloc_fragment((64,), "float32")
+            T.finalize_reducer(low, halves)
+            T.copy(halves, Min[0])
+            T.finalize_reducer(bits, out)
+            T.copy(out, Xor[0])
+
+    a = RNG.integers(-1000, 1000, (rows, cols)).astype(np.int32)
+    s, h, x = (np.zeros(rows, np.int32) for _ in range(3))
+    m = np.zeros(rows, np.float32)
+    tilec.compile(reduce_rows)(a, s, h, m, x)
+    np.testing.assert_array_equal(s, a.sum(1) + 1000)
+    np.testing.assert_array_equal(h, a.max(1))
+    np.testing.assert_array_equal(m, a.min(1) * 0.5)
+    np.testing.assert_array_equal(x, np.bitwise_xor.reduce(a, axis=1))
+
+
+@pytest.mark.parametrize(("waves_of", "group"), [(3, 8), (5, 1), (4, 3), (64, 2)])
+def test_persistent_walk_visits_every_tile_once(waves_of, group):
+    gm, gn = 7, 5  # a ragged grid: 5 columns in panels of `group`
+
+    @T.prim_func
+    def walk(Visits: T.Tensor((gm, gn), "int32"), Owner: T.Tensor((gm, gn), "int32")):
+        with T.Kernel(waves_of, threads=128) as block:
+            for bx, by in T.Persistent([gm, gn], waves_of, block, group):
+                T.atomic_add(Visits[bx, by], 1)
+                Owner[bx, by] = block
+
+    visits, owner = np.zeros((gm, gn), np.int32), np.full((gm, gn), -1, np.int32)
+    tilec.compile(walk)(visits, owner)
+    np.testing.assert_array_equal(visits, 1)
+    # TileLang's order: panels of `group` columns, each walked row by row.
+    panel = np.minimum(group, gn)
+    order = [
+        (r, p * panel + c)
+        for p in range(-(-gn // panel))
+        for r in range(gm)
+        for c in range(panel)
+    ]
+    expected = np.full((gm, gn), -1, np.int32)
+    for position, (r, c) in enumerate(order):
+        if c < gn:
+            expected[r, c] = position % waves_of
+    np.testing.assert_array_equal(owner, expected)

@@ -53,7 +53,7 @@ Ports (test_tl_<name>.py: TileLang example path; features it uses):
 - grouped_gemm_fwd: examples/grouped_gemm/example_grouped_gemm_fwd.py
     alloc_var reassigned, if in T.Parallel
 - convolution: examples/convolution/example_convolution.py
-    im2col in T.Parallel, `and`, T.Tensor views
+    im2col in T.Parallel, `and`, T.Tensor views; T.im2col (the current example)
 - chunk_local_cumsum: examples/gdn/example_cumsum.py
     T.cumsum (reverse), scope=, (1, S) tiles
 - gemm_splitk: examples/gemm_splitk/example_tilelang_gemm_splitk.py
@@ -77,15 +77,10 @@ Ports (test_tl_<name>.py: TileLang example path; features it uses):
 - gemm_persistent: examples/gemm/example_gemm_persistent.py
     waves with if/and, T.Persistent
 
-Status when written (cpu target), 65 passed and 20 xfailed:
-- passing: gemm, elementwise_add, rms_norm, layernorm, online_softmax, mha_fwd_bhsd,
-  gqa_fwd_bshd, mla_decode, block_sparse_attn, topk, gemm_fp8, gemm_fp8_2xacc,
-  deepgemm_fp8_2xacc, grouped_gemm_fwd, convolution, gemm_splitk, gemm_splitk_atomicadd,
-  blocksparse_gemm, per_token_cast_to_fp8, dynamic_shape, mha_inference, retention_fwd,
-  linear_attn_fwd, and two of the three kernels of gemm_persistent;
-- xfail: quickstart (eager-style jit); gqa_decode (finding: uint8 arguments; the ragged split
-  also needs a copy region smaller than its tile); chunk_local_cumsum (a 1-D slice copied
-  into a (1, S) tile; alloc_fragment(scope="shared")); mamba_chunk_state
-  (tilec.layout.make_swizzled_layout); gemv (finding: T.get_thread_binding is always 0;
-  T.alloc_reducer unsupported); gemm_persistent's T.Persistent kernel (unsupported).
+Status (cpu target): every port passes but one, whose mark is a strict xfail:
+quickstart (TileLang's eager-style jit with unannotated tensor parameters).
+Since they were written, gemv (per-thread code; T.alloc_reducer), chunk_local_cumsum (a
+(1, S, 1) region into a (1, S) tile), gemm_persistent's T.Persistent kernel, mamba's
+chunk state (`tilec.layout.make_swizzled_layout`) and
+convolution with T.im2col run too.
 """

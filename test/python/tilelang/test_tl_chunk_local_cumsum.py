@@ -11,7 +11,6 @@ import pytest
 
 import tilec
 import tilec.language as T
-from tilec.language.errors import DSLError
 
 
 @tilec.jit(out_idx=[-1])
@@ -82,17 +81,7 @@ def ref_chunk_local_cumsum(g, chunk_size, reverse, head_first):
 @pytest.mark.parametrize(
     ("reverse", "head_first", "use_fragment"),
     [
-        pytest.param(
-            True,
-            False,
-            False,
-            marks=pytest.mark.xfail(
-                reason="needs T.copy of a (1, block_S, 1) region into a (1, block_S) tile "
-                "(tilec matches unit dims from the front)",
-                raises=DSLError,
-                strict=True,
-            ),
-        ),
+        (True, False, False),
         (False, True, True),
     ],
 )

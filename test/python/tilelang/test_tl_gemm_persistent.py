@@ -14,7 +14,6 @@ import pytest
 
 import tilec
 import tilec.language as T
-from tilec.language import DSLError
 
 
 @tilec.jit(out_idx=[-1])
@@ -131,9 +130,6 @@ def test_matmul_persistent_waves(M, N, K):
     check(kernel, M, N, K)
 
 
-@pytest.mark.xfail(
-    reason="needs T.Persistent (tilec rejects it as unsupported)", raises=DSLError, strict=True
-)
 @pytest.mark.parametrize(("M", "N", "K"), SHAPES)
 def test_matmul_persistent_primitive(M, N, K):
     check(matmul_persistent(M, N, K, 64, 128, 32, 128, 3), M, N, K)

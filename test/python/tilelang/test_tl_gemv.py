@@ -16,7 +16,6 @@ import pytest
 
 import tilec as tl
 import tilec.language as T
-from tilec.language import DSLError
 
 
 @tl.jit(out_idx=[-1])
@@ -72,11 +71,6 @@ def gemv_alloc_reducer(M, N, block_M=128, block_N=128, num_stages=2, threads=256
 SHAPES = [(200, 300), (256, 512)]  # ragged, aligned (N rows, K columns)
 
 
-@pytest.mark.xfail(
-    reason="needs per-thread (SIMT) code: T.get_thread_binding is an error in a block of "
-    "more than one thread",
-    strict=True,
-)
 @pytest.mark.parametrize(("N", "K"), SHAPES)
 def test_naive_gemv(N, K):
     rng = np.random.default_rng(23)
@@ -87,11 +81,6 @@ def test_naive_gemv(N, K):
     np.testing.assert_allclose(c.astype(np.float32), ref, rtol=1e-2, atol=5e-2)
 
 
-@pytest.mark.xfail(
-    reason="needs T.alloc_reducer / T.finalize_reducer (tilec rejects them as unsupported)",
-    raises=DSLError,
-    strict=True,
-)
 @pytest.mark.parametrize(("M", "N"), SHAPES)
 def test_gemv_alloc_reducer(M, N):
     rng = np.random.default_rng(24)

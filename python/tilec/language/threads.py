@@ -1,0 +1,384 @@
+"""Per-thread (SIMT) code: a kernel body that uses the thread index, run once per thread.
+
+A tile kernel is written for a block as a whole, but TileLang also lets a
+kernel take `tx = T.get_thread_binding()` and write what each thread does
+(`acc[0] += A_shared[tx, k]`). tilec gives such a body the meaning CUDA
+gives it, in tile IR that every target can run: when the kernel is closed,
+its body becomes loops over the threads (`scf.for` marked `tile.threads`),
+each running the per-thread code once per thread index:
+
+- tiles in `local` scope (`T.alloc_local`, `T.alloc_var`) are per thread,
+  every other tile per block;
+- a barrier (`T.sync_threads`) ends one loop over the threads and starts the
+  next, so every thread's writes before it are seen by every thread after it
+  (loop fission); a barrier in a loop or `if` whose bounds or condition do
+  not depend on the thread index moves the loops over the threads into it;
+- a tile op that does not depend on the thread index (`T.copy` of a whole
+  tile, `T.gemm`) is run once by the block, between the loops, as TileLang's
+  tile ops are run by all threads together; one that does (it reads a local
+  tile or the thread index) is run by each thread, and so is an atomic add
+  of a scalar, which is each thread's own in TileLang;
+- what computes no per-thread value and has no effect (index arithmetic on
+  the block index) is computed once, before the loops;
+- a per-thread value or local tile that lives across a barrier is kept per
+  thread: a value in a `(threads,)` local tile, a tile as a `(threads, ...)`
+  one of which each thread sees its row.
+
+A barrier that only some threads reach (inside a loop or `if` on the thread
+index) is an error at its line, as it is undefined in CUDA.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from mlir import ir
+from mlir.dialects import arith, memref, scf
+
+from tilec.dialects import tile
+
+from .errors import DSLError, SourceLoc
+
+# The attribute that marks a loop over the threads of a block.
+THREAD_LOOP = "tile.threads"
+# The attribute that names the warp shuffle whose exchange a barrier is part of.
+EXCHANGE = "tile.exchange"
+# Ops that compute a value from their operands alone, which may run once for all threads.
+_PURE_DIALECTS = ("arith.", "math.", "index.")
+_PURE_OPS = frozenset({"memref.dim", "affine.apply"})
+# Loops and branches a barrier may be in, when all threads take them alike.
+_LOOPS = frozenset({"scf.for", "tile.pipelined"})
+
+
+def _op(op: ir.Operation | ir.OpView) -> ir.Operation:
+    """The operation itself, for an op view (what uses and owners give) too."""
+    return op.operation
+
+
+def _nested(op: ir.Operation) -> Iterator[ir.Operation]:
+    """The ops inside `op`'s regions, outer before inner."""
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                yield child.operation
+                yield from _nested(child.operation)
+
+
+def _body(block: ir.Block) -> list[ir.Operation]:
+    """The ops of `block` before its terminator."""
+    return [op.operation for op in block.operations][:-1]
+
+
+def _is_tile_op(op: ir.Operation) -> bool:
+    """A tile op, which the threads of a block run together; an atomic add of a scalar is
+    each thread's own (TileLang's AtomicAdd call), not one of them."""
+    if op.name == "tile.atomic_add":
+        return isinstance(op.operands[0].type, ir.MemRefType)
+    return op.name.startswith("tile.") and op.name not in ("tile.alloc", "tile.yield")
+
+
+def _is_local_alloc(op: ir.Operation) -> bool:
+    return (
+        op.name == "tile.alloc"
+        and tile.scope_of(ir.MemRefType(op.results[0].type)) == tile.Scope.local
+    )
+
+
+def _source_loc(op: ir.Operation, fallback: SourceLoc) -> SourceLoc:
+    loc = op.location
+    if loc.is_a_file():
+        return SourceLoc(loc.filename, loc.start_line, loc.start_col)
+    return fallback
+
+
+@dataclass
+class _Segment:
+    """A run of ops of one block: per thread (`threads`), once for the block (`block`), or
+    a loop or branch whose blocks are distributed in turn (`nested`); a `barrier` only
+    ends the run before it."""
+
+    kind: str  # "threads", "block", "nested" or "barrier"
+    ops: list[ir.Operation] = field(default_factory=list)
+
+
+class _Distribution:
+    """Turns one kernel body into loops over its threads (see the module docstring)."""
+
+    def __init__(self, kernel: ir.Operation, thread: ir.Value, threads: int, loc: SourceLoc):
+        self.body = kernel.regions[0].blocks[0]
+        self.thread = thread
+        self.threads = threads
+        self.loc = loc
+        self.varying: set[ir.Value] = {thread}
+        self.varying_ops: set[ir.Operation] = set()
+        self.loops: dict[ir.Operation, ir.Value] = {}  # thread loop -> its thread index
+        self.barriers: list[ir.Operation] = []
+
+    # -- analysis --------------------------------------------------------------
+
+    def mark(self, op: ir.Operation) -> bool:
+        """Whether `op` depends on the thread: it uses the thread index, a local tile or a
+        value that does, here or inside its regions. Marks its results too."""
+        varying = _is_local_alloc(op) or any(value in self.varying for value in op.operands)
+        if varying:
+            for region in op.regions:
+                for block in region.blocks:
+                    self.varying.update(block.arguments)
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    varying |= self.mark(child.operation)
+        if varying:
+            self.varying.update(op.results)
+            self.varying_ops.add(op)
+        return varying
+
+    def error(self, op: ir.Operation, message: str) -> DSLError:
+        return DSLError(message, _source_loc(op, self.loc))
+
+    def segments(self, block: ir.Block) -> tuple[list[ir.Operation], list[_Segment]]:
+        """The ops of `block` computed once before everything else, and its segments."""
+        hoisted: list[ir.Operation] = []
+        available: set[ir.Value] = set()
+        segments: list[_Segment] = []
+
+        def current(kind: str) -> _Segment:
+            if not segments or segments[-1].kind != kind:
+                segments.append(_Segment(kind))
+            return segments[-1]
+
+        inside = set(_body(block))
+        for op in _body(block):
+            varying = op in self.varying_ops
+            contents = list(_nested(op))
+            if op.name == "tile.alloc" and not varying:
+                hoisted.append(op)
+            elif op.name == "tile.barrier":
+                self.barriers.append(op)
+                segments.append(_Segment("barrier"))
+            elif not varying and self.pure(op, inside, available):
+                hoisted.append(op)
+                available.update(op.results)
+            elif not varying and (_is_tile_op(op) or any(map(_is_tile_op, contents))):
+                current("block").ops.append(op)
+            elif any(nested.name == "tile.barrier" for nested in contents):
+                self.check_uniform_control(op, contents)
+                segments.append(_Segment("nested", [op]))
+            else:
+                current("threads").ops.append(op)
+        return hoisted, [s for s in segments if s.kind != "barrier"]
+
+    @staticmethod
+    def pure(op: ir.Operation, inside: set[ir.Operation], available: set[ir.Value]) -> bool:
+        """Whether `op` computes a value from operands that are ready before the block's
+        first segment: defined outside the block, or by ops already hoisted."""
+        if not (op.name.startswith(_PURE_DIALECTS) or op.name in _PURE_OPS) or op.regions:
+            return False
+        for value in op.operands:
+            owner = value.owner
+            if isinstance(owner, ir.Block):
+                continue
+            if _op(owner) in inside and value not in available:
+                return False
+        return True
+
+    def check_uniform_control(self, op: ir.Operation, contents: list[ir.Operation]) -> None:
+        """A barrier inside `op` is reached by all threads alike: `op` is a loop or an `if`
+        (without results) whose bounds or condition do not depend on the thread."""
+        barrier = next(n for n in contents if n.name == "tile.barrier")
+        # A warp shuffle's exchange names the shuffle (`tile.exchange`, see `warps`).
+        name = "T.sync_threads"
+        if EXCHANGE in barrier.attributes:
+            name = ir.StringAttr(barrier.attributes[EXCHANGE]).value
+        kinds = {"scf.for": "T.serial loop", "tile.pipelined": "T.Pipelined loop"}
+        what = kinds.get(op.name, "`if`" if op.name == "scf.if" else f"'{op.name}'")
+        line = _source_loc(op, self.loc).line
+        controlled = op.name in _LOOPS or op.name == "scf.if"
+        if not controlled or op.results:
+            raise self.error(
+                barrier,
+                f"{name} in per-thread code inside the {what} at line {line}, which "
+                "tilec cannot split at the barrier; move the barrier out of it",
+            )
+        if any(value in self.varying for value in op.operands):
+            raise self.error(
+                barrier,
+                f"{name} in per-thread code inside the {what} at line {line}, whose "
+                f"{'bounds depend' if op.name in _LOOPS else 'condition depends'} on the "
+                "thread index, so that not all threads reach it alike; move the barrier out "
+                "of it",
+            )
+
+    # -- rewriting -------------------------------------------------------------
+
+    def distribute(self, block: ir.Block, bounds: tuple[ir.Value, ir.Value, ir.Value]) -> None:
+        """Rebuilds `block` as its hoisted ops, then its segments in order."""
+        hoisted, segments = self.segments(block)
+        terminator = list(block.operations)[-1].operation
+        for op in hoisted:
+            op.move_before(terminator)
+        for segment in segments:
+            if segment.kind == "threads":
+                with ir.InsertionPoint(terminator), segment.ops[0].location:
+                    loop = scf.ForOp(*bounds)
+                    loop.attributes[THREAD_LOOP] = ir.UnitAttr.get()
+                with ir.InsertionPoint(loop.body), segment.ops[0].location:
+                    yield_op = scf.YieldOp([])
+                self.loops[loop.operation] = loop.induction_variable
+                for op in segment.ops:
+                    op.move_before(yield_op.operation)
+                continue
+            for op in segment.ops:
+                op.move_before(terminator)
+            if segment.kind == "nested":
+                (op,) = segment.ops
+                for region in op.regions:
+                    for nested_block in region.blocks:
+                        self.distribute(nested_block, bounds)
+
+    def loop_of(self, op: ir.Operation) -> ir.Operation | None:
+        """The loop over the threads that `op` is in, if any."""
+        parent: ir.Operation | None = _op(op)
+        while parent is not None and parent not in self.loops:
+            owner = parent.parent
+            parent = None if owner is None or owner.name == "tile.kernel" else owner.operation
+        return parent
+
+    def index_of(self, loop: ir.Operation | None, at: ir.Operation) -> ir.Value:
+        """The thread index where `at` runs: its loop's, or 0 outside the loops (an op run
+        once reads what thread 0 computed: the same as any thread)."""
+        if loop is not None:
+            return self.loops[loop]
+        with ir.InsertionPoint(at), at.location:
+            return arith.constant(ir.IndexType.get(), 0)
+
+    def thread_indices(self) -> None:
+        for use in list(self.thread.uses):
+            owner = _op(use.owner)
+            loop = self.loop_of(owner)
+            assert loop is not None, "what uses the thread index runs per thread"
+            owner.operands[use.operand_number] = self.loops[loop]
+
+    def spill_values(self) -> None:
+        """Values computed by one loop over the threads and used elsewhere are kept per
+        thread, in a `(threads,)` local tile."""
+        for loop in list(self.loops):
+            for op in _body(loop.regions[0].blocks[0]):
+                if op.name == "tile.alloc":
+                    continue  # see expand_locals
+                for value in op.results:
+                    self.spill(value, op, loop)
+
+    def spill(self, value: ir.Value, op: ir.Operation, loop: ir.Operation) -> None:
+        outside = []
+        for use in list(value.uses):
+            user = _op(use.owner)
+            if self.loop_of(user) != loop:
+                outside.append((user, use.operand_number))
+        if not outside:
+            return
+        if isinstance(value.type, ir.MemRefType):
+            raise self.error(
+                op,
+                "a view of a per-thread tile is used on both sides of T.sync_threads; take "
+                "the view again after the barrier",
+            )
+        # Targets keep no `index` tiles, so an index is kept as an i64.
+        is_index = isinstance(value.type, ir.IndexType)
+        kept = ir.IntegerType.get_signless(64) if is_index else value.type
+        with ir.InsertionPoint.at_block_begin(self.body), op.location:
+            slots = tile.alloc(tile.memref_type([self.threads], kept, tile.Scope.local))
+        with ir.InsertionPoint.after(op), op.location:
+            stored = arith.index_cast(kept, value) if is_index else value
+            memref.store(stored, slots, [self.loops[loop]])
+        reloaded: dict[ir.Operation | None, ir.Value] = {}
+        for user, position in outside:
+            where = self.loop_of(user)
+            if where not in reloaded or where is None:
+                first = user if where is None else _body(where.regions[0].blocks[0])[0]
+                index = self.index_of(where, first)
+                with ir.InsertionPoint(first), op.location:
+                    loaded = memref.load(slots, [index])
+                    reloaded[where] = arith.index_cast(value.type, loaded) if is_index else loaded
+            user.operands[position] = reloaded[where]
+
+    def expand_locals(self) -> None:
+        """A local tile used by more than one loop over the threads becomes a
+        `(threads, ...)` tile, of which each loop's thread sees its row."""
+        allocs = [op for op in _nested(self.body.owner) if _is_local_alloc(op)]
+        for alloc in allocs:
+            result = alloc.results[0]
+            loops = {self.loop_of(alloc)} | {self.loop_of(use.owner) for use in result.uses}
+            if len(loops) > 1:
+                self.expand(alloc, result)
+
+    def expand(self, alloc: ir.Operation, result: ir.Value) -> None:
+        tile_type = ir.MemRefType(result.type)
+        shape = list(tile_type.shape)
+        with ir.InsertionPoint.at_block_begin(self.body), alloc.location:
+            rows = tile.alloc(
+                ir.MemRefType.get(
+                    [self.threads, *shape],
+                    tile_type.element_type,
+                    memory_space=tile_type.memory_space,
+                )
+            )
+        strides = [1]
+        for size in reversed(shape[1:]):
+            strides.insert(0, strides[0] * size)
+        dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+        row_type = ir.MemRefType.get(
+            shape,
+            tile_type.element_type,
+            ir.StridedLayoutAttr.get(dynamic, strides),
+            tile_type.memory_space,
+        )
+        views: dict[ir.Operation, ir.Value] = {}
+        for use in list(result.uses):
+            user = _op(use.owner)
+            loop = self.loop_of(user)
+            assert loop is not None, "what uses a local tile runs per thread"
+            if loop not in views:
+                first = _body(loop.regions[0].blocks[0])[0]
+                with ir.InsertionPoint(first), alloc.location:
+                    views[loop] = memref.SubViewOp(
+                        row_type,
+                        rows,
+                        [self.loops[loop]],
+                        [],
+                        [],
+                        [dynamic] + [0] * len(shape),
+                        [1, *shape],
+                        [1] * (len(shape) + 1),
+                    ).result
+            user.operands[use.operand_number] = views[loop]
+        alloc.erase()
+
+    def run(self) -> None:
+        for op in _body(self.body):
+            self.mark(op)
+        with ir.InsertionPoint.at_block_begin(self.body), self.body.owner.location:
+            index = ir.IndexType.get()
+            bounds = (
+                arith.constant(index, 0),
+                arith.constant(index, self.threads),
+                arith.constant(index, 1),
+            )
+        self.distribute(self.body, bounds)
+        for barrier in self.barriers:
+            barrier.erase()
+        self.thread_indices()
+        self.expand_locals()
+        self.spill_values()
+
+
+def distribute(kernel: ir.Operation, thread: ir.Value, threads: int, loc: SourceLoc) -> None:
+    """Runs the per-thread code of `kernel` once per thread (see the module docstring).
+
+    `thread` is the placeholder the trace used for the thread index: an extra
+    argument of the kernel's body, which this erases.
+    """
+    _Distribution(kernel, thread, threads, loc).run()
+    body = kernel.regions[0].blocks[0]
+    body.erase_argument(ir.BlockArgument(thread).arg_number)
