@@ -330,7 +330,7 @@ class Program:
         self.site = Site("func.func", location(func), f"@{self.name}")
         self.core_kind = kernel_kind(func)
         body = func.regions[0].blocks[0]
-        names = list(arg_names or [])
+        names = _dsl_names(func) or list(arg_names or [])
         self.arguments = [
             Argument(i, names[i] if i < len(names) else f"arg{i}", arg.type)
             for i, arg in enumerate(body.arguments)
@@ -352,6 +352,20 @@ class Program:
         for slot, value in zip(self.arg_slots, self.arg_values, strict=True):
             env[slot] = value
         return env
+
+
+def _dsl_names(func: ir.Operation) -> list[str]:
+    """The parameter names a DSL kernel gave its arguments (`tile.name`,
+    kept through the lowering), when every argument has one."""
+    if "arg_attrs" not in func.attributes:
+        return []
+    names = []
+    for attrs in ir.ArrayAttr(func.attributes["arg_attrs"]):
+        attrs = ir.DictAttr(attrs)
+        if "tile.name" not in attrs:
+            return []
+        names.append(ir.StringAttr(attrs["tile.name"]).value)
+    return names if len(set(names)) == len(names) else []
 
 
 def kernel_kind(func: ir.Operation) -> str:

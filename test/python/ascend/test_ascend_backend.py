@@ -191,3 +191,15 @@ def test_mixed_kernels_are_a_located_error():
     with pytest.raises(CompileError,
                        match=r"test_ascend_backend\.py:\d+:\d+: error: .*cube and vector"):
         tilec.compile(gemm_then_scale, target="ascend")
+
+
+def test_the_simulator_names_arguments_as_the_kernel_does():
+    """The ascend IR of a DSL kernel runs in tilec.sim / tile-sim with the
+    DSL's parameter names (`tile.name`), not only %arg0, %arg1."""
+    from tilec import sim
+
+    text = tilec.compile(scale, target="ascend").source()
+    x = np.arange(10, dtype=np.float32)
+    result = sim.simulate(text, {"X": x, "Y": np.zeros_like(x)}, block_dim=2)
+    assert result.ok
+    np.testing.assert_array_equal(result["Y"], x * 3 + 1)
