@@ -29,7 +29,8 @@ NO_MATCH = True
 _WRITES_WHOLE_TILE = ("tile.fill", "tile.clear")
 
 
-def _is_zero_constant(value: ir.Value) -> bool:
+def is_zero_constant(value: ir.Value) -> bool:
+    """Whether `value` is an `arith.constant` zero (integer or float)."""
     owner = value.owner
     if not isinstance(owner, ir.Operation | ir.OpView) or owner.name != "arith.constant":
         return False
@@ -76,7 +77,7 @@ def _next_user(op: ir.Operation, value: ir.Value) -> ir.Operation | None:
 
 def zero_fill_to_clear(op: ir.OpView, rewriter: PatternRewriter):
     """`tile.fill %t, 0` is spelled `tile.clear %t`."""
-    if not _is_zero_constant(op.operands[1]):
+    if not is_zero_constant(op.operands[1]):
         return NO_MATCH
     with rewriter.ip, op.location:
         ir.Operation.create("tile.clear", operands=[op.operands[0]])

@@ -40,7 +40,7 @@ from mlir import ir
 from mlir.dialects import memref
 
 from tilec.dialects import ascend
-from tilec.passes.canonicalize_ops import _is_zero_constant
+from tilec.passes.canonicalize_ops import is_zero_constant
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend import buffers
@@ -159,7 +159,7 @@ class CopyOnCube(TileOpLowering):
             raise emit_error(op, f"a copy of {'x'.join(map(str, extent))} elements into or out "
                                  f"of a {'x'.join(map(str, matrix_shape(tile)))} {space(tile)} "
                                  f"tile: cube copies move whole tiles")
-        if pad and not _is_zero_constant(pad[0]):
+        if pad and not is_zero_constant(pad[0]):
             raise emit_error(op, "copies into L1 pad with zero only")
         src_type, dst_type = ir.MemRefType(src.type), ir.MemRefType(dst.type)
         if path == ("gm", "l1"):

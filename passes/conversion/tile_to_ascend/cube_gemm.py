@@ -52,7 +52,7 @@ from mlir import ir
 from mlir.dialects import arith, memref, scf
 
 from tilec.dialects import ascend
-from tilec.passes.canonicalize_ops import _is_zero_constant
+from tilec.passes.canonicalize_ops import is_zero_constant
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend import buffers
@@ -81,7 +81,7 @@ def is_clear(op: ir.Operation, acc: ir.Value) -> bool:
     """A `tile.clear` of `acc`, or a zero `tile.fill` (not yet canonicalized)."""
     if op.name == "tile.clear":
         return op.operands[0] == acc
-    return op.name == "tile.fill" and op.operands[0] == acc and _is_zero_constant(op.operands[1])
+    return op.name == "tile.fill" and op.operands[0] == acc and is_zero_constant(op.operands[1])
 
 
 def _root(value: ir.Value) -> ir.Value:

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from tilec.dialects import ascend, tile
-from tilec.passes.canonicalize_ops import _is_zero_constant
+from tilec.passes.canonicalize_ops import is_zero_constant
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.registry import Pass, PassFailure, option, register_pass
 from tilec.targets.ascend_profiles import PROFILES, get_profile
@@ -266,7 +266,7 @@ def _relu_of(op: ir.Operation, acc: ir.Value) -> ir.Operation | None:
     if load.results[0] not in operands:
         return None
     other = operands[1] if operands[0] == load.results[0] else operands[0]
-    return region if _is_zero_constant(other) else None
+    return region if is_zero_constant(other) else None
 
 
 def _later_in_block(op: ir.Operation) -> list[ir.Operation]:

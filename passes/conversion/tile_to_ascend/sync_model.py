@@ -28,16 +28,12 @@ import numpy as np
 from mlir import ir
 
 from tilec.passes.registry import PassFailure, emit_error
-from tilec.sim.instruction import FIX, MTE1, MTE2, MTE3, PIPE_NAMES, M, S, V
+from tilec.sim.instruction import COPY_PIPES, FIX, MTE1, MTE2, PIPE_NAMES, M, S, V
 from tilec.sim.memory import Region, overlap
 
 _UNBOUNDED = 1 << 62
 _MAX_RUNS = 1 << 16
 """Above this many runs an access is summarized by its bounding range."""
-
-COPY_PIPES = {("gm", "ub"): MTE2, ("gm", "l1"): MTE2, ("ub", "gm"): MTE3, ("ub", "ub"): V,
-              ("l1", "ub"): MTE3, ("ub", "l1"): MTE3}
-"""The pipe of `ascend.copy` by (source space, destination space), as in AscendOps.td."""
 
 _VECTOR_OPS = frozenset({"ascend.vbin", "ascend.vbins", "ascend.vunary", "ascend.vdup",
                          "ascend.vcast", "ascend.vreduce", "ascend.vbrcb", "ascend.vcmp",

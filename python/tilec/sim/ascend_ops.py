@@ -26,6 +26,7 @@ from tilec.sim import layout
 from tilec.sim.diagnostics import fail
 from tilec.sim.dtypes import ElementType, element_type
 from tilec.sim.instruction import (
+    COPY_PIPES,
     CROSS_SET,
     CROSS_WAIT,
     EXEC,
@@ -33,7 +34,6 @@ from tilec.sim.instruction import (
     MARK,
     MTE1,
     MTE2,
-    MTE3,
     PIPE_IDS,
     PIPE_NAMES,
     PIPES_OF_CORE,
@@ -47,9 +47,6 @@ from tilec.sim.instruction import (
 from tilec.sim.interpreter import Compiler, compiles, keyword, location, memory_space
 from tilec.sim.memory import Buffer, region
 from tilec.sim.memref_ops import segments
-
-_COPY_PIPES = {("gm", "ub"): MTE2, ("gm", "l1"): MTE2, ("ub", "gm"): MTE3, ("ub", "ub"): V,
-               ("l1", "ub"): MTE3, ("ub", "l1"): MTE3}
 
 
 def _sizes(op: ir.Operation) -> list[int]:
@@ -140,7 +137,7 @@ def _copy(c: Compiler, op: ir.Operation) -> None:
     if (src_space, dst_space) not in c.profile.copy_paths:
         raise fail(where, f"ascend.copy {src_space} -> {dst_space} is not a data path of the "
                           f"{c.profile.name} profile")
-    pipe = _COPY_PIPES[src_space, dst_space]
+    pipe = COPY_PIPES[src_space, dst_space]
     site = c.site(op, f"ascend.copy {src_space} -> {dst_space}")
     startup = _startup(c, pipe)
     bandwidth = c.profile.bandwidth.get(path)

@@ -16,6 +16,10 @@ from tilec.sim.races import Site
 S, V, M, MTE1, MTE2, MTE3, FIX = range(7)
 PIPE_NAMES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX")
 PIPE_IDS = {name.lower(): index for index, name in enumerate(PIPE_NAMES)}
+COPY_PIPES = {("gm", "ub"): MTE2, ("gm", "l1"): MTE2, ("ub", "gm"): MTE3, ("ub", "ub"): V,
+              ("l1", "ub"): MTE3, ("ub", "l1"): MTE3}
+"""The pipe of `ascend.copy` by (source space, destination space), as in
+AscendOps.td; the simulator and the sync pass both read it."""
 PIPES_OF_CORE = {"aic": frozenset({S, M, MTE1, MTE2, MTE3, FIX}),
                  "aiv": frozenset({S, V, MTE2, MTE3})}
 """The pipes each kind of core has."""
