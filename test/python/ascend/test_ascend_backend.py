@@ -203,3 +203,32 @@ def test_the_simulator_names_arguments_as_the_kernel_does():
     result = sim.simulate(text, {"X": x, "Y": np.zeros_like(x)}, block_dim=2)
     assert result.ok
     np.testing.assert_array_equal(result["Y"], x * 3 + 1)
+
+
+@T.prim_func
+def add_eight_stages(X: T.Tensor((N,), "float32"), Y: T.Tensor((N,), "float32"),
+                     Z: T.Tensor((N,), "float32")):
+    with T.Kernel(1, threads=64):
+        x = T.alloc_fragment((256,), "float32")
+        y = T.alloc_fragment((256,), "float32")
+        z = T.alloc_fragment((256,), "float32")
+        for t in T.Pipelined(T.ceildiv(N, 256), num_stages=8):
+            T.copy(X[t * 256], x)
+            T.copy(Y[t * 256], y)
+            for i in T.Parallel(256):
+                z[i] = x[i] + y[i]
+            T.copy(z, Z[t * 256])
+
+
+def test_running_out_of_event_ids_shrinks_multi_buffering_and_says_so():
+    """Eight slots of three buffers need more flags from the V pipe than the
+    910b has ids: the kernel is compiled again with at most 4 slots."""
+    with pytest.warns(UserWarning, match=r"reduced to at most 4 slots .* out of event ids for "
+                                         r"flags from the v pipe"):
+        kernel = tilec.compile(add_eight_stages, target="ascend")
+    assert "ascend.multi_buffer_slots = 4" in kernel.ir("tile-ascend-multi-buffer{profile=910b "
+                                                         "max-stages=4}")
+    x = np.arange(3000, dtype=np.float32)
+    z = np.zeros_like(x)
+    kernel(x, x, z)
+    np.testing.assert_array_equal(z, 2 * x)

@@ -50,7 +50,7 @@ class AscendBackend(Backend):
             stages -= 1
         if stages < 1:
             return None
-        why = next(d.message for d in failure.diagnostics if OUT_OF_EVENT_IDS in d.message)
+        why = next(d.render() for d in failure.diagnostics if OUT_OF_EVENT_IDS in d.message)
         warnings.warn(f"multi-buffering reduced to at most {stages} slots per loop because the "
                       f"pipes ran out of event ids: {why}", stacklevel=4)
         return dataclasses.replace(options, max_stages=stages)
