@@ -6,7 +6,7 @@ from tilec.passes import (  # noqa: F401
     pipelines_builtin,
     verify_kernels,
 )
-from tilec.passes.conversion import tile_to_ascend  # noqa: F401
+from tilec.passes.conversion import tile_to_ascend, tile_to_cuda  # noqa: F401
 from tilec.passes.conversion.tile_to_cpu import (  # noqa: F401
     convert_tile_to_cpu,
     emulate_fp8,

@@ -20,6 +20,8 @@ USAGE: tile-opt [options] [input file]   (reads stdin when no file or '-')
 
 OPTIONS:
   -o <file>                      write the output to <file> ('-' is stdout)
+  --emit=<mlir|ptx>              print the IR (default), or the PTX of the gpu.module the
+                                 pipeline produced (after --tile-to-cuda)
   --pass-pipeline=<pipeline>     a textual pipeline, e.g.
                                  'builtin.module(tile-canonicalize-ops,func.func(cse))'
   --<pass>[=<options>]           append a pass or named pipeline (tilec or upstream),
@@ -69,6 +71,7 @@ class Options:
     print_debuginfo: bool = False
     disable_threading: bool = False
     verify_each: bool = True
+    emit: str = "mlir"
     list_passes: bool = False
     help: bool = False
     version: bool = False
@@ -95,6 +98,10 @@ def parse_args(argv: list[str]) -> Options:
             opts.list_passes = True
         elif name == "o":
             opts.output = value if has_value else next(args, None) or _missing("-o")
+        elif name == "emit":
+            opts.emit = value if has_value else next(args, None) or _missing(arg)
+            if opts.emit not in ("mlir", "ptx"):
+                raise UsageError(f"option '--emit' expects mlir or ptx but got '{opts.emit}'")
         elif name == "pass-pipeline":
             opts.pipeline = value if has_value else next(args, None) or _missing(arg)
         elif name in _BOOL_FLAGS:
@@ -219,6 +226,10 @@ def _process_chunk(chunk: str, name: str, opts: Options, context) -> str:
             timing=opts.timing,
             verify_each=opts.verify_each,
         )
+    if opts.emit == "ptx":
+        from tilec.backends.cuda.compiler import module_to_ptx
+
+        return module_to_ptx(module)
     return module.operation.get_asm(
         print_generic_op_form=opts.print_generic,
         enable_debug_info=opts.print_debuginfo,

@@ -32,6 +32,7 @@ INFRASTRUCTURE = {
     "pipelines_builtin",
     "conversion.lowering",
     "conversion.ir_builders",
+    "conversion.tile_semantics",
     "conversion.tile_to_ascend.sync_model",
     "conversion.tile_to_ascend.sync_walk",
 }
@@ -127,7 +128,7 @@ def test_every_pass_module_is_registered(repo):
         importlib.import_module(f"tilec.passes.{name}")
 
 
-@pytest.mark.parametrize("target", ["cpu", "ascend"])
+@pytest.mark.parametrize("target", ["cpu", "cuda", "ascend"])
 def test_lowerings_are_named_and_tested(target, repo):
     seen: dict[str, object] = {}
     for op_name, found in lowerings(target).items():

@@ -91,9 +91,10 @@ def test_wider_vectors_on_avx512():
 
 
 @pytest.mark.parametrize("spec", ["cuda:sm_80", "cuda:sm_90a"])
-def test_registered_targets_say_their_lowering_is_missing(spec):
-    with pytest.raises(CompileError, match=r"lowering \(tile-to-cuda\) does not exist yet"):
-        tilec.compile(double, target=spec)
+def test_cuda_compiles_to_ptx_for_its_arch(spec):
+    kernel = tilec.compile(double, target=spec)
+    assert kernel.target == spec
+    assert f".target {spec.partition(':')[2]}" in kernel.source()
 
 
 def test_registered_targets_check_the_kernel_first():
@@ -126,10 +127,12 @@ def test_bad_options_are_errors_before_compiling(options, message):
 def test_the_preference_skips_backends_without_a_lowering(monkeypatch):
     monkeypatch.delenv("TILEC_TARGET", raising=False)
     cuda = backends.backend_for(get_target("cuda"))
-    monkeypatch.setattr(type(cuda.driver), "present", lambda self: True)
+    monkeypatch.setattr(type(cuda.driver), "present", lambda self: False)
     assert backends.default_target() == "cpu"
-    monkeypatch.setattr(type(cuda), "lowering_ready", True)
+    monkeypatch.setattr(type(cuda.driver), "present", lambda self: True)
     assert backends.default_target() == "cuda"
+    monkeypatch.setattr(type(cuda), "lowering_ready", False)
+    assert backends.default_target() == "cpu"
 
 
 class _Always(lowering.TileOpLowering):
@@ -160,6 +163,7 @@ func.func @f(%n: index) {
         assert lowering.resolve(barrier.operation, cpu).name == "cpu-barrier-erased"
         registry = dict(lowering._LOWERINGS)
         registry["cpu", "tile.barrier"] = [*registry["cpu", "tile.barrier"], _Always()]
+        registry["cuda", "tile.barrier"] = []
         monkeypatch.setattr(lowering, "_LOWERINGS", registry)
         assert lowering.resolve(barrier.operation, cpu) == (
             "several cpu lowerings of 'tile.barrier' apply on cpu:avx2: "

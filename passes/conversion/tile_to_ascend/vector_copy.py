@@ -36,8 +36,8 @@ from mlir.dialects import arith, memref, scf
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.tile_semantics import copy_dims
 from tilec.passes.conversion.tile_to_ascend import buffers
-from tilec.passes.conversion.tile_to_cpu.copy import _copy_dims
 from tilec.targets import TargetDescription
 
 
@@ -62,7 +62,7 @@ def at_copy_rank(buffer: ir.Value, offsets: list[ir.Value], sizes: list[int]) ->
     rank = len(sizes)
     if type_.rank == rank:
         return _Side(buffer, list(offsets))
-    kept = _copy_dims(sizes, type_.rank)
+    kept = copy_dims(sizes, type_.rank)
     groups, shape, dynamic, full_offsets = [], [], [], []
     start = 0
     for dim, copy_dim in enumerate(kept):

@@ -46,6 +46,7 @@ from mlir.dialects import arith, memref, scf, vector
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.tile_semantics import copy_dims, copy_sizes
 from tilec.passes.conversion.tile_to_cpu.fill import fill
 from tilec.passes.conversion.tile_to_cpu.widen_bools import BOOL_DST, BOOL_SRC
 from tilec.targets import CpuTarget
@@ -63,27 +64,6 @@ class _Side:
     @property
     def type(self) -> ir.MemRefType:
         return ir.MemRefType(self.buffer.type)
-
-
-def _copy_dims(sizes: list[int], rank: int) -> list[int]:
-    """The copy dimensions an operand of `rank` follows: the extent with its
-    first unit dimensions dropped until the ranks agree (as the verifier)."""
-    to_drop = len(sizes) - rank
-    kept = []
-    for dim, size in enumerate(sizes):
-        if size == 1 and to_drop > 0:
-            to_drop -= 1
-            continue
-        kept.append(dim)
-    return kept
-
-
-def _sizes(op: ir.Operation, src: ir.MemRefType, dst: ir.MemRefType) -> list[int]:
-    if "sizes" in op.attributes:
-        return list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
-    dst_on_chip = dst.memory_space is not None
-    src_on_chip = src.memory_space is not None
-    return list(dst.shape if dst_on_chip or not src_on_chip else src.shape)
 
 
 class _Access:
@@ -231,10 +211,10 @@ class CopyToMaskedVectors(TileOpLowering):
 
     def infer(self, op: ir.Operation, target: CpuTarget) -> _Plan:
         src_type, dst_type = _operand_types(op)
-        sizes = _sizes(op, src_type, dst_type)
+        sizes = copy_sizes(op, src_type, dst_type)
         last = len(sizes) - 1
-        src_dims = _copy_dims(sizes, src_type.rank)
-        dst_dims = _copy_dims(sizes, dst_type.rank)
+        src_dims = copy_dims(sizes, src_type.rank)
+        dst_dims = copy_dims(sizes, dst_type.rank)
         vector_dim = last if src_dims[-1:] == [last] == dst_dims[-1:] else None
         lanes = irb.lanes(target.vector_bytes, src_type.element_type, dst_type.element_type)
         return _Plan(sizes, vector_dim, lanes)
@@ -245,9 +225,9 @@ class CopyToMaskedVectors(TileOpLowering):
         src_type, dst_type = _operand_types(op)
         src_rank = src_type.rank
         sizes = plan.sizes
-        src = _Side(operands[0], operands[1 : 1 + src_rank], _copy_dims(sizes, src_rank))
+        src = _Side(operands[0], operands[1 : 1 + src_rank], copy_dims(sizes, src_rank))
         dst_offsets = operands[2 + src_rank : 2 + src_rank + dst_type.rank]
-        dst = _Side(operands[1 + src_rank], dst_offsets, _copy_dims(sizes, dst_type.rank))
+        dst = _Side(operands[1 + src_rank], dst_offsets, copy_dims(sizes, dst_type.rank))
         with ir.InsertionPoint(op), op.location:
             pad_operands = operands[2 + src_rank + dst_type.rank :]
             pad = pad_operands[0] if pad_operands else irb.zero(src_type.element_type)

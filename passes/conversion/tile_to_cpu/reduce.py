@@ -35,83 +35,22 @@ After (schematically):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from mlir import ir
-from mlir.dialects import arith, math, memref, scf, vector
+from mlir.dialects import arith, memref, scf, vector
 
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.tile_semantics import ReduceKind
 from tilec.passes.conversion.tile_to_cpu.widen_bools import BOOL_ANY
 from tilec.targets import CpuTarget
 
+
 # The largest value of the float types without an inf (their inf constant
 # is NaN, which max and min would propagate); as neutral for max and min.
-_FINITE_BOUNDS = {"f8E4M3FN": 448.0}
-
-
-@dataclass(frozen=True)
-class _Kind:
-    """How one reduce kind combines values of element type `element`."""
-
-    name: str
-    element: ir.Type
-
-    @property
-    def takes_abs(self) -> bool:
-        return self.name in ("abssum", "absmax")
-
-    @property
-    def base(self) -> str:
-        return {"abssum": "sum", "absmax": "max"}.get(self.name, self.name)
-
-    def prepare(self, value: ir.Value) -> ir.Value:
-        if not self.takes_abs:
-            return value
-        return math.absf(value) if irb.is_float(self.element) else math.absi(value)
-
-    def combine(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        floating = irb.is_float(self.element)
-        op: Callable[[ir.Value, ir.Value], ir.Value] = {
-            ("sum", True): arith.addf,
-            ("sum", False): arith.addi,
-            ("max", True): arith.maximumf,
-            ("max", False): arith.maxsi,
-            ("min", True): arith.minimumf,
-            ("min", False): arith.minsi,
-        }[self.base, floating]
-        return op(a, b)
-
-    def vector_kind(self) -> vector.CombiningKind:
-        floating = irb.is_float(self.element)
-        return {
-            ("sum", True): vector.CombiningKind.ADD,
-            ("sum", False): vector.CombiningKind.ADD,
-            ("max", True): vector.CombiningKind.MAXIMUMF,
-            ("max", False): vector.CombiningKind.MAXSI,
-            ("min", True): vector.CombiningKind.MINIMUMF,
-            ("min", False): vector.CombiningKind.MINSI,
-        }[self.base, floating]
-
-    def identity(self, type_: ir.Type) -> ir.Value:
-        """The neutral element (absolute values make zero neutral for absmax)."""
-        if self.base == "sum" or self.name == "absmax":
-            return irb.zero(type_)
-        if irb.is_float(self.element):
-            bound = _FINITE_BOUNDS.get(str(self.element), float("inf"))
-            attr = ir.FloatAttr.get(self.element, -bound if self.base == "max" else bound)
-        else:
-            width = irb.bit_width(self.element)
-            bound = -(1 << (width - 1)) if self.base == "max" else (1 << (width - 1)) - 1
-            attr = ir.IntegerAttr.get(self.element, bound)
-        if isinstance(type_, ir.VectorType):
-            return arith.constant(type_, ir.DenseElementsAttr.get_splat(type_, attr))
-        return arith.constant(type_, attr)
-
-
-def _reduce_last_dim(kind: _Kind, src: ir.Value, dst: ir.Value, clear: bool, lanes: int) -> None:
+def _reduce_last_dim(
+    kind: ReduceKind, src: ir.Value, dst: ir.Value, clear: bool, lanes: int
+) -> None:
     shape = ir.MemRefType(src.type).shape
     extent = shape[-1]
     full = extent // lanes * lanes
@@ -138,7 +77,7 @@ def _reduce_last_dim(kind: _Kind, src: ir.Value, dst: ir.Value, clear: bool, lan
 
 
 def _reduce_inner_dim(
-    kind: _Kind, src: ir.Value, dst: ir.Value, dim: int, clear: bool, lanes: int
+    kind: ReduceKind, src: ir.Value, dst: ir.Value, dim: int, clear: bool, lanes: int
 ) -> None:
     shape = ir.MemRefType(src.type).shape
     kept = [d for d in range(len(shape) - 1) if d != dim]
@@ -177,7 +116,7 @@ class ReduceToVectorLoops(TileOpLowering):
         name = str(tile.reduce_kind_of(op.attributes["kind"]))
         if BOOL_ANY in op.attributes:
             name = "max"  # a sum of 0/1 bytes that are bools: any
-        kind = _Kind(name, ir.MemRefType(src.type).element_type)
+        kind = ReduceKind(name, ir.MemRefType(src.type).element_type)
         dim = ir.IntegerAttr(op.attributes["dim"]).value
         clear = "clear" not in op.attributes or ir.BoolAttr(op.attributes["clear"]).value
         with ir.InsertionPoint(op), op.location:

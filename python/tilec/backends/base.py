@@ -22,7 +22,6 @@ from typing import ClassVar
 
 from mlir import ir
 
-from tilec.diagnostics import error
 from tilec.runtime.signature import Param
 from tilec.targets import TargetDescription
 
@@ -107,6 +106,12 @@ class Binary(abc.ABC):
         raise RuntimeError(f"{type(self).__name__} kernels keep no report of their runs "
                            "(ascend kernels, run in the simulator, do)")
 
+    def resources(self, kernel: str | None = None) -> object:
+        """Registers, spills and shared memory per kernel, where the
+        assembler reports them."""
+        raise RuntimeError(f"{type(self).__name__} kernels have no assembler report of their "
+                           "resources (cuda kernels, from ptxas -v, do)")
+
 
 class Driver(abc.ABC):
     """Loads and calls binaries of one target."""
@@ -161,21 +166,3 @@ class Backend(abc.ABC):
         self, module: ir.Module, entry: str, target: TargetDescription, options: Options
     ) -> Binary:
         """The binary of a module the pipeline has lowered."""
-
-
-class PlannedBackend(Backend):
-    """A registered target whose conversion does not exist yet: compiling
-    checks the kernel against the target's description, then says so."""
-
-    lowering_ready = False
-
-    def pipeline(self, target: TargetDescription, options: Options) -> str:
-        return f"tile-verify-kernels{{target={target.spec}}}"
-
-    def codegen(
-        self, module: ir.Module, entry: str, target: TargetDescription, options: Options
-    ) -> Binary:
-        raise error(
-            f"the {self.name} lowering (tile-to-{self.name}) does not exist yet, so "
-            f"{target.spec} kernels cannot be compiled; compile for target='cpu' meanwhile"
-        )

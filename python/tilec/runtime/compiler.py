@@ -103,6 +103,12 @@ class CompiledKernel:
         utilization, bandwidth, sync instructions executed)."""
         return self.binary.report()
 
+    def resources(self, kernel: str | None = None) -> object:
+        """What the assembler says the kernel uses (cuda: registers, spills,
+        stack and shared bytes from `ptxas -v`; `kernel` names one of the
+        entry's GPU kernels, default the first it launches)."""
+        return self.binary.resources(kernel)
+
     def __repr__(self) -> str:
         signature = ", ".join(p.name for p in self.params)
         return f"<CompiledKernel {self.name}({signature}) {self.target}>"

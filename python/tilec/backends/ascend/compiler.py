@@ -78,7 +78,7 @@ def _warn_about_shrunk_loops(module: ir.Module) -> None:
             message = (f"the loop asked for {asked} multi-buffer slots but gets {got}: {asked} do "
                        f"not fit in the on-chip buffers")
             warnings.warn(Diagnostic.from_location("warning", message, op.location).render(),
-                          stacklevel=5)
+                          stacklevel=6)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)

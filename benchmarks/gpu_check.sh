@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The cuda target on a machine with an NVIDIA GPU, in one run (a few minutes):
+#
+#   bash benchmarks/gpu_check.sh            (from the repository root)
+#
+# 1. installs tilec (pip install -e ., which builds the dialect library) and,
+#    when missing, numpy, ml_dtypes and torch (for the comparison);
+# 2. runs every example kernel (examples/*.py) on the GPU against numpy,
+#    with TILEC_TARGET=cuda, so the kernels are the ones the cpu tests check;
+# 3. prints TFLOPS of the f16/bf16 GEMM at 4096^3 and 8192^3 and of flash
+#    attention next to torch (cuBLAS, SDPA) on the same inputs.
+#
+# Kernel times are CUDA-event means over back-to-back launches with the
+# inputs already on the device (tilec.backends.cuda.driver.time_kernel).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+python -m pip install -q -e . >/dev/null
+python -c "import numpy, ml_dtypes" 2>/dev/null || python -m pip install -q numpy ml_dtypes
+python -c "import torch" 2>/dev/null || python -m pip install -q torch
+
+export TILEC_TARGET=cuda
+status=0
+for example in gemm flash_attention rmsnorm softmax topk_gather; do
+    echo "== examples/$example.py on $(python -c 'import tilec.backends as b; print(b.default_target())')"
+    python "examples/$example.py" || status=1
+done
+
+python - <<'EOF' || status=1
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, "examples")
+import flash_attention as attention_example
+import gemm as gemm_example
+
+import tilec
+from tilec.backends.cuda.driver import time_kernel
+
+def torch_seconds(fn, repeats=20):
+    fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(repeats):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / 1000 / repeats
+
+arch = "sm_90a" if torch.cuda.get_device_capability() >= (9, 0) else "sm_80"
+print(f"{'kernel':<34} {'tilec TFLOPS':>12} {'torch TFLOPS':>12}  max rel. error")
+for dtype, torch_dtype in (("float16", torch.float16), ("bfloat16", torch.bfloat16)):
+    for size in (4096, 8192):
+        kernel = tilec.compile(gemm_example.matmul(size, size, size, in_dtype=dtype, block_M=128,
+                                                   block_N=128, block_K=32, num_stages=3),
+                               target="cuda", arch=arch)
+        np_dtype = gemm_example.numpy_dtype(dtype)
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal((size, size)).astype(np_dtype)
+        b = rng.standard_normal((size, size)).astype(np_dtype)
+        c = np.zeros((size, size), np.float32)
+        seconds = time_kernel(kernel, a, b, c, repeats=5)
+        ta = torch.from_numpy(a.astype(np.float32)).to("cuda", torch_dtype)
+        tb = torch.from_numpy(b.astype(np.float32)).to("cuda", torch_dtype)
+        reference = (ta @ tb).float()
+        error = float((torch.from_numpy(c).cuda() - reference).abs().max() / reference.abs().max())
+        flops = 2 * size**3
+        print(f"gemm {dtype} {size}^3{'':<14} {flops / seconds / 1e12:>12.1f} "
+              f"{flops / torch_seconds(lambda: ta @ tb) / 1e12:>12.1f}  {error:.1e}")
+
+batch, heads, seq, dim = 1, 32, 4096, 128
+kernel = tilec.compile(attention_example.flash_attention(batch, heads, seq, dim, causal=False,
+                                                         dtype="float16"), target="cuda", arch=arch)
+rng = np.random.default_rng(0)
+q, k, v = (rng.standard_normal((batch, heads, seq, dim)).astype(np.float16) for _ in range(3))
+out = np.zeros_like(q)
+seconds = time_kernel(kernel, q, k, v, out, repeats=5)
+tq, tk, tv = (torch.from_numpy(t).cuda() for t in (q, k, v))
+sdpa = torch.nn.functional.scaled_dot_product_attention
+reference = sdpa(tq, tk, tv).float()
+error = float((torch.from_numpy(out.astype(np.float32)).cuda() - reference).abs().max())
+flops = 4 * batch * heads * seq * seq * dim
+print(f"flash attention f16 {batch}x{heads}x{seq}x{dim}   {flops / seconds / 1e12:>12.1f} "
+      f"{flops / torch_seconds(lambda: sdpa(tq, tk, tv)) / 1e12:>12.1f}  {error:.1e} (abs)")
+EOF
+exit $status

@@ -1,0 +1,190 @@
+"""convert-tile-to-cuda: every tile op to gpu, nvgpu, scf and memref code for one arch.
+
+The pass first checks what LLVM's NVPTX backend cannot take for the arch
+(it would abort the process, DESIGN.md §3), reporting at the op: 8-bit
+float tiles are not lowered for cuda yet. It then resolves every tile op
+to its one cuda lowering before rewriting anything (see
+`tilec.passes.conversion.lowering`), places the tiles (registers or shared
+memory, tile-cuda-infer-layouts, unless that already ran) and lowers the
+ops: tiles first (so every other lowering sees real buffers), the kernel
+last. Each tile op that touches shared memory gets a `gpu.barrier` before
+and after it, since its threads read what other threads wrote (canonicalize
+merges the adjacent ones); so does each tile op that touches a global
+buffer the kernel writes (a block's threads may read back what others
+wrote). Scalar stores in the kernel body outside a
+`tile.parallel` are made by thread 0 alone between barriers, as the block
+makes them once on the cpu.
+
+Before:
+
+    tile.kernel blocks(%bx) in (%n) threads = 128 {
+      %t = tile.alloc : memref<64xf32, #tile.scope<fragment>>
+      tile.fill %t, %v : memref<64xf32, #tile.scope<fragment>>, f32
+      ...
+    }
+
+After:
+
+    gpu.launch blocks(%bx, %by, %bz) in (...) threads(%tx, %ty, %tz) in (%sx = %c128, ...) {
+      %t = memref.alloca() {tile.cuda_layout = "cyclic", ...} : memref<1xf32>
+      ...
+      gpu.terminator
+    }
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, gpu, scf
+
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.lowering import lower_ops, resolve_all
+from tilec.passes.conversion.tile_to_cuda import (  # noqa: F401 (they register their lowerings)
+    atomic_add,
+    copy,
+    fill,
+    gemm,
+    kernel,
+    parallel,
+    pipeline,
+    reduce,
+)
+from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
+    PLACEMENT,
+    infer_layouts,
+    is_workgroup,
+    on_chip_scope,
+    thread_id,
+)
+from tilec.passes.registry import Pass, PassFailure, option, register_pass
+from tilec.targets import CudaTarget, TargetError, get_target
+
+PHASES: tuple[tuple[str, ...], ...] = (
+    ("tile.alloc",),
+    # Before the copies: a software pipeline restructures the tile ops of its loop.
+    ("tile.pipelined",),
+    ("tile.gemm",),
+    ("tile.copy",),
+    ("tile.atomic_add",),
+    ("tile.reduce", "tile.cumsum"),
+    ("tile.fill", "tile.clear"),
+    ("tile.parallel",),
+    ("tile.barrier",),
+    ("tile.kernel",),
+)
+_UNSYNCHRONIZED = {"tile.pipelined", "tile.barrier", "tile.kernel", "tile.alloc"}
+
+
+def cuda_target(arch: str) -> CudaTarget:
+    """The description of `arch` (`sm_80` or `cuda:sm_80`); ValueError names the archs."""
+    spec = arch if arch.startswith("cuda") else f"cuda:{arch}"
+    try:
+        target = get_target(spec)
+    except TargetError as exc:
+        raise ValueError(str(exc)) from None
+    if not isinstance(target, CudaTarget):
+        raise ValueError(f"'{arch}' is not a cuda arch")
+    return target
+
+
+def _check_arch(text: str) -> None:
+    cuda_target(text)
+
+
+def _unsupported_types(func: ir.Operation) -> None:
+    """Reports every op that uses an 8-bit float: no lowering of them exists
+    for cuda, and NVPTX aborts on fp8 code for an arch without it."""
+    failed = False
+    for op in irb.every_op(func):
+        types = [v.type for v in irb.defined_values(op)] + [v.type for v in op.operands]
+        elements = [ir.MemRefType(t).element_type if isinstance(t, ir.MemRefType) else t
+                    for t in types]
+        bad = sorted({str(e) for e in elements if str(e).startswith("f8")})
+        if bad and op.name != "func.func":
+            op.location.emit_error(
+                f"'{op.name}' uses {', '.join(bad)}: 8-bit float tiles are not lowered for cuda yet"
+            )
+            failed = True
+    if failed:
+        raise PassFailure("8-bit floats")
+
+
+# (op, operand number) of the ops that write a global buffer.
+_GLOBAL_WRITES = {("tile.atomic_add", 1), ("memref.store", 1), ("memref.atomic_rmw", 1)}
+
+
+def _written_globals(func: ir.Operation) -> list[ir.Value]:
+    """The global buffers that some op of `func` writes."""
+    written: list[ir.Value] = []
+    for op in irb.every_op(func):
+        numbers = [n for name, n in _GLOBAL_WRITES if name == op.name]
+        if op.name == "tile.copy":
+            numbers = [1 + ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])[1]]
+        for number in numbers:
+            buffer = op.operands[number]
+            on_chip = on_chip_scope(ir.MemRefType(buffer.type)) or is_workgroup(buffer.type)
+            if not on_chip and buffer not in written:
+                written.append(buffer)
+    return written
+
+
+def _shares_memory(op: ir.Operation, written: list[ir.Value]) -> bool:
+    """Whether `op` touches shared memory, or a global buffer the kernel
+    writes: other threads may write what it reads, or read what it writes."""
+    return any(
+        is_workgroup(v.type) or v in written for inner in irb.every_op(op) for v in inner.operands
+    )
+
+
+def _synchronized(ops: list[ir.Operation], target: CudaTarget, written: list[ir.Value]) -> None:
+    """Lowers `ops`, each between barriers when it shares memory with other threads."""
+    for op in ops:
+        if op.name not in _UNSYNCHRONIZED and _shares_memory(op, written):
+            with ir.InsertionPoint(op), op.location:
+                gpu.barrier()
+                after = gpu.barrier()
+            op.move_before(after.operation)
+        lower_ops([op], target)
+
+
+def _single_thread_stores(func: ir.Operation) -> None:
+    """Scalar stores of the kernel body (outside tile.parallel) by thread 0."""
+    for store in irb.collect(func, {"memref.store", "memref.atomic_rmw"}):
+        if irb.enclosing(store, {"tile.kernel"}) is None:
+            continue
+        if irb.enclosing(store, {"tile.parallel"}) is not None:
+            continue
+        with ir.InsertionPoint(store), store.location:
+            gpu.barrier()
+            first = arith.cmpi(arith.CmpIPredicate.eq, thread_id(), irb.index(0))
+            branch = scf.IfOp(first)
+            with ir.InsertionPoint(branch.then_block):
+                end = scf.YieldOp([])
+            gpu.barrier()
+        store.move_before(end.operation)
+
+
+@register_pass
+@dataclass(frozen=True)
+class ConvertTileToCudaPass(Pass):
+    """Resolves every tile op to its cuda lowering, then lowers them in order."""
+
+    argument = "convert-tile-to-cuda"
+    anchor = "func.func"
+    summary = "Lower tile ops to gpu/nvgpu/scf/memref code for one cuda arch"
+
+    arch: str = option("sm_80", "the cuda arch (sm_80, sm_86, sm_89, sm_90a)", _check_arch)
+
+    def run(self, op: ir.Operation) -> None:
+        target = cuda_target(self.arch)
+        with op.context, op.location:
+            _unsupported_types(op)
+            resolve_all(op, target)
+            if any(PLACEMENT not in a.attributes for a in irb.collect(op, "tile.alloc")):
+                infer_layouts(op)
+            _single_thread_stores(op)
+            written = _written_globals(op)
+            for phase in PHASES:
+                _synchronized(irb.collect(op, set(phase)), target, written)

@@ -1,0 +1,49 @@
+"""tile-cuda-extern-shared-memory: dynamic shared memory as an `.extern .shared` array.
+
+`gpu.dynamic_shared_memory` lowers to a zero-length global in address space
+3 with internal linkage, which LLVM 22 shrinks to one byte and places like
+static shared memory, so every view of it would alias one byte (DESIGN.md
+§3). Giving it external linkage makes the PTX declare `.extern .shared
+.align 16 .b8 name[]`, the dynamic shared memory the launch sizes. Run it
+after convert-gpu-to-nvvm.
+
+Before:
+
+    llvm.mlir.global internal @__dynamic_shmem__0() {addr_space = 3 : i32} : !llvm.array<0 x i8>
+
+After:
+
+    llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32} : !llvm.array<0 x i8>
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.registry import Pass, register_pass
+
+
+def _is_dynamic_shared(op: ir.Operation) -> bool:
+    space = op.attributes.get("addr_space", None)
+    if space is None or ir.IntegerAttr(space).value != 3:
+        return False
+    return str(ir.TypeAttr(op.attributes["global_type"]).value) == "!llvm.array<0 x i8>"
+
+
+@register_pass
+@dataclass(frozen=True)
+class CudaExternSharedMemoryPass(Pass):
+    """Gives the dynamic shared memory global external linkage."""
+
+    argument = "tile-cuda-extern-shared-memory"
+    summary = "Declare dynamic shared memory as .extern .shared (run after convert-gpu-to-nvvm)"
+
+    def run(self, op: ir.Operation) -> None:
+        with op.context:
+            external = ir.Attribute.parse("#llvm.linkage<external>")
+            for global_ in irb.collect(op, "llvm.mlir.global"):
+                if _is_dynamic_shared(global_):
+                    global_.attributes["linkage"] = external

@@ -1,0 +1,451 @@
+"""tile-cuda-infer-layouts: decide, from its uses, where each tile of a cuda kernel lives.
+
+A `fragment` or `local` tile stays in registers when every use lets each
+thread work on the elements it holds: `tile.fill`/`tile.clear`, a
+`tile.copy` of the whole tile from offset 0, the accumulator of a
+`tile.gemm`, the source of a `tile.atomic_add`, and `memref.load`/`store`
+inside a `tile.parallel` over the tile's shape at exactly the loop
+indices. Any other use (an operand of a gemm, a reduction, a scalar access
+outside a parallel loop, a shifted index) needs elements of other threads,
+so the tile goes to workgroup memory. Register tiles used by one op
+together share a layout: the `mma` accumulator layout when one of them is
+the accumulator of a gemm that runs on the tensor cores and all have its
+shape, else `cyclic`. A register tile of more than `MAX_REGISTER_BYTES` per
+thread would spill, so it goes to workgroup memory too.
+
+The decision is the attribute `tile.cuda_placement` on each `tile.alloc`
+that the conversion then follows:
+
+    %acc = tile.alloc {tile.cuda_placement = "mma:2x2"} : memref<128x128xf32, #tile.scope<fragment>>
+    %row = tile.alloc {tile.cuda_placement = "shared"} : memref<64xf32, #tile.scope<fragment>>
+
+Every cuda lowering then sees a tile through `tile_of`: workgroup memory
+(a view of the block's dynamic shared memory) that any thread may index,
+with a `gpu.barrier` around every tile op touching it, or registers: each
+thread holds the elements its `Layout` gives it in a private
+`memref<slots x T>` that LLVM's SROA turns into registers (every access
+uses a constant slot), and ops on it run where the data is, with no
+barrier. A `Layout` maps (thread, slot) to the coordinates of the element
+held: `cyclic` deals the elements out in row-major order (element e on
+thread e % threads, slot e // threads), `mma` is the accumulator layout of
+`mma.sync.m16n8k16` over a grid of warps, so a gemm's result never leaves
+the registers the tensor cores wrote.
+
+A gemm runs on the tensor cores (`mma_warps`) with f16 or bf16 operands, an
+f32 accumulator, M a multiple of 16 per warp row, N of 8 per warp column, K
+of 16, and operand rows that `ldmatrix` can fetch 16 bytes at a time. The
+warps of a block form a grid over C: of the factorizations of the warp
+count that divide C evenly, the one with the squarest warp tiles (fewest
+operand fetches per mma) is chosen; a tie goes to more warps along M.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, gpu, memref, scf
+
+from tilec.dialects import tile
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_semantics import copy_sizes
+from tilec.passes.registry import Pass, register_pass
+
+# On tile.alloc, set by tile-cuda-infer-layouts: "shared", "cyclic" or
+# "mma:<warps along M>x<warps along N>".
+PLACEMENT = "tile.cuda_placement"
+# On the private buffer of a register tile: the same text, with the
+# logical shape and the block's thread count beside it.
+LAYOUT = "tile.cuda_layout"
+LOGICAL_SHAPE = "tile.cuda_shape"
+THREADS = "tile.cuda_threads"
+
+WARP = 32
+
+
+def workgroup_space() -> ir.Attribute:
+    return ir.Attribute.parse("#gpu.address_space<workgroup>")
+
+
+def is_workgroup(type_: ir.Type) -> bool:
+    return (
+        isinstance(type_, ir.MemRefType)
+        and ir.MemRefType(type_).memory_space is not None
+        and str(ir.MemRefType(type_).memory_space) == "#gpu.address_space<workgroup>"
+    )
+
+
+def thread_id() -> ir.Value:
+    return gpu.thread_id(gpu.Dimension.x)
+
+
+def kernel_threads(op: ir.Operation) -> int:
+    """The thread count of the tile.kernel around `op`."""
+    kernel = op if op.name == "tile.kernel" else irb.enclosing(op, {"tile.kernel"})
+    if kernel is None:
+        raise ValueError("not inside a tile.kernel")
+    return ir.IntegerAttr(kernel.attributes["threads"]).value
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Which element of a `shape` tile slot `s` of each thread holds."""
+
+    kind: str  # "cyclic" or "mma"
+    shape: tuple[int, ...]
+    threads: int
+    warps_m: int = 1
+    warps_n: int = 1
+
+    @property
+    def slots(self) -> int:
+        return math.ceil(math.prod(self.shape) / self.threads)
+
+    @property
+    def text(self) -> str:
+        return "cyclic" if self.kind == "cyclic" else f"mma:{self.warps_m}x{self.warps_n}"
+
+    @staticmethod
+    def parse(text: str, shape: tuple[int, ...], threads: int) -> Layout:
+        if text == "cyclic":
+            return Layout("cyclic", shape, threads)
+        wm, wn = (int(v) for v in text.removeprefix("mma:").split("x"))
+        return Layout("mma", shape, threads, wm, wn)
+
+    def mma_tiles(self) -> tuple[int, int]:
+        """m16 tiles and n8 tiles per warp."""
+        m, n = self.shape
+        return m // self.warps_m // 16, n // self.warps_n // 8
+
+    def mma_slot(self, mi: int, ni: int, c: int) -> int:
+        """The slot of accumulator register `c` (0..3) of mma tile (mi, ni)."""
+        _, tiles_n = self.mma_tiles()
+        return (mi * tiles_n + ni) * 4 + c
+
+    def coords(self, tid: ir.Value, slot: int) -> list[ir.Value]:
+        if self.kind == "cyclic":
+            element = arith.addi(irb.index(slot * self.threads), tid)
+            return delinearize(element, self.shape)
+        m, n = self.shape
+        _, tiles_n = self.mma_tiles()
+        mi, ni, c = slot // (tiles_n * 4), (slot // 4) % tiles_n, slot % 4
+        warp = arith.divui(tid, irb.index(WARP))
+        lane = arith.remui(tid, irb.index(WARP))
+        warp_m = arith.divui(warp, irb.index(self.warps_n))
+        warp_n = arith.remui(warp, irb.index(self.warps_n))
+        row = arith.addi(
+            arith.muli(warp_m, irb.index(m // self.warps_m)),
+            arith.addi(arith.divui(lane, irb.index(4)), irb.index(mi * 16 + 8 * (c // 2))),
+        )
+        col = arith.addi(
+            arith.muli(warp_n, irb.index(n // self.warps_n)),
+            arith.addi(
+                arith.muli(arith.remui(lane, irb.index(4)), irb.index(2)),
+                irb.index(ni * 8 + c % 2),
+            ),
+        )
+        return [row, col]
+
+    def valid(self, tid: ir.Value, slot: int) -> ir.Value | None:
+        """Whether slot `slot` holds an element (None: on every thread)."""
+        total = math.prod(self.shape)
+        if (slot + 1) * self.threads <= total:
+            return None
+        element = arith.addi(irb.index(slot * self.threads), tid)
+        return arith.cmpi(arith.CmpIPredicate.ult, element, irb.index(total))
+
+
+def delinearize(element: ir.Value, shape: tuple[int, ...] | list[int]) -> list[ir.Value]:
+    """Row-major coordinates of linear index `element` in `shape`."""
+    coords: list[ir.Value] = []
+    rest = element
+    for extent in reversed(shape[1:]):
+        coords.append(arith.remui(rest, irb.index(extent)))
+        rest = arith.divui(rest, irb.index(extent))
+    coords.append(rest)
+    return coords[::-1]
+
+
+@dataclass(frozen=True)
+class Tile:
+    """An operand of a tile op as the cuda lowerings see it: memory any
+    thread can index (global or workgroup), or registers with a layout."""
+
+    value: ir.Value
+    shape: tuple[int, ...]
+    element: ir.Type
+    layout: Layout | None
+
+    @property
+    def in_registers(self) -> bool:
+        return self.layout is not None
+
+    def load(self, coords: list[ir.Value], slot: int | None) -> ir.Value:
+        if self.layout is not None:
+            assert slot is not None
+            return memref.load(self.value, [irb.index(slot)])
+        return memref.load(self.value, coords)
+
+    def store(self, value: ir.Value, coords: list[ir.Value], slot: int | None) -> None:
+        if self.layout is not None:
+            assert slot is not None
+            memref.store(value, self.value, [irb.index(slot)])
+        else:
+            memref.store(value, self.value, coords)
+
+
+def tile_of(value: ir.Value) -> Tile:
+    """`value` (a memref after the alloc lowering) as a `Tile`."""
+    type_ = ir.MemRefType(value.type)
+    owner = value.owner
+    if isinstance(owner, ir.Operation | ir.OpView) and LAYOUT in owner.attributes:
+        shape = tuple(ir.DenseI64ArrayAttr(owner.attributes[LOGICAL_SHAPE]))
+        threads = ir.IntegerAttr(owner.attributes[THREADS]).value
+        text = ir.StringAttr(owner.attributes[LAYOUT]).value
+        return Tile(value, shape, type_.element_type, Layout.parse(text, shape, threads))
+    return Tile(value, tuple(type_.shape), type_.element_type, None)
+
+
+@contextmanager
+def guarded(condition: ir.Value | None) -> Iterator[None]:
+    """Builds the body under `scf.if condition` (unconditionally for None)."""
+    if condition is None:
+        yield
+        return
+    branch = scf.IfOp(condition)
+    with ir.InsertionPoint(branch.then_block):
+        yield
+        scf.YieldOp([])
+
+
+def for_each_element(
+    shape: tuple[int, ...] | list[int],
+    threads: int,
+    owner: Layout | None,
+    body: Callable[[list[ir.Value], int | None], None],
+) -> None:
+    """Calls `body(coords, slot)` for the elements of `shape` this thread
+    handles: the slots of `owner` (unrolled, so slots stay constants), or,
+    without an owner, every `threads`-th element from the thread id."""
+    tid = thread_id()
+    if owner is not None:
+        for slot in range(owner.slots):
+            with guarded(owner.valid(tid, slot)):
+                body(owner.coords(tid, slot), slot)
+        return
+    with irb.loop(tid, irb.index(math.prod(shape)), irb.index(threads)) as element:
+        body(delinearize(element, shape), None)
+
+
+def register_owner(*tiles: Tile) -> Layout | None:
+    """The layout of the register tiles among `tiles` (placement gave them
+    all the same one), or None when all are in memory."""
+    layouts = {t.layout for t in tiles if t.layout is not None}
+    assert len(layouts) <= 1, layouts
+    return next(iter(layouts), None)
+
+
+def on_chip_scope(type_: ir.MemRefType) -> tile.Scope | None:
+    """The tile scope of an on-chip tile type, None for global memory."""
+    if type_.memory_space is None or not tile.is_scope_attr(type_.memory_space):
+        return None
+    scope = tile.scope_of(type_)
+    return None if scope is tile.Scope.global_ else scope
+
+
+@dataclass(frozen=True)
+class GemmShape:
+    """A gemm's operand element types and sizes, transposes resolved."""
+
+    m: int
+    n: int
+    k: int
+    ab_element: str
+    c_element: str
+    transpose_a: bool
+    transpose_b: bool
+
+
+def gemm_shape(op: ir.Operation, a: tuple[int, ...], c: tuple[int, ...], ab: ir.Type,
+               acc: ir.Type) -> GemmShape:
+    transpose_a = "transpose_a" in op.attributes
+    transpose_b = "transpose_b" in op.attributes
+    k = a[0] if transpose_a else a[1]
+    return GemmShape(c[0], c[1], k, str(ab), str(acc), transpose_a, transpose_b)
+
+
+def mma_warps(shape: GemmShape, threads: int) -> tuple[int, int] | None:
+    """The (warps along M, warps along N) grid of an mma.sync gemm, or None
+    when the gemm cannot use mma.sync (then it is an FMA loop)."""
+    if shape.ab_element not in ("f16", "bf16") or shape.c_element != "f32" or threads % WARP:
+        return None
+    if shape.k % 16:
+        return None
+    # ldmatrix fetches 8 contiguous f16 (16 bytes) per row of each operand.
+    a_row = shape.m if shape.transpose_a else shape.k
+    b_row = shape.k if shape.transpose_b else shape.n
+    if a_row % 8 or b_row % 8:
+        return None
+    warps = threads // WARP
+    best: tuple[int, int] | None = None
+    for warps_m in range(warps, 0, -1):
+        if warps % warps_m:
+            continue
+        warps_n = warps // warps_m
+        if shape.m % (16 * warps_m) or shape.n % (8 * warps_n):
+            continue
+        skew = abs(shape.m // warps_m - shape.n // warps_n)
+        if best is None or skew < abs(shape.m // best[0] - shape.n // best[1]):
+            best = (warps_m, warps_n)
+    return best
+
+
+MAX_REGISTER_BYTES = 512
+_REGISTER_SCOPES = {tile.Scope.fragment, tile.Scope.local}
+
+
+@dataclass
+class _Candidate:
+    alloc: ir.Operation
+    shape: tuple[int, ...]
+    owner_wise: bool = True
+    mma: tuple[int, int] | None = None
+
+
+def _shape(value: ir.Value) -> tuple[int, ...]:
+    return tuple(ir.MemRefType(value.type).shape)
+
+
+def _at_loop_indices(use: ir.Operation, indices: list[ir.Value], shape: tuple[int, ...]) -> bool:
+    parallel = irb.enclosing(use, {"tile.parallel", "tile.kernel"})
+    if parallel is None or parallel.name != "tile.parallel":
+        return False
+    extents = tuple(ir.DenseI64ArrayAttr(parallel.attributes["extents"]))
+    arguments = list(parallel.regions[0].blocks[0].arguments)
+    return extents == shape and len(indices) == len(arguments) and all(
+        a == b for a, b in zip(indices, arguments, strict=True)
+    )
+
+
+def _whole_copy(op: ir.Operation, number: int) -> bool:
+    """Whether tile.copy `op` covers its operand `number` whole from offset 0."""
+    src_type = ir.MemRefType(op.operands[0].type)
+    dst_at = 1 + src_type.rank
+    dst_type = ir.MemRefType(op.operands[dst_at].type)
+    if number == 0:
+        offsets = list(op.operands)[1:dst_at]
+        type_ = src_type
+    else:
+        offsets = list(op.operands)[dst_at + 1 : dst_at + 1 + dst_type.rank]
+        type_ = dst_type
+    sizes = copy_sizes(op, src_type, dst_type)
+    return math.prod(sizes) == math.prod(type_.shape) and all(
+        irb.constant_int(o) == 0 for o in offsets
+    )
+
+
+def _classify(candidate: _Candidate, value: ir.Value, groups: _Groups, threads: int) -> None:
+    for use in value.uses:
+        op = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        number = use.operand_number
+        if op.name in ("tile.fill", "tile.clear") or (op.name == "tile.atomic_add" and number == 0):
+            continue
+        if op.name == "tile.copy" and _whole_copy(op, number):
+            groups.link(op, candidate)
+            continue
+        if op.name == "tile.gemm" and number == 2:
+            a, c = op.operands[0], op.operands[2]
+            shape = gemm_shape(
+                op, _shape(a), _shape(c), ir.MemRefType(a.type).element_type,
+                ir.MemRefType(c.type).element_type,
+            )
+            candidate.mma = candidate.mma or mma_warps(shape, threads)
+            continue
+        indices = list(op.operands)[1:]
+        if op.name == "memref.load" and _at_loop_indices(op, indices, candidate.shape):
+            groups.link(irb.enclosing(op, {"tile.parallel"}), candidate)
+            continue
+        if (
+            op.name == "memref.store"
+            and number == 1
+            and _at_loop_indices(op, list(op.operands)[2:], candidate.shape)
+        ):
+            groups.link(irb.enclosing(op, {"tile.parallel"}), candidate)
+            continue
+        candidate.owner_wise = False
+
+
+class _Groups:
+    """Register tiles that one op touches together must share a layout."""
+
+    def __init__(self) -> None:
+        self.by_op: dict[ir.Operation, list[_Candidate]] = {}
+
+    def link(self, op: ir.Operation, candidate: _Candidate) -> None:
+        self.by_op.setdefault(op, []).append(candidate)
+
+    def components(self, candidates: list[_Candidate]) -> list[list[_Candidate]]:
+        parent = {id(c): id(c) for c in candidates}
+
+        def root(key: int) -> int:
+            while parent[key] != key:
+                key = parent[key]
+            return key
+
+        for members in self.by_op.values():
+            kept = [m for m in members if m.owner_wise]
+            for other in kept[1:]:
+                parent[root(id(other))] = root(id(kept[0]))
+        found: dict[int, list[_Candidate]] = {}
+        for c in candidates:
+            found.setdefault(root(id(c)), []).append(c)
+        return list(found.values())
+
+
+def infer_layouts(func: ir.Operation) -> None:
+    """Sets `tile.cuda_placement` on every on-chip tile.alloc of `func`."""
+    groups = _Groups()
+    candidates: list[_Candidate] = []
+    for alloc in irb.collect(func, "tile.alloc"):
+        value = alloc.results[0]
+        scope = on_chip_scope(ir.MemRefType(value.type))
+        if scope not in _REGISTER_SCOPES or irb.enclosing(alloc, {"tile.kernel"}) is None:
+            alloc.attributes[PLACEMENT] = ir.StringAttr.get("shared")
+            continue
+        candidate = _Candidate(alloc, _shape(value))
+        threads = kernel_threads(alloc)
+        _classify(candidate, value, groups, threads)
+        element = ir.MemRefType(value.type).element_type
+        per_thread = math.ceil(math.prod(candidate.shape) / threads) * irb.bit_width(element) // 8
+        if per_thread > MAX_REGISTER_BYTES:
+            candidate.owner_wise = False
+        candidates.append(candidate)
+    for group in groups.components([c for c in candidates if c.owner_wise]):
+        warps = {c.mma for c in group if c.mma is not None}
+        shapes = {c.shape for c in group}
+        layout = "cyclic"
+        if len(warps) == 1 and len(shapes) == 1:
+            warps_m, warps_n = warps.pop()
+            layout = f"mma:{warps_m}x{warps_n}"
+        for c in group:
+            c.alloc.attributes[PLACEMENT] = ir.StringAttr.get(layout)
+    for c in candidates:
+        if not c.owner_wise:
+            c.alloc.attributes[PLACEMENT] = ir.StringAttr.get("shared")
+
+
+@register_pass
+@dataclass(frozen=True)
+class CudaInferLayoutsPass(Pass):
+    """Places every tile of a cuda kernel in registers (with a layout) or workgroup memory."""
+
+    argument = "tile-cuda-infer-layouts"
+    anchor = "func.func"
+    summary = "Place each tile of a cuda kernel in registers (with a layout) or shared memory"
+
+    def run(self, op: ir.Operation) -> None:
+        with op.context, op.location:
+            infer_layouts(op)

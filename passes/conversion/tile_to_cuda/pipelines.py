@@ -1,0 +1,56 @@
+"""The `tile-to-cuda` pipeline: tile IR to a gpu.module in the NVVM dialect for one arch.
+
+The tile passes place the tiles and lower the tile ops into a `gpu.launch`;
+outlining makes the kernel a `gpu.func` (known block size) launched by
+`gpu.launch_func` from the host function. The gpu.module is then lowered
+to the LLVM/NVVM dialects with the target attached: `nvvm-attach-target`
+gets no `features`, so the PTX declares the lowest ISA that knows the chip
+(a lower one aborts NVPTX, DESIGN.md §3). `gpu-module-to-binary` (the
+backend, or `tile-opt --emit=ptx`) takes the result to PTX in process.
+"""
+
+from __future__ import annotations
+
+from tilec.passes.conversion.tile_to_cuda.convert_tile_to_cuda import cuda_target
+from tilec.passes.registry import register_pipeline
+from tilec.targets import CudaTarget
+
+
+def tile_to_cuda(target: CudaTarget, opt_level: int = 3) -> str:
+    """The pipeline text for `target` at LLVM optimization level `opt_level`."""
+    device = ",".join(
+        [
+            "convert-scf-to-cf",
+            "convert-nvgpu-to-nvvm",
+            "expand-strided-metadata",
+            "convert-gpu-to-nvvm",
+            "canonicalize",
+            "cse",
+            "reconcile-unrealized-casts",
+        ]
+    )
+    return ",".join(
+        [
+            f"tile-verify-kernels{{target={target.spec}}}",
+            "tile-canonicalize-ops",
+            "tile-guard-global-accesses",
+            "tile-cuda-infer-layouts",
+            f"convert-tile-to-cuda{{arch={target.arch}}}",
+            "canonicalize",
+            "cse",
+            "gpu-launch-sink-index-computations",
+            "gpu-kernel-outlining",
+            "tile-cuda-merge-kernel-modules",
+            f"nvvm-attach-target{{chip={target.arch} O={opt_level}}}",
+            f"gpu.module({device})",
+            "tile-cuda-extern-shared-memory",
+        ]
+    )
+
+
+register_pipeline(
+    "tile-to-cuda",
+    "Lower tile kernels to a gpu.module in the NVVM dialect for one cuda arch",
+    lambda arch="sm_80": tile_to_cuda(cuda_target(arch)),
+    {"arch": "the cuda arch: sm_80, sm_86, sm_89, sm_90a"},
+)
