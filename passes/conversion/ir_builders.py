@@ -337,3 +337,23 @@ def scratch_insertion_point(op: ir.Operation) -> ir.InsertionPoint:
     owner = enclosing(op, {"tile.kernel", "func.func"})
     block = owner.regions[0].blocks[0]
     return ir.InsertionPoint.at_block_begin(block)
+
+
+def move_body(source: ir.Block, before: ir.Operation) -> None:
+    """Moves every op of `source` but its terminator in front of `before`."""
+    for op in list(source.operations)[:-1]:
+        op.operation.move_before(before)
+
+
+def pipelined_as_loop(op: ir.Operation) -> ir.Operation:
+    """Replaces a `tile.pipelined` by the `scf.for` it means (same bounds and
+    body, the stages left to the caller) and returns the loop."""
+    body = op.regions[0].blocks[0]
+    with ir.InsertionPoint(op), op.location:
+        loop = scf.ForOp(*op.operands)
+        with ir.InsertionPoint(loop.body):
+            end = scf.YieldOp([])
+    body.arguments[0].replace_all_uses_with(loop.induction_variable)
+    move_body(body, end.operation)
+    op.erase()
+    return loop.operation

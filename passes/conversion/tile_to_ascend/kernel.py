@@ -45,12 +45,6 @@ GRID = "ascend.grid"
 needs no more cores than that (the simulator's driver reads it)."""
 
 
-def _move_body(source: ir.Block, before: ir.Operation) -> None:
-    """Moves every op of `source` but its terminator in front of `before`."""
-    for op in list(source.operations)[:-1]:
-        op.operation.move_before(before)
-
-
 def _block_indices(linear: ir.Value, sizes: list[ir.Value]) -> list[ir.Value]:
     """The grid coordinates of a linear block number, first dimension fastest."""
     indices = []
@@ -85,7 +79,7 @@ class KernelToGridStrideLoop(TileOpLowering):
                 end = scf.YieldOp([])
         for old, new in zip(body.arguments, coordinates, strict=True):
             old.replace_all_uses_with(new)
-        _move_body(body, end.operation)
+        irb.move_body(body, end.operation)
         static = [irb.constant_int(size) for size in sizes]
         func = irb.enclosing(op, {"func.func"})
         if func is not None and None not in static:
@@ -105,19 +99,11 @@ class PipelinedToStagedLoop(TileOpLowering):
     name = "ascend-pipelined-staged-loop"
 
     def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
-        body = op.regions[0].blocks[0]
         stages = ir.IntegerAttr(op.attributes["num_stages"]).value
-        with ir.InsertionPoint(op), op.location:
-            loop = scf.ForOp(*op.operands)
-            if stages >= 2:
-                loop.attributes[NUM_STAGES] = ir.IntegerAttr.get(
-                    ir.IntegerType.get_signless(64), stages
-                )
-            with ir.InsertionPoint(loop.body):
-                end = scf.YieldOp([])
-        body.arguments[0].replace_all_uses_with(loop.induction_variable)
-        _move_body(body, end.operation)
-        op.erase()
+        loop = irb.pipelined_as_loop(op)
+        if stages >= 2:
+            i64 = ir.IntegerType.get_signless(64)
+            loop.attributes[NUM_STAGES] = ir.IntegerAttr.get(i64, stages)
 
 
 @register_lowering

@@ -43,12 +43,6 @@ from tilec.targets import CpuTarget
 STACK_TILE_BYTES = 256 * 1024
 
 
-def _move_body(source: ir.Block, before: ir.Operation) -> None:
-    """Moves every op of `source` but its terminator in front of `before`."""
-    for op in list(source.operations)[:-1]:
-        op.operation.move_before(before)
-
-
 def _tile_bytes(type_: ir.MemRefType) -> int:
     return math.prod(type_.shape) * irb.bit_width(type_.element_type) // 8
 
@@ -113,7 +107,7 @@ class KernelToParallelLoop(TileOpLowering):
                 end = scf.ReduceOp([], 0)
         for old, new in zip(body.arguments, block.arguments, strict=True):
             old.replace_all_uses_with(new)
-        _move_body(body, end.operation)
+        irb.move_body(body, end.operation)
         op.erase()
 
 
@@ -126,14 +120,7 @@ class PipelinedToSerialLoop(TileOpLowering):
     name = "cpu-pipelined-serial-loop"
 
     def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
-        body = op.regions[0].blocks[0]
-        with ir.InsertionPoint(op), op.location:
-            loop = scf.ForOp(*op.operands)
-            with ir.InsertionPoint(loop.body):
-                end = scf.YieldOp([])
-        body.arguments[0].replace_all_uses_with(loop.induction_variable)
-        _move_body(body, end.operation)
-        op.erase()
+        irb.pipelined_as_loop(op)
 
 
 @register_lowering
