@@ -5,18 +5,24 @@
 Each kernel is compiled `runs` times from the DSL (tracing, the tile-to-cuda
 pipeline, NVPTX in process: `.source()` is then the PTX) and assembled by
 ptxas (`kernel.binary()`, when a CUDA toolkit is installed); the table gives
-the medians, and the kernel's registers, spills and shared memory. When
-Triton is installed, its compiler builds the same 128x128x32 f16 GEMM for the
-same arch in the same run (ASTSource -> cubin, no GPU needed), and the table
-shows it beside ours; TileLang is only reported as installed or not (timing
-it needs nvcc and is still to do). Benchmarks are not tests: nothing here is
-asserted.
+the medians (after one warm-up run), the kernel's registers, spills and
+shared memory, and its mma.sync / ldmatrix / cp.async counts. When Triton is
+installed (`pip install triton`: an optional benchmark dependency, not in
+requirements.txt), its compiler builds the same GEMM (128x128x32 tiles, 3
+stages) and flash attention (64x64 tiles, head dim 128) for the same arch
+in the same run (ASTSource -> cubin with a GPUTarget: no GPU needed; its
+on-disk cache bypassed), shown beside ours with the same PTX counts (the
+->cubin column is both compilers' total, ptxas included). TileLang is only
+reported as installed or not, with whether nvcc is there (its CUDA C++
+needs it). Benchmarks are not tests: nothing here is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
+import shutil
 import statistics
 import sys
 import time
@@ -47,16 +53,20 @@ def kernels() -> dict[str, Callable[[], object]]:
 def tilec_times(make: Callable[[], object], arch: str, runs: int) -> dict[str, object]:
     to_ptx, to_cubin = [], []
     kernel = None
-    for _ in range(runs):
+    for run in range(runs + 1):  # the first run warms MLIR up and is not counted
         start = time.perf_counter()
         kernel = tilec.compile(make(), target="cuda", arch=arch)
-        to_ptx.append(time.perf_counter() - start)
+        ptx_seconds = time.perf_counter() - start
         if find_ptxas():
             start = time.perf_counter()
             kernel.binary()
-            to_cubin.append(time.perf_counter() - start)
+            if run:
+                to_cubin.append(time.perf_counter() - start)
+        if run:
+            to_ptx.append(ptx_seconds)
     assert kernel is not None
-    row: dict[str, object] = {"ptx": statistics.median(to_ptx)}
+    row: dict[str, object] = {"ptx": statistics.median(to_ptx),
+                              "instructions": _tensor_core_counts(kernel.source())}
     if to_cubin:
         resources = kernel.binary.resources()
         row["cubin"] = statistics.median(to_cubin)
@@ -65,14 +75,11 @@ def tilec_times(make: Callable[[], object], arch: str, runs: int) -> dict[str, o
     return row
 
 
-def triton_gemm_seconds(arch: str, runs: int) -> float | None:
-    """Median time of Triton compiling a 128x128x32 f16 GEMM to cubin, or None."""
-    if importlib.util.find_spec("triton") is None:
-        return None
+def _triton_kernels() -> dict[str, tuple[object, dict[str, str], dict[str, int], dict]]:
+    """The same GEMM and flash attention in Triton: (jit function, signature,
+    constexprs, options) by the names of `kernels()`."""
     import triton
     import triton.language as tl
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
 
     @triton.jit
     def matmul(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
@@ -92,19 +99,83 @@ def triton_gemm_seconds(arch: str, runs: int) -> float | None:
         tl.store(c + rm[:, None] * scm + rn[None, :] * scn, acc,
                  mask=(rm[:, None] < M) & (rn[None, :] < N))
 
-    signature = {name: "*fp16" if name in "ab" else "i32" for name in
-                 ("a", "b", "M", "N", "K", "sam", "sak", "sbk", "sbn", "scm", "scn")}
-    signature["c"] = "*fp32"
-    signature.update({"BM": "constexpr", "BN": "constexpr", "BK": "constexpr"})
+    @triton.jit
+    def attention(q, k, v, o, S, scale,
+                  BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
+        # One (batch x head, BM query rows) tile; online softmax in base 2.
+        pm, bh = tl.program_id(0), tl.program_id(1)
+        base = bh * S * D
+        rm = pm * BM + tl.arange(0, BM)
+        rd = tl.arange(0, D)
+        qt = tl.load(q + base + rm[:, None] * D + rd[None, :], mask=rm[:, None] < S, other=0.0)
+        row_max = tl.full((BM,), float("-inf"), tl.float32)
+        row_sum = tl.zeros((BM,), tl.float32)
+        acc = tl.zeros((BM, D), tl.float32)
+        for start in range(0, S, BN):
+            rn = start + tl.arange(0, BN)
+            kt = tl.load(k + base + rn[None, :] * D + rd[:, None], mask=rn[None, :] < S,
+                         other=0.0)
+            scores = tl.dot(qt, kt) * scale
+            scores = tl.where(rn[None, :] < S, scores, float("-inf"))
+            new_max = tl.maximum(row_max, tl.max(scores, 1))
+            probs = tl.math.exp2(scores - new_max[:, None])
+            rescale = tl.math.exp2(row_max - new_max)
+            row_sum = row_sum * rescale + tl.sum(probs, 1)
+            vt = tl.load(v + base + rn[:, None] * D + rd[None, :], mask=rn[:, None] < S,
+                         other=0.0)
+            acc = acc * rescale[:, None] + tl.dot(probs.to(tl.float16), vt)
+            row_max = new_max
+        tl.store(o + base + rm[:, None] * D + rd[None, :],
+                 (acc / row_sum[:, None]).to(tl.float16), mask=rm[:, None] < S)
+
+    gemm_signature = {name: "*fp16" if name in "ab" else "i32" for name in
+                      ("a", "b", "M", "N", "K", "sam", "sak", "sbk", "sbn", "scm", "scn")}
+    gemm_signature["c"] = "*fp32"
+    attention_signature = {"q": "*fp16", "k": "*fp16", "v": "*fp16", "o": "*fp16",
+                           "S": "i32", "scale": "fp32"}
+    gemm_name, attention_name = kernels()
+    return {
+        gemm_name: (matmul, gemm_signature, {"BM": 128, "BN": 128, "BK": 32},
+                    {"num_stages": 3, "num_warps": 4}),
+        attention_name: (attention, attention_signature, {"BM": 64, "BN": 64, "D": 128},
+                         {"num_stages": 2, "num_warps": 4}),
+    }
+
+
+def triton_times(arch: str, runs: int) -> dict[str, dict[str, object]] | None:
+    """Per kernel: Triton's median seconds from source to cubin (its pipeline
+    runs to the end, ptxas included; the on-disk cache is bypassed) and the
+    tensor-core instructions of its PTX; None when Triton is not installed."""
+    if importlib.util.find_spec("triton") is None:
+        return None
+    os.environ["TRITON_ALWAYS_COMPILE"] = "1"  # every run compiles, none is a cache hit
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
     capability = int(arch.removeprefix("sm_").rstrip("a"))
-    times = []
-    for _ in range(runs):
-        source = ASTSource(matmul, signature, constexprs={"BM": 128, "BN": 128, "BK": 32})
-        start = time.perf_counter()
-        triton.compile(source, target=GPUTarget("cuda", capability, 32),
-                       options={"num_stages": 3, "num_warps": 4})
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    target = GPUTarget("cuda", capability, 32)
+    rows: dict[str, dict[str, object]] = {}
+    for name, (fn, signature, constexprs, options) in _triton_kernels().items():
+        full = {**signature, **{key: "constexpr" for key in constexprs}}
+        times = []
+        compiled = None
+        for run in range(runs + 1):  # the first run warms Triton up and is not counted
+            source = ASTSource(fn, full, constexprs=constexprs)
+            start = time.perf_counter()
+            compiled = triton.compile(source, target=target, options=options)
+            if run:
+                times.append(time.perf_counter() - start)
+        assert compiled is not None
+        rows[name] = {"cubin": statistics.median(times),
+                      "instructions": _tensor_core_counts(compiled.asm["ptx"])}
+    return rows
+
+
+def _tensor_core_counts(ptx: str) -> str:
+    counts = {word: ptx.count(word) for word in ("mma.sync", "ldmatrix", "cp.async.cg")}
+    return ", ".join(f"{count} {word}" for word, count in counts.items())
 
 
 def main() -> int:
@@ -114,22 +185,28 @@ def main() -> int:
     args = parser.parse_args()
     if not find_ptxas():
         print("no ptxas found: only DSL -> PTX is timed")
-    print(f"{'kernel':<36} {'DSL->PTX':>10} {'PTX->cubin':>11}  resources")
+    print(f"medians of {args.runs} runs, {args.arch}")
+    print(f"{'kernel':<36} {'compiler':<8} {'->PTX':>8} {'->cubin':>8}  resources / PTX")
+    try:
+        triton_rows = triton_times(args.arch, args.runs)
+    except Exception as exc:  # an optional comparison must not end the run
+        print(f"triton: could not compile the kernels ({type(exc).__name__}: {exc})")
+        triton_rows = {}
     for name, make in kernels().items():
         row = tilec_times(make, args.arch, args.runs)
-        cubin = f"{row['cubin']:.3f} s" if "cubin" in row else "-"
-        print(f"{name:<36} {row['ptx']:>8.3f} s {cubin:>11}  {row.get('resources', '')}")
-    try:
-        triton_seconds = triton_gemm_seconds(args.arch, args.runs)
-    except Exception as exc:  # an optional comparison must not end the run
-        print(f"triton: could not compile the GEMM ({type(exc).__name__}: {exc})")
-    else:
-        if triton_seconds is None:
-            print("triton: not installed (pip install triton to compare)")
-        else:
-            print(f"{'triton gemm f16 128x128x32 -> cubin':<36} {triton_seconds:>8.3f} s")
+        total = f"{row['ptx'] + row['cubin']:.3f}s" if "cubin" in row else "-"
+        print(f"{name:<36} {'tilec':<8} {row['ptx']:>7.3f}s {total:>8}  "
+              f"{row.get('resources', '')}; {row['instructions']}")
+        if triton_rows and name in triton_rows:
+            theirs = triton_rows[name]
+            print(f"{'':<36} {'triton':<8} {'-':>8} {theirs['cubin']:>7.3f}s  "
+                  f"{theirs['instructions']}")
+    if triton_rows is None:
+        print("triton: not installed (pip install triton to compare; optional)")
     if importlib.util.find_spec("tilelang") is None:
-        print("tilelang: not installed (pip install tilelang, with nvcc, to compare)")
+        nvcc = shutil.which("nvcc")
+        print("tilelang: not installed (pip install tilelang to compare; it compiles CUDA C++ "
+              f"with nvcc, {'found at ' + nvcc if nvcc else 'which is not installed here'})")
     return 0
 
 

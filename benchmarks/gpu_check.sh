@@ -8,7 +8,9 @@
 # 2. runs every example kernel (examples/*.py) on the GPU against numpy,
 #    with TILEC_TARGET=cuda, so the kernels are the ones the cpu tests check;
 # 3. prints TFLOPS of the f16/bf16 GEMM at 4096^3 and 8192^3 and of flash
-#    attention next to torch (cuBLAS, SDPA) on the same inputs.
+#    attention next to torch (cuBLAS, SDPA) on the same inputs;
+# 4. runs a GEMM on torch GPU tensors passed zero-copy (DLPack) and checks
+#    the int8 tensor-core GEMM exactly.
 #
 # Kernel times are CUDA-event means over back-to-back launches with the
 # inputs already on the device (tilec.backends.cuda.driver.time_kernel).
@@ -86,5 +88,64 @@ error = float((torch.from_numpy(out.astype(np.float32)).cuda() - reference).abs(
 flops = 4 * batch * heads * seq * seq * dim
 print(f"flash attention f16 {batch}x{heads}x{seq}x{dim}   {flops / seconds / 1e12:>12.1f} "
       f"{flops / torch_seconds(lambda: sdpa(tq, tk, tv)) / 1e12:>12.1f}  {error:.1e} (abs)")
+EOF
+python - <<'EOF' || status=1
+# GPU tensors straight into the kernels, zero-copy through DLPack (torch
+# tensors on the device, written in place), and the int8 tensor-core GEMM.
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, "examples")
+import gemm as gemm_example
+
+import tilec
+import tilec.language as T
+from tilec.backends.cuda.driver import CudaDriver, time_kernel
+
+arch = "sm_90a" if torch.cuda.get_device_capability() >= (9, 0) else "sm_80"
+size = 2048
+kernel = tilec.compile(gemm_example.matmul(size, size, size, in_dtype="float16", block_M=128,
+                                           block_N=128, block_K=32, num_stages=3),
+                       target="cuda", arch=arch)
+ta = torch.randn(size, size, device="cuda", dtype=torch.float16)
+tb = torch.randn(size, size, device="cuda", dtype=torch.float16)
+tc = torch.zeros(size, size, device="cuda", dtype=torch.float32)
+CudaDriver().launcher(kernel.binary, kernel.params)([ta, tb, tc])
+torch.cuda.synchronize()
+reference = ta.float() @ tb.float()
+error = float((tc - reference).abs().max() / reference.abs().max())
+seconds = time_kernel(kernel, ta, tb, tc, repeats=10)
+print(f"dlpack zero-copy gemm f16 {size}^3: {2 * size**3 / seconds / 1e12:.1f} TFLOPS, "
+      f"max rel. error {error:.1e}")
+assert error < 1e-2, error
+
+block = 128
+
+@T.prim_func
+def int8_gemm(A: T.Tensor((size, size), "int8"), B: T.Tensor((size, size), "int8"),
+              C: T.Tensor((size, size), "int32")):
+    with T.Kernel(size // block, size // block, threads=128) as (bx, by):
+        a = T.alloc_shared((block, 64), "int8")
+        b = T.alloc_shared((block, 64), "int8")
+        c = T.alloc_fragment((block, block), "int32")
+        T.clear(c)
+        for k in T.Pipelined(size // 64, num_stages=3):
+            T.copy(A[by * block, k * 64], a)
+            T.copy(B[bx * block, k * 64], b)
+            T.gemm(a, b, c, transpose_B=True)
+        T.copy(c, C[by * block, bx * block])
+
+kernel = tilec.compile(int8_gemm, target="cuda", arch=arch)
+rng = np.random.default_rng(0)
+a = rng.integers(-128, 128, (size, size)).astype(np.int8)
+b = rng.integers(-128, 128, (size, size)).astype(np.int8)
+c = np.zeros((size, size), np.int32)
+seconds = time_kernel(kernel, a, b, c, repeats=10)
+expected = torch.from_numpy(a).cuda().double() @ torch.from_numpy(b).cuda().double().T
+exact = bool(np.array_equal(c, expected.cpu().numpy().astype(np.int32)))
+print(f"int8 gemm {size}^3 (m16n8k32): {2 * size**3 / seconds / 1e12:.1f} TOPS, exact: {exact}")
+assert exact
 EOF
 exit $status

@@ -529,6 +529,18 @@ LogicalResult CopyOp::verify() {
                          << stringifyMemSpace(*src) << " -> " << stringifyMemSpace(*dst);
   if (failed(verifySameElementType(*this, getSrc(), "src", getDst(), "dst")))
     return failure();
+  if (getAtomicAdd()) {
+    if (*src != MemSpace::ub || *dst != MemSpace::gm)
+      return emitOpError() << "expected an atomic_add copy from ub to gm but got "
+                           << stringifyMemSpace(*src) << " -> " << stringifyMemSpace(*dst);
+    Type element = elementTypeOf(getDst());
+    if (!element.isF32() && !element.isF16() && !element.isBF16() &&
+        !element.isSignlessInteger(32) && !element.isSignlessInteger(16) &&
+        !element.isSignlessInteger(8))
+      return emitOpError() << "expected an atomic_add element type f32, f16, bf16, i32, i16 or "
+                              "i8 but got "
+                           << str(element);
+  }
 
   ArrayRef<int64_t> sizes = getSizes();
   int64_t rank = cast<MemRefType>(getSrc().getType()).getRank();

@@ -157,6 +157,14 @@ def Ascend_CopyOp : Ascend_Op<"copy", [AttrSizedOperandSegments]> {
     whole region. Element types match. AscendC `DataCopy`/`DataCopyPad`;
     produced from `tile.copy` by the tile-to-ascend lowering.
 
+    With the `atomic_add` unit attribute the copy adds instead of storing:
+    each destination element becomes `dst + src`, atomically with respect to
+    the other cores, so several blocks may accumulate into the same GM bytes
+    without a race (AscendC `SetAtomicAdd<T>()`, `DataCopy`,
+    `SetAtomicNone()`). Only a ub -> gm copy may add, with an element type the
+    hardware adds atomically: f32, f16, bf16, i32, i16 or i8. Out-of-range
+    elements are dropped as for a plain copy. Produced from `tile.atomic_add`.
+
     Example:
 
     ```mlir
@@ -168,6 +176,8 @@ def Ascend_CopyOp : Ascend_Op<"copy", [AttrSizedOperandSegments]> {
           : memref<?x?xf32, #ascend.mem<gm>>, memref<64x128xf32, #ascend.mem<ub>>
       ascend.copy %buf[%c0, %c0], %x[%i, %j] sizes [64, 128]
           : memref<64x128xf32, #ascend.mem<ub>>, memref<?x?xf32, #ascend.mem<gm>>
+      ascend.copy %buf[%c0, %c0], %x[%i, %j] sizes [64, 128] atomic_add
+          : memref<64x128xf32, #ascend.mem<ub>>, memref<?x?xf32, #ascend.mem<gm>>
       return
     }
     ```
@@ -176,10 +186,11 @@ def Ascend_CopyOp : Ascend_Op<"copy", [AttrSizedOperandSegments]> {
                        Variadic<Index>:$src_offsets,
                        Arg<AnyMemRef, "destination buffer", [MemWrite]>:$dst,
                        Variadic<Index>:$dst_offsets,
-                       DenseI64ArrayAttr:$sizes);
+                       DenseI64ArrayAttr:$sizes,
+                       UnitAttr:$atomic_add);
   let assemblyFormat = [{
-    $src `[` $src_offsets `]` `,` $dst `[` $dst_offsets `]` `sizes` $sizes attr-dict
-    `:` type($src) `,` type($dst)
+    $src `[` $src_offsets `]` `,` $dst `[` $dst_offsets `]` `sizes` $sizes
+    (`atomic_add` $atomic_add^)? attr-dict `:` type($src) `,` type($dst)
   }];
   let extraClassDeclaration = PipeMethod;
   let hasVerifier = 1;

@@ -53,6 +53,7 @@ from tilec.passes.conversion.tile_to_cuda import (  # noqa: F401 (they register 
 )
 from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
     PLACEMENT,
+    check_policies,
     infer_layouts,
     is_workgroup,
     on_chip_scope,
@@ -181,6 +182,7 @@ class ConvertTileToCudaPass(Pass):
         target = cuda_target(self.arch)
         with op.context, op.location:
             _unsupported_types(op)
+            check_policies(op)
             resolve_all(op, target)
             if any(PLACEMENT not in a.attributes for a in irb.collect(op, "tile.alloc")):
                 infer_layouts(op)

@@ -8,10 +8,10 @@ on-chip destination first fills the whole tile with the pad.
 - global -> shared, same element type, zero pad: each thread issues 16-byte
   `nvgpu.device_async_copy` (cp.async.cg) chunks of a row, with the number
   of source elements clamped at the tensor's edge so the rest of the chunk
-  is zero-filled by the hardware; the copy commits one group and waits
-  for it. Whether the global rows are 16-byte aligned is known only at run
-  time, so the chunks run under that check and the element copy is the
-  fallback.
+  is zero-filled by the hardware (into the chunk the tile's swizzle
+  gives); the copy commits one group and waits for it. Whether the
+  global rows are 16-byte aligned is known only at run time, so the
+  chunks run under that check and the element copy is the fallback.
 - register tiles: each thread moves the slots it holds, at the coordinates
   its layout gives (bounds-checked on the memory side).
 - otherwise element e of the copy's extent is moved by thread e % threads,
@@ -227,7 +227,7 @@ class _Copy:
             safe = [arith.select(some, p, irb.index(0)) for p in positions]
             tokens.append(
                 nvgpu.device_async_copy(
-                    dst.tile.value, dst.positions(coords), src.tile.value, safe,
+                    dst.tile.value, dst.tile.physical(dst.positions(coords)), src.tile.value, safe,
                     ir.IntegerAttr.get(ir.IndexType.get(), lanes),
                     src_elements=count, bypass_l1=ir.UnitAttr.get(),
                 )

@@ -1,17 +1,20 @@
 """The cuda lowerings of tile.gemm: tensor cores (ldmatrix + mma.sync) or FMA loops.
 
-`cuda-gemm-mma-sync` (f16 or bf16 operands, f32 accumulator, shapes as
-`mma.py` says): the warps form a grid over C; per k-step of 16 each warp
-fetches its A fragments (m16k16) and B fragments (k16n8, two per
-`ldmatrix.x4` when it can) from shared memory and issues one m16n8k16
-mma.sync per (m16, n8) tile (`nvgpu.mma.sync` for f16; `nvvm.mma.sync` on
-the fragments' 32-bit registers for bf16, which nvgpu cannot type) into f32
-accumulators that stay in SSA values for the whole gemm. The accumulators
+`cuda-gemm-mma-sync` (f16 or bf16 operands with an f32 accumulator, i8 with
+an i32 one; shapes as `mma_warps` says): the warps form a grid over C; per
+k-step (16, or 32 for i8) each warp fetches its A fragments (m16 x k-step)
+and B fragments (k-step x n8, two per `ldmatrix.x4` when it can) from
+shared memory and issues one mma.sync per (m16, n8) tile (`nvgpu.mma.sync`
+m16n8k16 for f16 and m16n8k32 for i8; `nvvm.mma.sync` on the fragments'
+32-bit registers for bf16, which nvgpu cannot type) into accumulators that
+stay in SSA values for the whole gemm. Every fragment row is one 16-byte
+ldmatrix row whatever the element type, so one addressing serves all. The accumulators
 come from and go back to C at the coordinates of the mma layout: C's
 registers when tile-cuda-infer-layouts gave C that layout, else C in shared
 memory.
 Transposed operands use `ldmatrix` with `.trans` where the stored layout
-needs it (A stored K x M, B stored K x N).
+needs it (A stored K x M, B stored K x N). Each lane's row address goes
+through the operand's swizzle (`Tile.physical`), the one its writers used.
 
 `cuda-gemm-fma` (every other gemm): each thread computes the C elements it
 holds (registers) or is dealt (memory), walking K with scalar
@@ -45,6 +48,7 @@ from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
     gemm_shape,
     is_workgroup,
     kernel_threads,
+    mma_k,
     mma_warps,
     thread_id,
     tile_of,
@@ -77,7 +81,7 @@ def _mma_layout(op: ir.Operation) -> Layout | None:
 
 @register_lowering
 class GemmMmaSync(TileOpLowering):
-    """f16 x f16 -> f32 gemm on the tensor cores (ldmatrix + mma.sync.m16n8k16)."""
+    """f16/bf16 -> f32 and i8 -> i32 gemms on the tensor cores (ldmatrix + mma.sync)."""
 
     target = "cuda"
     op_names = ("tile.gemm",)
@@ -85,8 +89,8 @@ class GemmMmaSync(TileOpLowering):
 
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
         if _mma_layout(op) is None:
-            return ("needs f16 or bf16 operands in shared memory, an f32 accumulator and "
-                    "mma-sized tiles")
+            return ("needs f16/bf16 operands with an f32 accumulator or i8 (A M x K, B N x K) "
+                    "with an i32 one, in shared memory, and mma-sized tiles")
         return None
 
     def infer(self, op: ir.Operation, target: CudaTarget) -> Layout:
@@ -108,6 +112,10 @@ class _MmaGemm:
             shape, layout, a, b, c, clear
         )
         self.tiles_m, self.tiles_n = layout.mma_tiles()
+        step = mma_k(shape)
+        assert step is not None
+        # K of one instruction; elements per 16-byte row; per 32-bit register.
+        self.step, self.chunk, self.width = step, step // 2, 32 // irb.bit_width(a.element)
         tid = thread_id()
         self.tid = tid
         self.lane = arith.remui(tid, irb.index(WARP))
@@ -125,41 +133,42 @@ class _MmaGemm:
         return arith.muli(arith.remui(value, irb.index(modulus)), irb.index(scale))
 
     def _a_fragment(self, mi: int, k0: int) -> ir.Value:
-        f16x = ir.VectorType.get([4, 2], self.a.element)
+        f16x = ir.VectorType.get([4, self.width], self.a.element)
         m0 = arith.addi(self.row0, irb.index(mi * 16))
         if not self.shape.transpose_a:
-            # Matrices (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15), (m 8-15, k 8-15).
+            # Matrices (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15), (m 8-15, k 8-15)
+            # for f16; k in 16-element halves for i8.
             row = arith.addi(m0, self._lane_term(1, 16, 1))
-            col = arith.addi(irb.index(k0), self._lane_term(16, 2, 8))
-            return nvgpu.ldmatrix(f16x, self.a.value, [row, col], False, 4)
+            col = arith.addi(irb.index(k0), self._lane_term(16, 2, self.chunk))
+            return nvgpu.ldmatrix(f16x, self.a.value, self.a.physical([row, col]), False, 4)
         # Stored K x M: the same matrices, transposed on the way in.
         row = arith.addi(
             irb.index(k0), arith.addi(self._lane_term(16, 2, 8), self._lane_term(1, 8, 1))
         )
         col = arith.addi(m0, self._lane_term(8, 2, 8))
-        return nvgpu.ldmatrix(f16x, self.a.value, [row, col], True, 4)
+        return nvgpu.ldmatrix(f16x, self.a.value, self.a.physical([row, col]), True, 4)
 
     def _b_fragments(self, ni: int, k0: int, count: int) -> list[ir.Value]:
         """B fragments (vector<2x2xf16>) of n8 tiles ni .. ni + count - 1."""
         tiles = 2 * count
-        f16x = ir.VectorType.get([tiles, 2], self.b.element)
+        f16x = ir.VectorType.get([tiles, self.width], self.b.element)
         n0 = arith.addi(self.col0, irb.index(ni * 8))
         if not self.shape.transpose_b:
             # Stored K x N: lane l fetches row k0 + l % 16 of n-tile l / 16.
             row = arith.addi(irb.index(k0), self._lane_term(1, 16, 1))
             col = arith.addi(n0, self._lane_term(16, 2, 8) if count == 2 else irb.index(0))
-            loaded = nvgpu.ldmatrix(f16x, self.b.value, [row, col], True, tiles)
+            loaded = nvgpu.ldmatrix(f16x, self.b.value, self.b.physical([row, col]), True, tiles)
         else:
             # Stored N x K: lane l fetches row n0 + l % 8 (+8 for n-tile l / 16), k half l / 8 % 2.
             row_term = self._lane_term(1, 8, 1)
             if count == 2:
                 row_term = arith.addi(row_term, self._lane_term(16, 2, 8))
             row = arith.addi(n0, row_term)
-            col = arith.addi(irb.index(k0), self._lane_term(8, 2, 8))
-            loaded = nvgpu.ldmatrix(f16x, self.b.value, [row, col], False, tiles)
+            col = arith.addi(irb.index(k0), self._lane_term(8, 2, self.chunk))
+            loaded = nvgpu.ldmatrix(f16x, self.b.value, self.b.physical([row, col]), False, tiles)
         if count == 1:
             return [loaded]
-        half = ir.VectorType.get([2, 2], self.b.element)
+        half = ir.VectorType.get([2, self.width], self.b.element)
         fragments = []
         for i in range(count):
             fragment = irb.zero(half)
@@ -170,8 +179,7 @@ class _MmaGemm:
         return fragments
 
     def _load_accumulator(self, mi: int, ni: int) -> ir.Value:
-        f32 = ir.F32Type.get()
-        acc_type = ir.VectorType.get([2, 2], f32)
+        acc_type = ir.VectorType.get([2, 2], self.c.element)
         if self.clear:
             return irb.zero(acc_type)
         values = []
@@ -189,8 +197,8 @@ class _MmaGemm:
     def _mma(self, a: ir.Value, b: ir.Value, acc: ir.Value) -> ir.Value:
         """One m16n8k16 mma.sync: nvgpu's for f16; for bf16, which nvgpu cannot
         type, nvvm's on the fragments' 32-bit registers (DESIGN.md §3)."""
-        if self.shape.ab_element == "f16":
-            return nvgpu.mma_sync(acc.type, a, b, acc, [16, 8, 16])
+        if self.shape.ab_element != "bf16":
+            return nvgpu.mma_sync(acc.type, a, b, acc, [16, 8, self.step])
         f32 = ir.F32Type.get()
 
         def registers(fragment: ir.Value) -> list[ir.Value]:
@@ -221,7 +229,7 @@ class _MmaGemm:
             for ni in range(self.tiles_n)
         }
         pair = 2 if self.tiles_n % 2 == 0 else 1
-        for k0 in range(0, self.shape.k, 16):
+        for k0 in range(0, self.shape.k, self.step):
             a = [self._a_fragment(mi, k0) for mi in range(self.tiles_m)]
             b = []
             for ni in range(0, self.tiles_n, pair):

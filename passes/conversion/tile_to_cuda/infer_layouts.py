@@ -31,12 +31,26 @@ thread e % threads, slot e // threads), `mma` is the accumulator layout of
 `mma.sync.m16n8k16` over a grid of warps, so a gemm's result never leaves
 the registers the tensor cores wrote.
 
-A gemm runs on the tensor cores (`mma_warps`) with f16 or bf16 operands, an
-f32 accumulator, M a multiple of 16 per warp row, N of 8 per warp column, K
-of 16, and operand rows that `ldmatrix` can fetch 16 bytes at a time. The
-warps of a block form a grid over C: of the factorizations of the warp
-count that divide C evenly, the one with the squarest warp tiles (fewest
-operand fetches per mma) is chosen; a tie goes to more warps along M.
+A shared tile that only tile.copy, tile.fill/clear and tensor-core gemms
+(as operand A or B) touch is also marked `tile.cuda_swizzle`: its 16-byte
+chunks are stored XOR-swizzled (`Swizzle`), so the 8 rows that one
+`ldmatrix` phase (and the 8 chunks one quarter-warp of cp.async) address
+fall in 8 distinct groups of 4 banks: no bank conflicts. Every access to
+such a tile goes through `Tile` (load, store, `physical`), so the writers
+and readers agree on the layout.
+
+A gemm runs on the tensor cores (`mma_warps`) with f16 or bf16 operands and
+an f32 accumulator (m16n8k16), or i8 operands, an i32 accumulator, A stored
+M x K and B N x K (m16n8k32), M a multiple of 16 per warp row, N of 8 per
+warp column, K of the instruction's, and operand rows that `ldmatrix` can
+fetch 16 bytes at a time. f32 operands keep the FMA path: tf32 would round
+them to 10 mantissa bits, which the cpu target does not. The
+warps of a block form a grid over C, chosen among the factorizations of the
+warp count that divide C evenly by the gemm's `tile.policy`
+(`T.GemmWarpPolicy`): `square` (the default) takes the squarest warp tiles
+(fewest operand fetches per mma), a tie going to more warps along M;
+`full_row` the most warps along M (all of them when M allows: each warp
+owns whole rows of C), `full_col` the most along N.
 """
 
 from __future__ import annotations
@@ -52,7 +66,7 @@ from mlir.dialects import arith, gpu, memref, scf
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_semantics import copy_sizes
-from tilec.passes.registry import Pass, register_pass
+from tilec.passes.registry import Pass, PassFailure, register_pass
 
 # On tile.alloc, set by tile-cuda-infer-layouts: "shared", "cyclic" or
 # "mma:<warps along M>x<warps along N>".
@@ -62,6 +76,11 @@ PLACEMENT = "tile.cuda_placement"
 LAYOUT = "tile.cuda_layout"
 LOGICAL_SHAPE = "tile.cuda_shape"
 THREADS = "tile.cuda_threads"
+# Unit attribute on a shared tile.alloc and on the memref.view it becomes:
+# the tile is stored with `Swizzle`.
+SWIZZLE = "tile.cuda_swizzle"
+SWIZZLE_BYTES = 16
+BANK_GROUPS = 8  # 128 bytes of banks = 8 groups of 4 banks (16 bytes)
 
 WARP = 32
 
@@ -170,6 +189,39 @@ def delinearize(element: ir.Value, shape: tuple[int, ...] | list[int]) -> list[i
 
 
 @dataclass(frozen=True)
+class Swizzle:
+    """Chunk c (16 bytes) of row r is stored at chunk c ^ ((r // period) % mask).
+
+    With `chunks` 16-byte chunks per row, rows r .. r + 7 (r a multiple of 8)
+    at one logical chunk land on 8 distinct bank groups, and 8 consecutive
+    chunks of the row-major order stay on 8 distinct groups too."""
+
+    lanes: int  # elements per 16-byte chunk
+    period: int
+    mask: int
+
+    @staticmethod
+    def of(shape: tuple[int, ...], element: ir.Type) -> Swizzle | None:
+        """The swizzle of a 2-D tile, None when its rows cannot be swizzled."""
+        bits = irb.bit_width(element)
+        if len(shape) != 2 or bits % 8 or (shape[1] * bits // 8) % SWIZZLE_BYTES:
+            return None
+        chunks = shape[1] * bits // 8 // SWIZZLE_BYTES
+        if chunks not in (2, 4) and chunks % BANK_GROUPS:
+            return None
+        groups = min(chunks, BANK_GROUPS)
+        return Swizzle(SWIZZLE_BYTES * 8 // bits, BANK_GROUPS // groups, groups)
+
+    def chunk_of(self, row: int, chunk: int) -> int:
+        return chunk ^ ((row // self.period) % self.mask)
+
+    def apply(self, coords: list[ir.Value]) -> list[ir.Value]:
+        row, col = coords
+        term = arith.remui(arith.divui(row, irb.index(self.period)), irb.index(self.mask))
+        return [row, arith.xori(col, arith.muli(term, irb.index(self.lanes)))]
+
+
+@dataclass(frozen=True)
 class Tile:
     """An operand of a tile op as the cuda lowerings see it: memory any
     thread can index (global or workgroup), or registers with a layout."""
@@ -178,23 +230,28 @@ class Tile:
     shape: tuple[int, ...]
     element: ir.Type
     layout: Layout | None
+    swizzle: Swizzle | None = None
 
     @property
     def in_registers(self) -> bool:
         return self.layout is not None
 
+    def physical(self, coords: list[ir.Value]) -> list[ir.Value]:
+        """Where logical `coords` of a memory tile are stored."""
+        return coords if self.swizzle is None else self.swizzle.apply(coords)
+
     def load(self, coords: list[ir.Value], slot: int | None) -> ir.Value:
         if self.layout is not None:
             assert slot is not None
             return memref.load(self.value, [irb.index(slot)])
-        return memref.load(self.value, coords)
+        return memref.load(self.value, self.physical(coords))
 
     def store(self, value: ir.Value, coords: list[ir.Value], slot: int | None) -> None:
         if self.layout is not None:
             assert slot is not None
             memref.store(value, self.value, [irb.index(slot)])
         else:
-            memref.store(value, self.value, coords)
+            memref.store(value, self.value, self.physical(coords))
 
 
 def tile_of(value: ir.Value) -> Tile:
@@ -206,7 +263,10 @@ def tile_of(value: ir.Value) -> Tile:
         threads = ir.IntegerAttr(owner.attributes[THREADS]).value
         text = ir.StringAttr(owner.attributes[LAYOUT]).value
         return Tile(value, shape, type_.element_type, Layout.parse(text, shape, threads))
-    return Tile(value, tuple(type_.shape), type_.element_type, None)
+    swizzle = None
+    if isinstance(owner, ir.Operation | ir.OpView) and SWIZZLE in owner.attributes:
+        swizzle = Swizzle.of(tuple(type_.shape), type_.element_type)
+    return Tile(value, tuple(type_.shape), type_.element_type, None, swizzle)
 
 
 @contextmanager
@@ -267,6 +327,11 @@ class GemmShape:
     c_element: str
     transpose_a: bool
     transpose_b: bool
+    policy: str = "square"
+
+
+POLICY = "tile.policy"
+POLICIES = ("square", "full_row", "full_col")
 
 
 def gemm_shape(op: ir.Operation, a: tuple[int, ...], c: tuple[int, ...], ab: ir.Type,
@@ -274,33 +339,71 @@ def gemm_shape(op: ir.Operation, a: tuple[int, ...], c: tuple[int, ...], ab: ir.
     transpose_a = "transpose_a" in op.attributes
     transpose_b = "transpose_b" in op.attributes
     k = a[0] if transpose_a else a[1]
-    return GemmShape(c[0], c[1], k, str(ab), str(acc), transpose_a, transpose_b)
+    policy = ir.StringAttr(op.attributes[POLICY]).value if POLICY in op.attributes else "square"
+    return GemmShape(c[0], c[1], k, str(ab), str(acc), transpose_a, transpose_b, policy)
+
+
+def check_policies(func: ir.Operation) -> None:
+    """Reports every tile.gemm whose `tile.policy` is not a warp policy."""
+    failed = False
+    for op in irb.collect(func, "tile.gemm"):
+        if POLICY not in op.attributes:
+            continue
+        attr = op.attributes[POLICY]
+        if not isinstance(attr, ir.StringAttr) or ir.StringAttr(attr).value not in POLICIES:
+            op.location.emit_error(
+                f"'tile.gemm' has {POLICY} = {attr}; the warp policies are "
+                + ", ".join(f'"{p}"' for p in POLICIES)
+            )
+            failed = True
+    if failed:
+        raise PassFailure("unknown gemm warp policy")
+
+
+# mma.sync per operand element type: (accumulator, K of one instruction).
+MMA_KINDS = {"f16": ("f32", 16), "bf16": ("f32", 16), "i8": ("i32", 32)}
+
+
+def mma_k(shape: GemmShape) -> int | None:
+    """K of the mma.sync instruction this gemm can use, None when it has none."""
+    kind = MMA_KINDS.get(shape.ab_element)
+    if kind is None or kind[0] != shape.c_element:
+        return None
+    # ldmatrix transposes 16-bit elements only: 8-bit A must be stored M x K
+    # and B N x K (each row of a fragment contiguous in K).
+    if kind[1] == 32 and (shape.transpose_a or not shape.transpose_b):
+        return None
+    return kind[1]
 
 
 def mma_warps(shape: GemmShape, threads: int) -> tuple[int, int] | None:
     """The (warps along M, warps along N) grid of an mma.sync gemm, or None
     when the gemm cannot use mma.sync (then it is an FMA loop)."""
-    if shape.ab_element not in ("f16", "bf16") or shape.c_element != "f32" or threads % WARP:
+    step = mma_k(shape)
+    if step is None or threads % WARP or shape.k % step:
         return None
-    if shape.k % 16:
-        return None
-    # ldmatrix fetches 8 contiguous f16 (16 bytes) per row of each operand.
+    # ldmatrix fetches 16 contiguous bytes per row of each operand: K / 2
+    # elements (both instructions take 32 bytes of K per row).
+    chunk = step // 2
     a_row = shape.m if shape.transpose_a else shape.k
     b_row = shape.k if shape.transpose_b else shape.n
-    if a_row % 8 or b_row % 8:
+    if a_row % chunk or b_row % chunk:
         return None
     warps = threads // WARP
-    best: tuple[int, int] | None = None
-    for warps_m in range(warps, 0, -1):
-        if warps % warps_m:
-            continue
-        warps_n = warps // warps_m
-        if shape.m % (16 * warps_m) or shape.n % (8 * warps_n):
-            continue
-        skew = abs(shape.m // warps_m - shape.n // warps_n)
-        if best is None or skew < abs(shape.m // best[0] - shape.n // best[1]):
-            best = (warps_m, warps_n)
-    return best
+    grids = [
+        (warps_m, warps // warps_m)
+        for warps_m in range(warps, 0, -1)
+        if warps % warps_m == 0
+        and shape.m % (16 * warps_m) == 0
+        and shape.n % (8 * (warps // warps_m)) == 0
+    ]
+    if not grids:
+        return None
+    if shape.policy == "full_row":
+        return grids[0]
+    if shape.policy == "full_col":
+        return grids[-1]
+    return min(grids, key=lambda g: abs(shape.m // g[0] - shape.n // g[1]))
 
 
 MAX_REGISTER_BYTES = 512
@@ -435,6 +538,37 @@ def infer_layouts(func: ir.Operation) -> None:
     for c in candidates:
         if not c.owner_wise:
             c.alloc.attributes[PLACEMENT] = ir.StringAttr.get("shared")
+    for alloc in irb.collect(func, "tile.alloc"):
+        if ir.StringAttr(alloc.attributes[PLACEMENT]).value == "shared" and _swizzles(alloc):
+            alloc.attributes[SWIZZLE] = ir.UnitAttr.get()
+
+
+# Uses of a shared tile that reach its elements only through `Tile`.
+_TILE_ACCESSES = {"tile.copy", "tile.fill", "tile.clear"}
+
+
+def _swizzles(alloc: ir.Operation) -> bool:
+    """Whether a shared tile is an mma operand that is only accessed through `Tile`."""
+    value = alloc.results[0]
+    type_ = ir.MemRefType(value.type)
+    if irb.enclosing(alloc, {"tile.kernel"}) is None:
+        return False
+    if Swizzle.of(tuple(type_.shape), type_.element_type) is None:
+        return False
+    feeds_mma = False
+    for use in value.uses:
+        op = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        if op.name in _TILE_ACCESSES:
+            continue
+        if op.name != "tile.gemm" or use.operand_number > 1:
+            return False
+        a, c = op.operands[0], op.operands[2]
+        shape = gemm_shape(
+            op, _shape(a), _shape(c), ir.MemRefType(a.type).element_type,
+            ir.MemRefType(c.type).element_type,
+        )
+        feeds_mma = feeds_mma or mma_warps(shape, kernel_threads(op)) is not None
+    return feeds_mma
 
 
 @register_pass
@@ -448,4 +582,5 @@ class CudaInferLayoutsPass(Pass):
 
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:
+            check_policies(op)
             infer_layouts(op)

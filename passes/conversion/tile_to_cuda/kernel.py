@@ -5,12 +5,13 @@ A kernel becomes a `gpu.launch` with its grid (unused dimensions 1) and
 `gpu.func` with a known block size and a `gpu.launch_func`. Shared tiles
 are views at fixed, 128-byte aligned offsets of the block's dynamic shared
 memory (one buffer, so a kernel may use more than the 48 KB of static
-shared memory); the kernel's total is its launch's dynamic shared memory
-size, checked against the arch. A register tile (see
-tile-cuda-infer-layouts) becomes a private `memref<slots x T>` carrying its
-layout. `tile.barrier` is `gpu.barrier`; a `tile.pipelined` loop that
-cannot be a cp.async pipeline (`pipeline.py`) is an `scf.for` whose copies
-wait for their own cp.async groups.
+shared memory), keeping the `tile.cuda_swizzle` mark of their alloc; the
+kernel's total is its launch's dynamic shared memory size, checked
+against the arch. A register tile (see tile-cuda-infer-layouts) becomes
+a private `memref<slots x T>` carrying its layout. `tile.barrier` is
+`gpu.barrier`; a `tile.pipelined` loop that cannot be a cp.async
+pipeline (`pipeline.py`) is an `scf.for` whose copies wait for their own
+cp.async groups.
 
 Before:
 
@@ -44,6 +45,7 @@ from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
     LAYOUT,
     LOGICAL_SHAPE,
     PLACEMENT,
+    SWIZZLE,
     THREADS,
     Layout,
     kernel_threads,
@@ -103,6 +105,8 @@ class AllocToSharedOrRegisters(TileOpLowering):
                     type_.shape, type_.element_type, memory_space=workgroup_space()
                 )
                 new = memref.view(view_type, base, irb.index(offset), [])
+                if SWIZZLE in op.attributes:
+                    new.owner.attributes[SWIZZLE] = ir.UnitAttr.get()
             else:
                 threads = kernel_threads(op)
                 layout = Layout.parse(plan, tuple(type_.shape), threads)

@@ -35,7 +35,11 @@ from mlir.dialects import arith, gpu, memref, nvvm, scf
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.copy import NO_WAIT, copy_of
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import is_workgroup, kernel_threads
+from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
+    SWIZZLE,
+    is_workgroup,
+    kernel_threads,
+)
 from tilec.passes.conversion.tile_to_cuda.kernel import SHARED_ALIGNMENT, SHARED_BYTES
 from tilec.targets import CudaTarget
 
@@ -158,7 +162,11 @@ class _Slots:
                                arith.muli(slot, irb.index(self.bytes)))
             first = arith.cmpi(arith.CmpIPredicate.eq, slot, irb.index(0))
             shift = arith.select(first, self.home, other)
-        return memref.view(self.tile.type, self.base, shift, [])
+        view = memref.view(self.tile.type, self.base, shift, [])
+        if SWIZZLE in self.tile.owner.attributes:
+            # Every slot is stored as the tile is.
+            view.owner.attributes[SWIZZLE] = ir.UnitAttr.get()
+        return view
 
 
 def _bytes(type_: ir.MemRefType) -> int:

@@ -2,7 +2,8 @@
 
 The tile passes place the tiles and lower the tile ops into a `gpu.launch`;
 outlining makes the kernel a `gpu.func` (known block size) launched by
-`gpu.launch_func` from the host function. The gpu.module is then lowered
+`gpu.launch_func` from the host function (exp/log/tanh approximate where
+allowed, `tile-cuda-fast-math`). The gpu.module is then lowered
 to the LLVM/NVVM dialects with the target attached: `nvvm-attach-target`
 gets no `features`, so the PTX declares the lowest ISA that knows the chip
 (a lower one aborts NVPTX, DESIGN.md §3). `gpu-module-to-binary` (the
@@ -16,8 +17,9 @@ from tilec.passes.registry import register_pipeline
 from tilec.targets import CudaTarget
 
 
-def tile_to_cuda(target: CudaTarget, opt_level: int = 3) -> str:
-    """The pipeline text for `target` at LLVM optimization level `opt_level`."""
+def tile_to_cuda(target: CudaTarget, opt_level: int = 3, fast_math: bool = False) -> str:
+    """The pipeline text for `target` at LLVM optimization level `opt_level`;
+    `fast_math`: every exp/log/log2/tanh approximate, not only the `afn` ones."""
     device = ",".join(
         [
             "convert-scf-to-cf",
@@ -35,6 +37,8 @@ def tile_to_cuda(target: CudaTarget, opt_level: int = 3) -> str:
             "tile-canonicalize-ops",
             "tile-guard-global-accesses",
             "tile-cuda-infer-layouts",
+            # On the tile IR, before the lowering multiplies the ops to walk.
+            f"tile-cuda-fast-math{{everywhere={'true' if fast_math else 'false'}}}",
             f"convert-tile-to-cuda{{arch={target.arch}}}",
             "canonicalize",
             "cse",
@@ -48,9 +52,18 @@ def tile_to_cuda(target: CudaTarget, opt_level: int = 3) -> str:
     )
 
 
+def _flag(text: str) -> bool:
+    if text not in ("true", "false"):
+        raise ValueError(f"fast-math must be true or false but got '{text}'")
+    return text == "true"
+
+
 register_pipeline(
     "tile-to-cuda",
     "Lower tile kernels to a gpu.module in the NVVM dialect for one cuda arch",
-    lambda arch="sm_80": tile_to_cuda(cuda_target(arch)),
-    {"arch": "the cuda arch: sm_80, sm_86, sm_89, sm_90a"},
+    lambda arch="sm_80", fast_math="false": tile_to_cuda(
+        cuda_target(arch), fast_math=_flag(fast_math)
+    ),
+    {"arch": "the cuda arch: sm_80, sm_86, sm_89, sm_90a",
+     "fast-math": "true: every exp/log/log2/tanh approximate (default: only afn ones)"},
 )

@@ -101,6 +101,10 @@ class Binary(abc.ABC):
     def source(self) -> str:
         """What `.source()` shows: the text closest to what the hardware runs."""
 
+    def final_ir(self) -> str:
+        """The IR of the backend's last stage (`kernel.ir(final_stage)`)."""
+        return self.source()
+
     def report(self) -> object:
         """What the last run measured, on targets that measure their runs."""
         raise RuntimeError(f"{type(self).__name__} kernels keep no report of their runs "
@@ -115,6 +119,9 @@ class Binary(abc.ABC):
 
 class Driver(abc.ABC):
     """Loads and calls binaries of one target."""
+
+    takes_device_tensors: ClassVar[bool] = False
+    """Whether a call may pass tensors in device memory (DLPack) as they are."""
 
     def present(self) -> bool:
         """Whether the hardware this driver runs on is here."""

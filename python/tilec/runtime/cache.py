@@ -121,7 +121,7 @@ class DiskCache:
             binary = self.backend.driver.load(path, meta["entry"], options)
             stages = {
                 TILE_STAGE: (path / _TILE).read_text(),
-                self.backend.final_stage: binary.source(),
+                self.backend.final_stage: binary.final_ir(),
             }
         except (OSError, ValueError, KeyError, TypeError, AttributeError, ir.MLIRError):
             shutil.rmtree(path, ignore_errors=True)
@@ -135,6 +135,7 @@ class DiskCache:
             stages,
             None,
             time.perf_counter() - start,
+            self.backend.driver.takes_device_tensors,
         )
 
     def store(self, key: str, kernel: CompiledKernel) -> None:

@@ -4,7 +4,9 @@ the outputs a kernel allocates itself (TileLang's `out_idx`).
 Whatever has `__dlpack__` (torch, jax, cupy and numpy tensors) is viewed as
 a numpy array over the same memory (`numpy.from_dlpack`, no copy), so a
 framework can call a kernel on its own tensors; the argument checks and
-drivers then take it like any other array.
+drivers then take it like any other array. A tensor in device memory (a GPU
+tensor) is passed as it is to a driver that takes them (cuda: zero-copy)
+and is an error for the others.
 
 With `out_idx=[-1]` a kernel `gemm(A, B, C)` is called as `C = gemm(A, B)`:
 the parameters at those positions are not passed but allocated, with their
@@ -39,21 +41,47 @@ def output_positions(out_idx: int | Sequence[int] | None, count: int) -> tuple[i
     return tuple(sorted(positions))
 
 
+_DLPACK_CPU = 1
+"""DLPack's device type of host memory (kDLCPU)."""
+
+
+def on_device(value: object) -> bool:
+    """Whether `value` is a DLPack tensor outside host memory (a GPU tensor)."""
+    device = getattr(value, "__dlpack_device__", None)
+    if device is None or isinstance(value, np.ndarray):
+        return False
+    try:
+        return int(device()[0]) != _DLPACK_CPU
+    except (TypeError, ValueError, IndexError, RuntimeError, BufferError):
+        return False
+
+
 def _sizes_by_name(params: Sequence[Param], args: Sequence[object]) -> dict[str, int]:
     sizes: dict[str, int] = {}
     for param, arg in zip(params, args, strict=True):
-        if param.is_array and isinstance(arg, np.ndarray) and arg.ndim == len(param.dim_names):
-            for name, size in zip(param.dim_names, arg.shape, strict=True):
+        shape = tuple(getattr(arg, "shape", ()))
+        if param.is_array and hasattr(arg, "shape") and len(shape) == len(param.dim_names):
+            for name, size in zip(param.dim_names, shape, strict=True):
                 if name is not None:
                     sizes.setdefault(name, size)
     return sizes
 
 
-def _as_arrays(kernel: str, params: Sequence[Param], args: Sequence[object]) -> list[object]:
-    """`args` with every DLPack tensor for an array parameter viewed as numpy."""
+def _as_arrays(kernel: str, params: Sequence[Param], args: Sequence[object],
+               device_tensors: bool) -> list[object]:
+    """`args` with every host DLPack tensor for an array parameter viewed as
+    numpy; device tensors kept when `device_tensors`, else an error."""
     converted = list(args)
     for i, (param, arg) in enumerate(zip(params, args, strict=False)):
         if not param.is_array or isinstance(arg, np.ndarray) or not hasattr(arg, "__dlpack__"):
+            continue
+        if on_device(arg):
+            if not device_tensors:
+                raise ArgumentError(
+                    f"kernel '{kernel}': argument '{param.name}' ({type(arg).__name__}) is in "
+                    "device memory, and this target's kernels take host arrays (copy it to the "
+                    "host, or compile for cuda)"
+                )
             continue
         try:
             converted[i] = np.from_dlpack(arg)
@@ -66,14 +94,16 @@ def _as_arrays(kernel: str, params: Sequence[Param], args: Sequence[object]) -> 
 
 
 def call_arguments(
-    kernel: str, params: Sequence[Param], positions: tuple[int, ...], given: Sequence[object]
+    kernel: str, params: Sequence[Param], positions: tuple[int, ...], given: Sequence[object],
+    device_tensors: bool = False,
 ) -> tuple[list[object], list[np.ndarray]]:
-    """Every argument of a call (framework tensors viewed as numpy, outputs
-    at `positions` allocated), and the allocated outputs."""
+    """Every argument of a call (host framework tensors viewed as numpy,
+    device tensors kept when the driver takes them, outputs at `positions`
+    allocated on the host), and the allocated outputs."""
     if not positions:
-        return _as_arrays(kernel, params, given), []
+        return _as_arrays(kernel, params, given, device_tensors), []
     input_params = [p for i, p in enumerate(params) if i not in positions]
-    inputs = _as_arrays(kernel, input_params, given)
+    inputs = _as_arrays(kernel, input_params, given, device_tensors)
     expected = len(params) - len(positions)
     if len(inputs) != expected:
         names = ", ".join(p.name for i, p in enumerate(params) if i not in positions)

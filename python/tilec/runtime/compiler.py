@@ -47,6 +47,7 @@ class CompiledKernel:
         stages: dict[str, str],
         timings: dict[str, float] | None,
         compile_seconds: float,
+        device_tensors: bool = False,
     ):
         self.name = name
         self.params = list(params)
@@ -57,12 +58,15 @@ class CompiledKernel:
         self._stages = stages
         self._timings = timings
         self.compile_seconds = compile_seconds
+        self.device_tensors = device_tensors
+        """Whether GPU tensors are passed as they are (the driver's `takes_device_tensors`)."""
         self.out_positions: tuple[int, ...] = ()
 
     def __call__(self, *args: object) -> object:
         """Runs the kernel on numpy arrays (or any DLPack tensors) and scalars;
         with `out_idx`, allocates and returns the outputs."""
-        full, outputs = call_arguments(self.name, self.params, self.out_positions, args)
+        full, outputs = call_arguments(self.name, self.params, self.out_positions, args,
+                                       self.device_tensors)
         check_arguments(self.name, self.params, full)
         self._launch(full)
         return returned(outputs)
@@ -220,7 +224,7 @@ def compile_module(
     with module.context:
         binary = backend.codegen(lowered.module, lowered.entry, target, options)
     lowered.timings[backend.codegen_stage] = time.perf_counter() - codegen_start
-    lowered.stages[backend.final_stage] = binary.source()
+    lowered.stages[backend.final_stage] = binary.final_ir()
     return CompiledKernel(
         lowered.entry,
         lowered.params,
@@ -230,6 +234,7 @@ def compile_module(
         lowered.stages,
         lowered.timings if options.timing else None,
         time.perf_counter() - start,
+        backend.driver.takes_device_tensors,
     )
 
 

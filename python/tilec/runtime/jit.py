@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-import numpy as np
 from mlir import ir
 from mlir.dialects import memref
 
@@ -104,7 +103,9 @@ class JitKernel:
         with self._lock:
             module, params = self._generic()
             check_arguments(self.name or "<kernel>", params, args)
-            shapes: Shapes = tuple(a.shape if isinstance(a, np.ndarray) else None for a in args)
+            shapes: Shapes = tuple(
+                tuple(a.shape) if params[i].is_array else None for i, a in enumerate(args)
+            )
             if shapes not in self._compiled:
                 self._compiled[shapes] = self._load_or_build(specialize(module, shapes))
             return self._compiled[shapes]
@@ -125,7 +126,8 @@ class JitKernel:
         """Runs the kernel; with `out_idx`, allocates and returns the outputs."""
         with self._lock:
             _, params = self._generic()
-        full, outputs = call_arguments(self.name or "<kernel>", params, self._out_positions, args)
+        full, outputs = call_arguments(self.name or "<kernel>", params, self._out_positions, args,
+                                       self._backend.driver.takes_device_tensors)
         self.compiled(*full)(*full)
         return returned(outputs)
 

@@ -223,12 +223,11 @@ def check_arguments(kernel: str, params: Sequence[Param], args: Sequence[object]
         if not param.is_array:
             _check_scalar(param, arg)
             continue
-        _check_array(param, arg)
-        assert isinstance(arg, np.ndarray)
+        shape = _check_array(param, arg)
         for dim, name in enumerate(param.dim_names):
             if name is None:
                 continue
-            size = arg.shape[dim]
+            size = shape[dim]
             if name in bound and bound[name][0] != size:
                 other_size, other = bound[name]
                 raise ArgumentError(
@@ -273,25 +272,33 @@ def _check_scalar(param: Param, arg: object) -> None:
         raise ArgumentError(f"argument '{param.name}' expects a float but got {type(arg).__name__}")
 
 
-def _check_array(param: Param, arg: object) -> None:
+def _check_array(param: Param, arg: object) -> tuple[int, ...]:
+    """Checks one array argument; returns its shape. A device tensor (left
+    by `tilec.runtime.calls` for a driver that takes them) is checked for its
+    shape here and for its element type and layout by the driver."""
     assert param.shape is not None
-    if not isinstance(arg, np.ndarray):
+    device = not isinstance(arg, np.ndarray) and hasattr(arg, "__dlpack_device__")
+    if not isinstance(arg, np.ndarray) and not device:
         raise ArgumentError(
             f"argument '{param.name}' expects a numpy array but got {type(arg).__name__}"
         )
+    shape = tuple(int(n) for n in arg.shape)  # type: ignore[attr-defined]
+    if len(shape) != len(param.shape):
+        raise ArgumentError(
+            f"argument '{param.name}' expects a {len(param.shape)}-D array but got "
+            f"{len(shape)}-D with shape {_shape_text(shape)}"
+        )
+    if any(s is not None and s != a for s, a in zip(param.shape, shape, strict=True)):
+        raise ArgumentError(
+            f"argument '{param.name}' expects shape {param.describe_shape()} but got "
+            f"{_shape_text(shape)}"
+        )
+    if device:
+        return shape
+    assert isinstance(arg, np.ndarray)
     expected = numpy_dtype(param.element)
     if arg.dtype != expected:
         raise ArgumentError(f"argument '{param.name}' expects {expected} but got {arg.dtype}")
-    if arg.ndim != len(param.shape):
-        raise ArgumentError(
-            f"argument '{param.name}' expects a {len(param.shape)}-D array but got "
-            f"{arg.ndim}-D with shape {_shape_text(arg.shape)}"
-        )
-    if any(s is not None and s != a for s, a in zip(param.shape, arg.shape, strict=True)):
-        raise ArgumentError(
-            f"argument '{param.name}' expects shape {param.describe_shape()} but got "
-            f"{_shape_text(arg.shape)}"
-        )
     if not arg.flags.c_contiguous:
         raise ArgumentError(
             f"argument '{param.name}' must be C-contiguous (use numpy.ascontiguousarray)"
@@ -301,3 +308,4 @@ def _check_array(param: Param, arg: object) -> None:
             f"argument '{param.name}' expects a writeable array (the kernel writes it) but got "
             "a read-only one (numpy.array makes a writeable copy)"
         )
+    return shape

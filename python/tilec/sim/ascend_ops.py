@@ -16,6 +16,7 @@ starts it. Costs (cycles, all parameters of the profile):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 
@@ -138,7 +139,15 @@ def _copy(c: Compiler, op: ir.Operation) -> None:
         raise fail(where, f"ascend.copy {src_space} -> {dst_space} is not a data path of the "
                           f"{c.profile.name} profile")
     pipe = COPY_PIPES[src_space, dst_space]
-    site = c.site(op, f"ascend.copy {src_space} -> {dst_space}")
+    atomic = "atomic_add" in op.attributes
+    if atomic and (src_space, dst_space) != ("ub", "gm"):
+        raise fail(where, f"ascend.copy atomic_add needs a ub -> gm path, not "
+                          f"{src_space} -> {dst_space}")
+    suffix = " atomic_add" if atomic else ""
+    site = c.site(op, f"ascend.copy {src_space} -> {dst_space}{suffix}")
+    if atomic:
+        site = dataclasses.replace(site, atomic=True)
+        element = _element(dst, where)
     startup = _startup(c, pipe)
     bandwidth = c.profile.bandwidth.get(path)
     src_slot, dst_slot = c.slot(src), c.slot(dst)
@@ -176,8 +185,13 @@ def _copy(c: Compiler, op: ir.Operation) -> None:
         outer, inner = box
         remote, part = target.array[outer], local[inner]
 
-        def effect() -> None:
-            remote[...] = part
+        if atomic:
+            def effect() -> None:
+                # The core's add happens in the GM-side unit: one rounding per element.
+                remote[...] = element.store(element.values(remote) + element.values(part))
+        else:
+            def effect() -> None:
+                remote[...] = part
 
         written = region(target.arena, remote)
         return Instr(EXEC, pipe, site, cycles=startup, effect=effect,

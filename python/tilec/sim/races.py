@@ -7,6 +7,8 @@ pipe; barriers join whole cores (or the grid). Two accesses are ordered iff
 the later one's clock has seen the earlier one's tick, so an access that
 overlaps an earlier conflicting one (at least one write, different actor)
 whose tick it has not seen is a race, whatever the timing happened to be.
+Atomic adds (writes of a site marked `atomic`) commute, so two of them are
+never a race; against a plain read or write they still are.
 
 The history of each memory keeps, per actor, only the latest access of each
 kind to each exact byte range: a repeated access in a loop replaces the
@@ -34,6 +36,9 @@ class Site:
     location: str
     text: str
     """A short rendering for messages and traces (`ascend.wait_flag mte2 -> v, 0`)."""
+    atomic: bool = False
+    """The op's writes are atomic adds (`ascend.copy ... atomic_add`): two of
+    them never race with each other, only with plain reads and writes."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False)
@@ -97,7 +102,7 @@ class _History:
     def add(self, access: Access) -> None:
         region = access.region
         count = 1 if region.starts is None else len(region.starts)
-        key = (access.actor, region.lo, region.hi, region.length, count)
+        key = (access.actor, access.site.atomic, region.lo, region.hi, region.length, count)
         previous = self.latest.get(key)
         if previous is not None and (
             region.starts is None or np.array_equal(previous.region.starts, region.starts)
@@ -138,6 +143,8 @@ class RaceDetector:
                 for against in (True, False) if write else (True,):
                     for old in self._history(region, against).candidates(region):
                         if old.actor == actor or clock[old.actor] >= old.epoch:
+                            continue
+                        if against and write and old.site.atomic and site.atomic:
                             continue
                         hit = overlap(old.region, region)
                         if hit is not None:

@@ -38,3 +38,17 @@ func.func @outside() {
   %t = tile.alloc : memref<16xf32, #tile.scope<shared>>
   return
 }
+
+// -----
+
+// A warp policy that T.GemmWarpPolicy does not have is a located error.
+func.func @bad_policy(%n: index) {
+  tile.kernel blocks(%bx) in (%n) threads = 128 {
+    %a = tile.alloc : memref<64x32xf16, #tile.scope<shared>>
+    %b = tile.alloc : memref<32x64xf16, #tile.scope<shared>>
+    %c = tile.alloc : memref<64x64xf32, #tile.scope<fragment>>
+    // expected-error @+1 {{'tile.gemm' has tile.policy = "diagonal"; the warp policies are "square", "full_row", "full_col"}}
+    tile.gemm %a, %b, %c {tile.policy = "diagonal"} : memref<64x32xf16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+  }
+  return
+}

@@ -77,3 +77,34 @@ func.func @fma(%C: memref<32x16xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// The mma operands are stored swizzled: A (16x32 f16, 4 chunks of 16 bytes
+// a row) puts chunk c of row r at c ^ (r / 2 % 4), in the cp.async stores,
+// the element fallback and the ldmatrix rows alike; B's rows are one chunk
+// (16 bytes), nothing to swizzle.
+// CHECK-LABEL: func.func @swizzled
+// CHECK-DAG: %[[B:.*]] = memref.view {{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x8xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[A:.*]] = memref.view {{.*}} {tile.cuda_swizzle} : memref<?xi8, #gpu.address_space<workgroup>> to memref<16x32xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[HALF:.*]] = arith.divui %[[ROW:.*]], %c2 : index
+// CHECK: %[[TERM:.*]] = arith.remui %[[HALF]], %c4 : index
+// CHECK: %[[SHIFT:.*]] = arith.muli %[[TERM]], %c8 : index
+// CHECK: %[[COL:.*]] = arith.xori %{{.*}}, %[[SHIFT]] : index
+// CHECK: nvgpu.device_async_copy %arg0[%{{.*}}, %{{.*}}], %[[A]][%[[ROW]], %[[COL]]], 8, %{{.*}} {bypassL1}
+// CHECK: memref.store %{{.*}}, %[[A]][%{{.*}}, %{{.*}}]
+// CHECK: %[[K:.*]] = arith.xori %{{.*}}, %{{.*}} : index
+// CHECK: nvgpu.ldmatrix %[[A]][%{{.*}}, %[[K]]] {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix %[[B]][%{{.*}}, %c0] {numTiles = 2 : i32, transpose = true}
+func.func @swizzled(%A: memref<?x?xf16>, %C: memref<16x8xf32>, %n: index) {
+  tile.kernel blocks(%bx) in (%n) threads = 32 {
+    %c0 = arith.constant 0 : index
+    %a = tile.alloc : memref<16x32xf16, #tile.scope<shared>>
+    %b = tile.alloc : memref<32x8xf16, #tile.scope<shared>>
+    %c = tile.alloc : memref<16x8xf32, #tile.scope<fragment>>
+    tile.copy %A[%c0, %c0], %a[%c0, %c0] : memref<?x?xf16>, memref<16x32xf16, #tile.scope<shared>>
+    tile.gemm %a, %b, %c clear_accum : memref<16x32xf16, #tile.scope<shared>>, memref<32x8xf16, #tile.scope<shared>>, memref<16x8xf32, #tile.scope<fragment>>
+    tile.copy %c[%c0, %c0], %C[%c0, %c0] : memref<16x8xf32, #tile.scope<fragment>>, memref<16x8xf32>
+  }
+  return
+}

@@ -1,10 +1,11 @@
 // RUN: tile-opt %s -split-input-file --tile-cuda-infer-layouts | filecheck %s
 
 // The accumulator of an f16 gemm that fits mma.sync gets the mma layout
-// (4 warps as 2x2); the tiles the gemm reads are in shared memory.
+// (4 warps as 2x2); the tiles the gemm reads are in shared memory, stored
+// swizzled (only copies and the gemm touch them).
 // CHECK-LABEL: func.func @gemm
-// CHECK: tile.alloc {tile.cuda_placement = "shared"} : memref<64x32xf16, #tile.scope<shared>>
-// CHECK: tile.alloc {tile.cuda_placement = "shared"} : memref<32x64xf16, #tile.scope<fragment>>
+// CHECK: tile.alloc {tile.cuda_placement = "shared", tile.cuda_swizzle} : memref<64x32xf16, #tile.scope<shared>>
+// CHECK: tile.alloc {tile.cuda_placement = "shared", tile.cuda_swizzle} : memref<32x64xf16, #tile.scope<fragment>>
 // CHECK: tile.alloc {tile.cuda_placement = "mma:2x2"} : memref<64x64xf32, #tile.scope<fragment>>
 func.func @gemm(%A: memref<?x?xf16>, %C: memref<?x?xf32>, %n: index) {
   tile.kernel blocks(%bx) in (%n) threads = 128 {
@@ -66,3 +67,31 @@ func.func @too_big(%n: index) {
   }
   return
 }
+
+// -----
+
+// T.GemmWarpPolicy (tile.policy) picks the warp grid of 8 warps over a
+// 128x128 C: square 4x2 (the default), full_row 8x1, full_col 1x8. A shared
+// tile that a reduction also reads is not swizzled.
+// CHECK-LABEL: func.func @policies
+// CHECK: tile.alloc {tile.cuda_placement = "shared", tile.cuda_swizzle} : memref<128x32xf16, #tile.scope<shared>>
+// CHECK: tile.alloc {tile.cuda_placement = "shared"} : memref<32x128xf16, #tile.scope<shared>>
+// CHECK: tile.alloc {tile.cuda_placement = "mma:4x2"} : memref<128x128xf32, #tile.scope<fragment>>
+// CHECK: tile.alloc {tile.cuda_placement = "mma:8x1"} : memref<128x128xf32, #tile.scope<fragment>>
+// CHECK: tile.alloc {tile.cuda_placement = "mma:1x8"} : memref<128x128xf32, #tile.scope<fragment>>
+func.func @policies(%n: index) {
+  tile.kernel blocks(%bx) in (%n) threads = 256 {
+    %a = tile.alloc : memref<128x32xf16, #tile.scope<shared>>
+    %b = tile.alloc : memref<32x128xf16, #tile.scope<shared>>
+    %square = tile.alloc : memref<128x128xf32, #tile.scope<fragment>>
+    %row = tile.alloc : memref<128x128xf32, #tile.scope<fragment>>
+    %col = tile.alloc : memref<128x128xf32, #tile.scope<fragment>>
+    %sums = tile.alloc : memref<32xf16, #tile.scope<shared>>
+    tile.gemm %a, %b, %square clear_accum : memref<128x32xf16, #tile.scope<shared>>, memref<32x128xf16, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
+    tile.gemm %a, %b, %row clear_accum {tile.policy = "full_row"} : memref<128x32xf16, #tile.scope<shared>>, memref<32x128xf16, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
+    tile.gemm %a, %b, %col clear_accum {tile.policy = "full_col"} : memref<128x32xf16, #tile.scope<shared>>, memref<32x128xf16, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
+    tile.reduce sum %b, %sums dim = 1 : memref<32x128xf16, #tile.scope<shared>>, memref<32xf16, #tile.scope<shared>>
+  }
+  return
+}
+

@@ -8,7 +8,7 @@
 // PTX: cp.async.cg.shared.global
 // PTX: ldmatrix.sync.aligned
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// EMIT: error: option '--emit' expects mlir or ptx but got 'sass'
+// EMIT: error: option '--emit' expects mlir{{.*}} ptx{{.*}} but got 'sass'
 
 // examples/gemm.mlir's f16 GEMM through the whole pipeline: the host launches
 // the outlined kernel (grid from the arguments, 128 threads, 16 KiB of

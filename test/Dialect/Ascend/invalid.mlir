@@ -957,3 +957,44 @@ func.func @copy_segment_without_dst(%a: memref<4xf32, #ascend.mem<ub>>, %i: inde
   "ascend.copy"(%a, %i) <{operandSegmentSizes = array<i32: 1, 1, 0, 0>, sizes = array<i64: 4>}> : (memref<4xf32, #ascend.mem<ub>>, index) -> ()
   return
 }
+
+// -----
+
+func.func @copy_atomic_add_from_gm(%x: memref<?xf32, #ascend.mem<gm>>) {
+  %c0 = arith.constant 0 : index
+  %ub = memref.alloc() : memref<16xf32, #ascend.mem<ub>>
+  // expected-error @+1 {{expected an atomic_add copy from ub to gm but got gm -> ub}}
+  ascend.copy %x[%c0], %ub[%c0] sizes [16] atomic_add : memref<?xf32, #ascend.mem<gm>>, memref<16xf32, #ascend.mem<ub>>
+  return
+}
+
+// -----
+
+func.func @copy_atomic_add_on_chip() {
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc() : memref<16xf32, #ascend.mem<ub>>
+  %b = memref.alloc() : memref<16xf32, #ascend.mem<ub>>
+  // expected-error @+1 {{expected an atomic_add copy from ub to gm but got ub -> ub}}
+  ascend.copy %a[%c0], %b[%c0] sizes [16] atomic_add : memref<16xf32, #ascend.mem<ub>>, memref<16xf32, #ascend.mem<ub>>
+  return
+}
+
+// -----
+
+func.func @copy_atomic_add_f64(%x: memref<?xf64, #ascend.mem<gm>>) {
+  %c0 = arith.constant 0 : index
+  %ub = memref.alloc() : memref<16xf64, #ascend.mem<ub>>
+  // expected-error @+1 {{expected an atomic_add element type f32, f16, bf16, i32, i16 or i8 but got f64}}
+  ascend.copy %ub[%c0], %x[%c0] sizes [16] atomic_add : memref<16xf64, #ascend.mem<ub>>, memref<?xf64, #ascend.mem<gm>>
+  return
+}
+
+// -----
+
+func.func @copy_atomic_add_i64(%x: memref<?xi64, #ascend.mem<gm>>) {
+  %c0 = arith.constant 0 : index
+  %ub = memref.alloc() : memref<16xi64, #ascend.mem<ub>>
+  // expected-error @+1 {{expected an atomic_add element type f32, f16, bf16, i32, i16 or i8 but got i64}}
+  ascend.copy %ub[%c0], %x[%c0] sizes [16] atomic_add : memref<16xi64, #ascend.mem<ub>>, memref<?xi64, #ascend.mem<gm>>
+  return
+}

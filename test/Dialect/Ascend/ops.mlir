@@ -445,3 +445,26 @@ func.func @cross_core() attributes {ascend.kernel = #ascend.core<mix>} {
   }
   return
 }
+
+// CHECK-LABEL: func.func @copy_atomic_add
+// CHECK: ascend.copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}] sizes [16, 64] atomic_add : memref<16x64xf32, #ascend.mem<ub>>, memref<?x?xf32, #ascend.mem<gm>>
+// CHECK: ascend.copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] sizes [32] atomic_add : memref<32xbf16, #ascend.mem<ub>>, memref<?xbf16, #ascend.mem<gm>>
+// CHECK: ascend.copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] sizes [32] atomic_add : memref<32xi8, #ascend.mem<ub>>, memref<?xi8, #ascend.mem<gm>>
+// CHECK: ascend.copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] sizes [32] : memref<32xi8, #ascend.mem<ub>>, memref<?xi8, #ascend.mem<gm>>
+func.func @copy_atomic_add(%x: memref<?x?xf32, #ascend.mem<gm>>, %h: memref<?xbf16, #ascend.mem<gm>>,
+                           %b: memref<?xi8, #ascend.mem<gm>>, %i: index)
+    attributes {ascend.kernel = #ascend.core<aiv>} {
+  %c0 = arith.constant 0 : index
+  %ub = memref.alloc() : memref<16x64xf32, #ascend.mem<ub>>
+  %ubh = memref.alloc() : memref<32xbf16, #ascend.mem<ub>>
+  %ubb = memref.alloc() : memref<32xi8, #ascend.mem<ub>>
+  ascend.copy %ub[%c0, %c0], %x[%i, %c0] sizes [16, 64] atomic_add
+      : memref<16x64xf32, #ascend.mem<ub>>, memref<?x?xf32, #ascend.mem<gm>>
+  ascend.copy %ubh[%c0], %h[%i] sizes [32] atomic_add
+      : memref<32xbf16, #ascend.mem<ub>>, memref<?xbf16, #ascend.mem<gm>>
+  ascend.copy %ubb[%c0], %b[%i] sizes [32] atomic_add
+      : memref<32xi8, #ascend.mem<ub>>, memref<?xi8, #ascend.mem<gm>>
+  ascend.copy %ubb[%c0], %b[%i] sizes [32]
+      : memref<32xi8, #ascend.mem<ub>>, memref<?xi8, #ascend.mem<gm>>
+  return
+}

@@ -16,13 +16,16 @@ t = lane % 4, each a pair of consecutive columns (a, c) or rows (b)).
 emulator checks the index arithmetic, layouts, bounds and barriers of a
 kernel, not the timing of its asynchronous copies. Between two barriers the
 threads run one after the other, in alternating order, so a missing
-barrier gives wrong numbers.
+barrier gives wrong numbers. With a `trace` list, every shared-memory
+address an `ldmatrix` lane or a `cp.async` thread uses is recorded in it
+(`SharedAccess`), for the bank-conflict checks.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from mlir import ir
@@ -52,15 +55,37 @@ def _dtype(type_: ir.Type) -> np.dtype:
 _Thread = Iterator[tuple]
 
 
+@dataclass(frozen=True)
+class SharedAccess:
+    """One 16-byte shared-memory access: by which op, thread and where
+    (bytes from the start of the block's shared memory)."""
+
+    kind: str  # "ldmatrix" or "cp.async"
+    op: str  # the op's location
+    block: tuple[int, int, int]
+    thread: int
+    address: int
+
+
 class _Ctx:
     """What the threads of one block share."""
 
     def __init__(self, block_ids: tuple[int, int, int], smem: np.ndarray, threads: int,
-                 grid: tuple[int, ...]):
+                 grid: tuple[int, ...], trace: list[SharedAccess] | None = None):
         self.block_ids = block_ids
         self.grid = grid
         self.smem = smem
         self.threads = threads
+        self.trace = trace
+
+    def record(self, kind: str, op: ir.Operation, thread: int, array: np.ndarray,
+               where: Sequence[int]) -> None:
+        if self.trace is None or array.base is None:
+            return
+        address = array.ctypes.data + int(np.dot(where, array.strides)) - self.smem.ctypes.data
+        if 0 <= address < self.smem.size:
+            self.trace.append(SharedAccess(kind, str(op.location), self.block_ids, thread,
+                                           address))
 
 
 class _Compiler:
@@ -380,6 +405,7 @@ class _Compiler:
             _check_bounds(target, (*d[:-1], d[-1] + lanes - 1), op)
             if count:
                 _check_bounds(source, (*s[:-1], s[-1] + count - 1), op)
+            env["ctx"].record("cp.async", op, env["tid"], target, d)
             row = np.zeros(lanes, target.dtype)
             row[:count] = source[(*s[:-1], slice(s[-1], s[-1] + count))]
             target[(*d[:-1], slice(d[-1], d[-1] + lanes))] = row
@@ -428,6 +454,10 @@ class _Compiler:
         tiles = ir.IntegerAttr(op.attributes["numTiles"]).value
         transpose = ir.BoolAttr(op.attributes["transpose"]).value
         dtype = _dtype(ir.VectorType(op.results[0].type).element_type)
+        # A row is 16 bytes; each lane receives one 32-bit word of a row per matrix.
+        per_row, per_word = 16 // dtype.itemsize, 4 // dtype.itemsize
+        if transpose and dtype.itemsize != 2:
+            raise EmulationError(f"{op.location}: ldmatrix.trans of {dtype} elements")
         (out,) = outs
 
         def collective(lanes: list[dict]) -> list:
@@ -436,15 +466,14 @@ class _Compiler:
                 env = lanes[lane]
                 array = env[buffer]
                 where = [int(env[i]) for i in indices]
-                _check_bounds(array, (*where[:-1], where[-1] + 7), op)
-                rows.append(array[(*where[:-1], slice(where[-1], where[-1] + 8))])
+                _check_bounds(array, (*where[:-1], where[-1] + per_row - 1), op)
+                env["ctx"].record("ldmatrix", op, env["tid"], array, where)
+                rows.append(array[(*where[:-1], slice(where[-1], where[-1] + per_row))])
             matrices = [np.array(rows[8 * q : 8 * q + 8]) for q in range(tiles)]
             if transpose:
                 matrices = [m.T for m in matrices]
-            return [
-                np.array([m[t // 4, 2 * (t % 4) : 2 * (t % 4) + 2] for m in matrices], dtype)
-                for t in range(32)
-            ]
+            word = [slice(per_word * (t % 4), per_word * (t % 4 + 1)) for t in range(32)]
+            return [np.array([m[t // 4, word[t]] for m in matrices], dtype) for t in range(32)]
 
         def run(env):
             env[out] = yield ("warp", op, collective)
@@ -453,14 +482,16 @@ class _Compiler:
 
     def _nvgpu_mma_sync(self, op, ins, outs):
         a_slot, b_slot, c_slot = ins
-        shape = list(ir.ArrayAttr(op.attributes["mmaShape"]))
-        if [ir.IntegerAttr(s).value for s in shape] != [16, 8, 16]:
-            raise EmulationError("only m16n8k16 is emulated")
+        shape = [ir.IntegerAttr(s).value for s in ir.ArrayAttr(op.attributes["mmaShape"])]
+        element = str(ir.VectorType(op.operands[0].type).element_type)
+        if (shape, element) not in (([16, 8, 16], "f16"), ([16, 8, 32], "i8")):
+            raise EmulationError(f"mma.sync {shape} of {element} is not emulated")
+        accumulator = _dtype(ir.VectorType(op.results[0].type).element_type)
         (out,) = outs
 
         def collective(lanes: list[dict]) -> list:
-            d = _mma([(env[a_slot], env[b_slot], env[c_slot]) for env in lanes])
-            return [np.array(pairs, np.float32) for pairs in d]
+            d = _mma([(env[a_slot], env[b_slot], env[c_slot]) for env in lanes], accumulator)
+            return [np.array(pairs, accumulator) for pairs in d]
 
         def run(env):
             env[out] = yield ("warp", op, collective)
@@ -490,6 +521,19 @@ class _Compiler:
 
         return True, run
 
+    def _llvm_call_intrinsic(self, op, ins, outs):
+        """The approximate math of tile-cuda-fast-math, computed exactly."""
+        name = ir.StringAttr(op.attributes["intrin"]).value
+        fn = _INTRINSICS.get(name)
+        if fn is None:
+            raise EmulationError(f"the emulator has no intrinsic '{name}'")
+        (out,) = outs
+
+        def run(env):
+            env[out] = np.float32(fn(*[env[i] for i in ins]))
+
+        return False, run
+
     def _llvm_extractvalue(self, op, ins, outs):
         (position,) = tuple(ir.DenseI64ArrayAttr(op.attributes["position"]))
         (source,) = ins
@@ -511,21 +555,31 @@ class _Compiler:
         return False, run
 
 
-def _mma(lanes: list[tuple]) -> list[list]:
-    """m16n8k16 from each lane's (A, B, C) fragments: the D fragment pairs per lane."""
-    a = np.zeros((16, 16), np.float64)
-    b = np.zeros((16, 8), np.float64)
-    c = np.zeros((16, 8), np.float64)
+_F32 = np.dtype(np.float32)
+
+
+def _mma(lanes: list[tuple], accumulator: np.dtype = _F32) -> list[list]:
+    """m16n8kK from each lane's (A, B, C) fragments: the D fragment pairs per
+    lane. A register holds w elements (2 of 16 bits: K = 16; 4 of 8 bits:
+    K = 32): a_i at row g + 8 (i % 2), columns w t + K/2 (i // 2) + 0..w-1;
+    b_i at rows w t + K/2 i + 0..w-1, column g."""
+    width = len(np.asarray(lanes[0][0][0]))
+    k = 8 * width
+    exact = np.int64 if accumulator.kind == "i" else np.float64
+    a = np.zeros((16, k), exact)
+    b = np.zeros((k, 8), exact)
+    c = np.zeros((16, 8), exact)
     for lane, (ra, rb, rc) in enumerate(lanes):
         g, t = lane // 4, lane % 4
-        for i, (row, col) in enumerate([(g, 2 * t), (g + 8, 2 * t), (g, 2 * t + 8),
-                                        (g + 8, 2 * t + 8)]):
-            a[row, col : col + 2] = np.asarray(ra[i], np.float64)
-        for i, row in enumerate([2 * t, 2 * t + 8]):
-            b[row : row + 2, g] = np.asarray(rb[i], np.float64)
+        for i in range(4):
+            col = width * t + k // 2 * (i // 2)
+            a[g + 8 * (i % 2), col : col + width] = np.asarray(ra[i], exact)
+        for i in range(2):
+            row = width * t + k // 2 * i
+            b[row : row + width, g] = np.asarray(rb[i], exact)
         for i, row in enumerate([g, g + 8]):
-            c[row, 2 * t : 2 * t + 2] = np.asarray(rc[i], np.float64)
-    d = (a @ b + c).astype(np.float32)
+            c[row, 2 * t : 2 * t + 2] = np.asarray(rc[i], exact)
+    d = (a @ b + c).astype(accumulator)
     return [[d[lane // 4, 2 * (lane % 4) : 2 * (lane % 4) + 2],
              d[lane // 4 + 8, 2 * (lane % 4) : 2 * (lane % 4) + 2]] for lane in range(32)]
 
@@ -584,6 +638,7 @@ _ELEMENTWISE: dict[str, Callable] = {
     "fma": lambda a, b, c: a * b + c, "floor": np.floor, "ceil": np.ceil,
     "sin": np.sin, "cos": np.cos, "powf": np.power,
 }
+_INTRINSICS: dict[str, Callable] = {"llvm.nvvm.lg2.approx.f": np.log2, "llvm.tanh": np.tanh}
 _CMPI = [lambda a, b: a == b, lambda a, b: a != b, lambda a, b: a < b, lambda a, b: a <= b,
          lambda a, b: a > b, lambda a, b: a >= b, lambda a, b: a < b, lambda a, b: a <= b,
          lambda a, b: a > b, lambda a, b: a >= b]
@@ -644,8 +699,10 @@ def _run_block(body, launch_env: dict, ctx: _Ctx, block_args: list[int],
                     sends[warp + lane] = value
 
 
-def run_launches(module: ir.Module, entry: str, args: Sequence[object]) -> None:
-    """Runs every gpu.launch of `entry` (host code evaluated too) on `args`."""
+def run_launches(module: ir.Module, entry: str, args: Sequence[object],
+                 trace: list[SharedAccess] | None = None) -> None:
+    """Runs every gpu.launch of `entry` (host code evaluated too) on `args`,
+    recording the shared accesses of ldmatrix and cp.async in `trace`."""
     func = next(op for op in module.body.operations
                 if ir.StringAttr(op.attributes["sym_name"]).value == entry)
     compiler = _Compiler()
@@ -675,6 +732,6 @@ def run_launches(module: ir.Module, entry: str, args: Sequence[object]) -> None:
             for by in range(grid[1]):
                 for bx in range(grid[0]):
                     smem = np.full(smem_bytes, 0xFF, np.uint8)  # garbage until written
-                    ctx = _Ctx((bx, by, bz), smem, threads, tuple(grid))
+                    ctx = _Ctx((bx, by, bz), smem, threads, tuple(grid), trace)
                     _run_block(body, env, ctx, launch_args[:3], launch_args[3:6],
                                launch_args[6:])

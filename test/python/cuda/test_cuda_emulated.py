@@ -16,6 +16,7 @@ import pytest
 
 import tilec
 from tilec import ir
+from tilec.backends.cuda.compiler import find_ptxas
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -149,3 +150,115 @@ def test_two_kernels_share_a_global_workspace():
     assert plan.workspaces == (("f32", (["const", 2], ["const", 8])),)
     assert kernel.source().count(".entry") == 2
     np.testing.assert_allclose(out, x.sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+def _policy_gemm(policy):
+    """One block's 64x64x32 f16 gemm, its 4 warps placed by `policy`."""
+    import tilec.language as T
+
+    @T.prim_func
+    def gemm(A: T.Tensor((64, 32), "float16"), B: T.Tensor((32, 64), "float16"),
+             C: T.Tensor((64, 64), "float32")):
+        with T.Kernel(1, threads=128) as _:
+            a = T.alloc_shared((64, 32), "float16")
+            b = T.alloc_shared((32, 64), "float16")
+            c = T.alloc_fragment((64, 64), "float32")
+            T.clear(c)
+            T.copy(A[0, 0], a)
+            T.copy(B[0, 0], b)
+            T.gemm(a, b, c, policy=policy)
+            T.copy(c, C[0, 0])
+
+    return gemm
+
+
+@pytest.mark.parametrize("policy, grid", [("Square", "2x2"), ("FullRow", "4x1"),
+                                          ("FullCol", "1x4")])
+def test_gemm_warp_policy_places_the_warps(policy, grid):
+    import tilec.language as T
+
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((64, 32)).astype(np.float16)
+    b = rng.standard_normal((32, 64)).astype(np.float16)
+    c = np.zeros((64, 64), np.float32)
+    kernel = emulate(_policy_gemm(getattr(T.GemmWarpPolicy, policy)), a, b, c)
+    assert f'tile.cuda_layout = "mma:{grid}"' in kernel.ir("cse")
+    expected = a.astype(np.float32) @ b.astype(np.float32)
+    assert _relative_error(c, expected) <= 2e-3
+
+
+def _int8_gemm(m: int, n: int, k: int, block: int = 64):
+    """C (i32) = A (M x K, i8) x B (N x K, i8)^T, 2-stage pipeline."""
+    import tilec.language as T
+
+    @T.prim_func
+    def gemm(A: T.Tensor((m, k), "int8"), B: T.Tensor((n, k), "int8"),
+             C: T.Tensor((m, n), "int32")):
+        with T.Kernel(T.ceildiv(n, block), T.ceildiv(m, block), threads=128) as (bx, by):
+            a = T.alloc_shared((block, block), "int8")
+            b = T.alloc_shared((block, block), "int8")
+            c = T.alloc_fragment((block, block), "int32")
+            T.clear(c)
+            for kk in T.Pipelined(T.ceildiv(k, block), num_stages=2):
+                T.copy(A[by * block, kk * block], a)
+                T.copy(B[bx * block, kk * block], b)
+                T.gemm(a, b, c, transpose_B=True)
+            T.copy(c, C[by * block, bx * block])
+
+    return gemm
+
+
+def test_int8_gemm_uses_m16n8k32_and_matches_numpy():
+    """i8 x i8 -> i32 on the tensor cores, exact (edge tiles zero-filled)."""
+    m, n, k = 70, 72, 96
+    rng = np.random.default_rng(3)
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (n, k)).astype(np.int8)
+    c = np.zeros((m, n), np.int32)
+    kernel = emulate(_int8_gemm(m, n, k), a, b, c)
+    source = kernel.source()
+    # Per warp (2x2 warps over 64x64) and k-tile: 2 k-steps x 2 x 4 mma.
+    assert source.count("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32") == 16
+    assert source.count("ldmatrix.sync.aligned") == 8
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32).T)
+    if find_ptxas() is not None:  # the assembler accepts it, without spills
+        assert kernel.resources().spill_stores == 0
+
+
+def _transcendentals(n: int, dtype: str):
+    import tilec.language as T
+
+    @T.prim_func
+    def kernel(X: T.Tensor((n,), dtype), Y: T.Tensor((n,), dtype)):
+        with T.Kernel(1, threads=64) as _:
+            x = T.alloc_fragment((n,), dtype)
+            T.copy(X[0], x)
+            for i in T.Parallel(n):
+                x[i] = T.tanh(T.log(T.exp(x[i]) + 1) - T.log2(x[i] * x[i] + 1))
+            T.copy(x, Y[0])
+
+    return kernel
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_fast_math_uses_approximate_instructions_and_keeps_the_values(dtype):
+    """fast_math=True: exp, log, log2, tanh become ex2/lg2/tanh.approx (no
+    libdevice sequence); the rewritten arithmetic (log2(e) and ln(2)
+    scaling) gives numpy's values in the emulator."""
+    kernel_fn = _transcendentals(128, dtype)
+    accurate = tilec.compile(kernel_fn, target="cuda:sm_80").source()
+    fast = tilec.compile(kernel_fn, target="cuda:sm_80", fast_math=True)
+    source = fast.source()
+    assert "tanh.approx.f32" not in accurate and "lg2.approx" not in accurate
+    assert source.count("ex2.approx.f32") == 2  # 128 elements over 64 threads
+    assert source.count("lg2.approx.f32") == 4
+    assert source.count("tanh.approx.f32") == 2
+    x = np.random.default_rng(4).uniform(-3, 3, 128).astype(dtype)
+    y = np.zeros_like(x)
+    with ir.make_context() as context:
+        module = ir.parse_module(fast.ir("cse"), "<cuda>", context)
+        run_launches(module, fast.name, [x, y])
+    wide = x.astype(np.float64)
+    expected = np.tanh(np.log(np.exp(wide) + 1) - np.log2(wide * wide + 1))
+    np.testing.assert_allclose(y, expected, rtol=1e-5 if dtype == "float32" else 2e-2,
+                               atol=1e-5 if dtype == "float32" else 2e-2)

@@ -66,7 +66,7 @@ def test_stages_are_listed_and_printed(kernels, capsys):
         (["--kernel", "scale"], "is a function, not a tilec kernel"),
         (["--kernel", "doubled", "--stage", "nope"], "no stage 'nope'; stages: tile, "),
         (["--target", "bogus"], "tilec-compile: error: unknown target 'bogus'; targets: cpu,"),
-        (["--target", "cuda:sm_90a", "--kernel", "doubled", "--list-stages"], "the cuda lowering"),
+        (["--target", "cuda:sm_70", "--kernel", "doubled"], "unknown cuda variant 'sm_70'"),
     ],
 )
 def test_bad_requests_are_errors(kernels, capsys, args, message):

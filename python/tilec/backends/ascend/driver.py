@@ -75,9 +75,17 @@ class AscendBinary(Binary):
 
 def _simulator_value(param: Param, value: object) -> object:
     """What the simulator takes for one argument: bf16/fp8 arrays as float32
-    (exact), everything else as it is."""
+    (exact); an integer scalar of a narrower or unsigned dtype as the bits of
+    its signless parameter, read signed (a uint64 2**64 - 5 as -5), which is
+    what a C call passes and what the kernel's unsigned ops interpret back;
+    everything else as it is."""
     if param.is_array and isinstance(value, np.ndarray) and value.dtype.kind == "V":
         return value.astype(np.float32)
+    if (not param.is_array and param.dtype is not None
+            and isinstance(value, int | np.integer) and not isinstance(value, bool)):
+        bits = 64 if param.element == "index" else int(param.element.removeprefix("i"))
+        wrapped = int(value) % (1 << bits)
+        return wrapped - (1 << bits) if wrapped >> (bits - 1) else wrapped
     return value
 
 

@@ -43,6 +43,9 @@ from tilec.targets import CudaTarget, TargetError, get_target
 class CudaOptions(CodegenOptions):
     arch: str = ""
     """The compute capability (sm_80, sm_86, sm_89, sm_90a); default: the target's variant."""
+    fast_math: bool = False
+    """Every exp/log/log2/tanh as the GPU's approximate instruction (default: those
+    marked `afn`); exp2, rsqrt and sqrt are approximate always."""
 
     def check(self) -> None:
         super().check()
@@ -193,7 +196,7 @@ class CudaBackend(Backend):
             raise OptionError(str(exc)) from None
 
     def pipeline(self, target: CudaTarget, options: CudaOptions) -> str:  # type: ignore[override]
-        return tile_to_cuda(target, options.opt_level)
+        return tile_to_cuda(target, options.opt_level, options.fast_math)
 
     def codegen(  # type: ignore[override]
         self, module: ir.Module, entry: str, target: CudaTarget, options: CudaOptions

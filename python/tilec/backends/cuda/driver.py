@@ -13,7 +13,10 @@ written ones copied back after the kernel. The grid and the scalar kernel
 arguments come from the `LaunchPlan`: expressions over the entry's
 parameters and their shapes, recorded from the host function at compile
 time. A memref argument is passed as MLIR's descriptor expanded to
-scalars: allocated and aligned pointer, offset, sizes, strides.
+scalars: allocated and aligned pointer, offset, sizes, strides. A tensor
+already on the GPU (torch, cupy: anything whose DLPack device is CUDA) is
+passed by its own pointer (`dlpack.py`), zero-copy: the kernel writes it
+in place.
 """
 
 from __future__ import annotations
@@ -29,9 +32,10 @@ import numpy as np
 from mlir import ir
 
 from tilec.backends.base import Binary, Driver, Launcher, Options
+from tilec.backends.cuda.dlpack import DeviceArray, device_array, is_device_tensor
 from tilec.diagnostics import error
 from tilec.passes.conversion import ir_builders as irb
-from tilec.runtime.signature import Param
+from tilec.runtime.signature import Param, numpy_dtype
 
 _CUDA_SUCCESS = 0
 _MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
@@ -292,6 +296,8 @@ def _scalar(kind: str, value: object) -> ctypes._SimpleCData:
 
 
 class CudaDriver(Driver):
+
+    takes_device_tensors = True
     def present(self) -> bool:
         return device_count() > 0
 
@@ -302,7 +308,7 @@ class CudaDriver(Driver):
                 raise error("no CUDA GPU with a working driver here (libcuda.so.1 did not load "
                             "or reports no device): the kernel compiled (kernel.source() is "
                             "its PTX) but cannot run; use target='cpu' to run it here")
-            _launch(libcuda, binary, params, args)
+            _launch(libcuda, binary, params, device_arguments(params, args))
 
         return launch
 
@@ -317,6 +323,30 @@ class CudaDriver(Driver):
         plan = LaunchPlan.from_json((directory / "launch.json").read_text())
         return CudaBinary((directory / "kernel.ptx").read_text(),
                           (directory / "arch").read_text(), plan)
+
+
+def device_arguments(params: Sequence[Param], args: Sequence[object]) -> list[object]:
+    """`args` with every GPU tensor for an array parameter as a `DeviceArray`
+    of the parameter's element type and rank (a CompileError otherwise)."""
+    converted = list(args)
+    for i, (param, arg) in enumerate(zip(params, args, strict=False)):
+        if not param.is_array or not is_device_tensor(arg):
+            continue
+        array = device_array(arg, param.name)
+        expected = numpy_dtype(param.element)
+        if array.dtype.itemsize != expected.itemsize or (
+            array.dtype.kind != expected.kind and param.element != "bf16"
+        ):
+            raise error(f"argument '{param.name}' expects {expected} but the GPU tensor holds "
+                        f"{array.dtype}")
+        assert param.shape is not None
+        if array.ndim != len(param.shape) or any(
+            s is not None and s != a for s, a in zip(param.shape, array.shape, strict=True)
+        ):
+            raise error(f"argument '{param.name}' expects shape {param.describe_shape()} but "
+                        f"the GPU tensor has {array.shape}")
+        converted[i] = array
+    return converted
 
 
 def _functions(libcuda: ctypes.CDLL, binary: Binary) -> dict[str, ctypes.c_void_p]:
@@ -392,7 +422,8 @@ def _launch(libcuda: ctypes.CDLL, binary: Binary, params: Sequence[Param],
                     pointer, shape = workspaces[expr[1]]
                     values += _descriptor(pointer.value, shape)
                 elif kind.startswith("memref"):
-                    values += _descriptor(device[expr[1]].value, np.shape(args[expr[1]]))
+                    values += _descriptor(_pointer(args[expr[1]], device.get(expr[1])),
+                                          np.shape(args[expr[1]]))
                 else:
                     values.append(_scalar(kind, evaluate(expr, args)))
             pointers = (ctypes.c_void_p * max(len(values), 1))(
@@ -433,16 +464,26 @@ def _launch(libcuda: ctypes.CDLL, binary: Binary, params: Sequence[Param],
             libcuda.cuMemFree_v2(pointer)
 
 
+def _pointer(arg: object, copy: ctypes.c_uint64 | None) -> int:
+    """The device address of an array argument: a GPU tensor's own, else its copy's."""
+    if isinstance(arg, DeviceArray):
+        return arg.pointer
+    assert copy is not None
+    return copy.value
+
+
 _NUMPY = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "i16": "int16",
           "i32": "int32", "i64": "int64", "bf16": "uint16"}
 
 
 def time_kernel(kernel: object, *args: object, repeats: int = 20) -> float:
     """Mean seconds of one launch of a compiled cuda kernel on numpy `args`
-    (copied in once; the launches run back to back, timed by CUDA events)."""
+    (copied in once) or GPU tensors (used in place); the launches run back
+    to back, timed by CUDA events."""
     libcuda = _libcuda()
     if libcuda is None:
         raise error("no CUDA GPU with a working driver here")
     binary, params = kernel.binary, kernel.params  # type: ignore[attr-defined]
+    args = tuple(device_arguments(params, args))
     _launch(libcuda, binary, params, args)  # warm-up: loads the module
     return _launch(libcuda, binary, params, args, repeats)
