@@ -31,7 +31,7 @@ lit: build
 	$(BIN)/lit $(LIT_FLAGS) test
 
 pytest: build
-	$(BIN)/python -m pytest -q test/python
+	$(BIN)/python -m pytest -q -n auto test/python
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
@@ -39,7 +39,7 @@ lint: $(VENV)/.installed
 check: build
 	$(BIN)/ruff check .
 	$(BIN)/lit $(LIT_FLAGS) test
-	$(BIN)/python -m pytest -q test/python
+	$(BIN)/python -m pytest -q -n auto test/python
 
 check-slow: build
 	$(BIN)/python -m pytest -q -m slow test/python

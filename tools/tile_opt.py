@@ -20,8 +20,10 @@ USAGE: tile-opt [options] [input file]   (reads stdin when no file or '-')
 
 OPTIONS:
   -o <file>                      write the output to <file> ('-' is stdout)
-  --emit=<mlir|ptx>              print the IR (default), or the PTX of the gpu.module the
-                                 pipeline produced (after --tile-to-cuda)
+  --emit=<mlir|ptx|ascendc>      print the IR (default), or the PTX of the gpu.module the
+                                 pipeline produced (after --tile-to-cuda), or the AscendC C++
+                                 of the final ascend IR (after --tile-to-ascend; ascendc:950
+                                 for the 950 profile, ascendc = ascendc:910b)
   --pass-pipeline=<pipeline>     a textual pipeline, e.g.
                                  'builtin.module(tile-canonicalize-ops,func.func(cse))'
   --<pass>[=<options>]           append a pass or named pipeline (tilec or upstream),
@@ -100,8 +102,9 @@ def parse_args(argv: list[str]) -> Options:
             opts.output = value if has_value else next(args, None) or _missing("-o")
         elif name == "emit":
             opts.emit = value if has_value else next(args, None) or _missing(arg)
-            if opts.emit not in ("mlir", "ptx"):
-                raise UsageError(f"option '--emit' expects mlir or ptx but got '{opts.emit}'")
+            if opts.emit not in ("mlir", "ptx", "ascendc", "ascendc:910b", "ascendc:950"):
+                raise UsageError("option '--emit' expects mlir, ptx, ascendc, ascendc:910b or "
+                                 f"ascendc:950 but got '{opts.emit}'")
         elif name == "pass-pipeline":
             opts.pipeline = value if has_value else next(args, None) or _missing(arg)
         elif name in _BOOL_FLAGS:
@@ -230,6 +233,11 @@ def _process_chunk(chunk: str, name: str, opts: Options, context) -> str:
         from tilec.backends.cuda.compiler import module_to_ptx
 
         return module_to_ptx(module)
+    if opts.emit.startswith("ascendc"):
+        from tilec.backends.ascend.ascendc import ascendc_text
+
+        with context:
+            return ascendc_text(module, opts.emit.partition(":")[2] or "910b")
     return module.operation.get_asm(
         print_generic_op_form=opts.print_generic,
         enable_debug_info=opts.print_debuginfo,

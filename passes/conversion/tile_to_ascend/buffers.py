@@ -104,10 +104,26 @@ def ub_type(shape: list[int], element: ir.Type) -> ir.MemRefType:
     return tile.memref_type(shape, element, tile.Scope.ub)
 
 
+def entry_block(op: ir.Operation) -> ir.Block:
+    """The body of the `ascend.core` region (of a mix kernel) or else of the
+    function around `op`: where its buffers are allocated, so each core kind
+    allocates only its own."""
+    owner = op
+    while owner.name != "func.func" and not _is_core_region(owner):
+        owner = owner.parent.operation if hasattr(owner.parent, "operation") else owner.parent
+    return owner.regions[0].blocks[0]
+
+
+def _is_core_region(op: ir.Operation) -> bool:
+    """An `ascend.core` region, or what stands for one until the conversion
+    ends (split_cores.CORE_REGION)."""
+    return op.name == "ascend.core" or (
+        op.name == "scf.execute_region" and "ascend.core_region" in op.attributes)
+
+
 def function_entry(op: ir.Operation) -> ir.InsertionPoint:
-    """The start of the function around `op`: where its buffers are allocated."""
-    func = op if op.name == "func.func" else irb.enclosing(op, {"func.func"})
-    return ir.InsertionPoint.at_block_begin(func.regions[0].blocks[0])
+    """The start of `entry_block(op)`."""
+    return ir.InsertionPoint.at_block_begin(entry_block(op))
 
 
 def view(
@@ -169,8 +185,7 @@ class Scratch:
     def __init__(self, op: ir.Operation):
         self._entry = function_entry(op)
         self._free: dict[str, list[ir.Value]] = defaultdict(list)
-        func = irb.enclosing(op, {"func.func"})
-        for inner in func.regions[0].blocks[0].operations:
+        for inner in entry_block(op).operations:
             if inner.name == "memref.alloc" and SCRATCH in inner.attributes:
                 self._free[str(inner.results[0].type)].append(inner.results[0])
 

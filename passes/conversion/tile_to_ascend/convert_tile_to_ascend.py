@@ -47,6 +47,7 @@ from tilec.passes.conversion.tile_to_ascend import (  # noqa: F401 (they registe
     vector_parallel,
     vector_reduce,
 )
+from tilec.passes.conversion.tile_to_ascend.split_cores import seal_cores
 from tilec.passes.registry import Pass, PassFailure, option, register_pass
 from tilec.targets import get_target
 
@@ -71,8 +72,11 @@ _MIXED = "needs both cube and vector cores (mixed kernels are not supported yet)
 
 
 def _core_of(func: ir.Operation) -> ascend.CoreType | None:
-    """aic or aiv from the on-chip buffers of `func`; None (after reporting)
-    when it has both kinds."""
+    """aic or aiv from the on-chip buffers of `func`, mix when it holds
+    `ascend.core` regions (tile-ascend-split-cores made them); None (after
+    reporting) when it has both kinds of buffer otherwise."""
+    if irb.collect(func, "ascend.core"):
+        return ascend.CoreType.mix
     spaces = {
         buffers.memory_space(ir.MemRefType(op.results[0].type))
         for op in irb.collect(func, "memref.alloc")
@@ -108,6 +112,7 @@ class ConvertTileToAscendPass(Pass):
                     if marker in alloc.attributes:
                         del alloc.attributes[marker]
             irb.retype(op, buffers.ascend_type)
+            seal_cores(op)
             if is_kernel:
                 core = _core_of(op)
                 if core is None:

@@ -13,7 +13,9 @@ def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags
     the lowering vectorizes affine ones into DMA copies (which pad and drop
     at the edges by definition) and keeps the guards of the rest.
     Placement comes next because every op lowering reads where its tiles
-    live; multi-buffering works on the lowered loops (it needs to know
+    live, then kernels that need both kinds of core are split into the AIC
+    and AIV regions of a mix kernel (still on tile IR, so each side lowers
+    as a kernel of its own kind); multi-buffering works on the lowered loops (it needs to know
     which buffers an iteration rewrites), memory planning on the final set
     of buffers, and synchronization last, on the exact byte ranges the plan
     gave. `max_stages` caps multi-buffering (0: as the kernel asks); the
@@ -27,6 +29,7 @@ def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags
         "tile-canonicalize-ops",
         "tile-guard-global-accesses",
         f"tile-ascend-place-tiles{{{profile}}}",
+        f"tile-ascend-split-cores{{{profile}}}",
         f"convert-tile-to-ascend{{{profile}}}",
         "canonicalize",
         "cse",

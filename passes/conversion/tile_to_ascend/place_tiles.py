@@ -16,10 +16,13 @@ NPU's buffers, so the place of each `tile.alloc` is inferred from its uses
 
 Tiles in an Ascend scope (`l1`, `l0a`, `l0b`, `l0c`, `ub`) stay where they
 are. The memory spaces stay tile scopes; `cube_buffer_type` says which
-fractal buffer a cube tile becomes when it is allocated. A kernel whose
-tiles need the cube (AIC) and the vector cores (AIV) both is an error at
-the first op that needs the other kind of core: mixed kernels are not
-supported yet.
+fractal buffer a cube tile becomes when it is allocated. An accumulator
+that vector work reads stays in L0C: the kernel needs the cube (AIC) and
+the vector cores (AIV) both, and `tile-ascend-split-cores` makes it a mix
+kernel. Other kernels that would need both kinds of core (a UB tile beside
+a gemm whose accumulator vector work does not read, an accumulator copied
+into a gemm operand) are an error at the first op that needs the other
+kind of core.
 
 Before:
 
@@ -134,6 +137,8 @@ class _Tile:
     place: str | None = None
     relus: list[ir.Operation] = field(default_factory=list)
     """ReLU epilogues of an accumulator that its copies out do in the fixpipe."""
+    mixed: bool = False
+    """An accumulator that vector work reads: the kernel is a mix kernel."""
 
 
 def _users(value: ir.Value, found: _Tile) -> None:
@@ -320,7 +325,11 @@ def _place(tiles: dict[ir.Value, _Tile]) -> list[_Fold]:
             raise _fail(op, "a tile used as both an operand and the accumulator of tile.gemm "
                             "has no place on the cube")
         cube = roles & {"l1", "l0c"}
-        if cube and "vector" in roles:
+        if cube == {"l0c"} and "vector" in roles:
+            # Vector work on the accumulator: a mix kernel, split by
+            # tile-ascend-split-cores (the tile goes through a GM workspace).
+            found.mixed = True
+        elif cube and "vector" in roles:
             op = next(op for op, n in found.uses if _role(op, n) == "vector")
             what = "accumulator" if "l0c" in cube else "operand"
             raise _fail(op, f"'{op.name}' works on a tile.gemm {what} on the vector cores: "
@@ -336,14 +345,36 @@ def _place(tiles: dict[ir.Value, _Tile]) -> list[_Fold]:
             else:
                 found.place = "ub"
     for value, found in tiles.items():
-        for relu in found.relus:
-            if not _relu_is_foldable(relu, value, folds):
-                op = next(op for op, _ in found.uses if _in([relu], _parallel_of(op)))
-                raise _fail(op, f"'{op.name}' works on a tile.gemm accumulator on the vector "
-                                f"cores (a ReLU is done by the fixpipe only right before the "
-                                f"copies out): the kernel {MIXED}")
+        for relu in list(found.relus):
+            if found.mixed or not _relu_is_foldable(relu, value, folds):
+                # Not the fixpipe's: the ReLU stays vector work of a mix kernel.
+                found.relus.remove(relu)
+                found.mixed = True
+    _check_handoffs(tiles)
     _check_one_core_kind(tiles)
     return folds
+
+
+def _check_handoffs(tiles: dict[ir.Value, _Tile]) -> None:
+    """A mix kernel hands accumulators to the vector cores (vector work on
+    them, or a copy into a UB tile); one fed back to the cube (a copy into a
+    gemm operand, as attention's P) is not yet."""
+    for found in tiles.values():
+        if found.place != "l0c":
+            continue
+        for op, number in found.uses:
+            dst = tiles.get(_copy_dst(op)) if op.name == "tile.copy" and number == 0 else None
+            if dst is not None and dst.place == "ub":
+                found.mixed = True
+        if not found.mixed:
+            continue
+        for op, number in found.uses:
+            if op.name != "tile.copy" or number != 0:
+                continue
+            dst = tiles.get(_copy_dst(op))
+            if dst is not None and dst.place in CUBE_SPACES:
+                raise _fail(op, f"'{op.name}' hands a tile.gemm accumulator that vector work "
+                                f"reads back to the cube: the kernel {MIXED}")
 
 
 def _in(ops: list[ir.Operation], op: ir.Operation | None) -> bool:
@@ -360,7 +391,10 @@ def _parallel_of(op: ir.Operation) -> ir.Operation | None:
 
 def _check_one_core_kind(tiles: dict[ir.Value, _Tile]) -> None:
     kernels: dict[ir.Operation, dict[str, _Tile]] = {}
+    mixed = [_kernel_of(found.alloc) for found in tiles.values() if found.mixed]
     for found in tiles.values():
+        if _in(mixed, _kernel_of(found.alloc)):
+            continue
         kind = "cube" if found.place in CUBE_SPACES else "vector" if found.place == "ub" else None
         if kind is not None:
             kernels.setdefault(_kernel_of(found.alloc), {}).setdefault(kind, found)

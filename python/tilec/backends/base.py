@@ -153,7 +153,8 @@ class Backend(abc.ABC):
     codegen_stage: ClassVar[str] = "codegen"
     """The name of `codegen`'s entry in `CompiledKernel.timings()`."""
     final_stage: ClassVar[str] = "binary"
-    """The name of the stage holding `Binary.source()`."""
+    """The name of the stage holding `Binary.final_ir()` (the source itself, except on
+    ascend, whose source is AscendC C++ and whose last stage the ascend IR)."""
 
     def configure(self, target: TargetDescription, options: Options) -> TargetDescription:
         """The target as the options refine it (ascend's `profile=`)."""

@@ -78,7 +78,8 @@ class CompiledKernel:
         return self
 
     def source(self) -> str:
-        """The compiled code as text: the LLVM dialect on cpu, PTX on cuda."""
+        """The compiled code as text: the LLVM dialect on cpu, PTX on cuda, AscendC C++
+        on ascend (whose ascend IR is `ir("ascend")`)."""
         return self.binary.source()
 
     def stages(self) -> list[str]:

@@ -217,6 +217,21 @@ class Machine:
                     f"the simulated time passed the cycle budget of {max_cycles} cycles")
             self.now = time
             fn(*args)
+        self._report_pending_cross_flags()
+
+    def _report_pending_cross_flags(self) -> None:
+        """A cross-core set that no wait consumed is unbalanced: on hardware
+        the next kernel on those cores inherits the count."""
+        for core in self.cores:
+            for flag, queues in core.tokens.items():
+                for (mode, source), queue in sorted(queues.items()):
+                    if queue:
+                        self.findings.append(error(
+                            self.program.site.location,
+                            f"cross-core flag {flag} (mode {mode}) set by "
+                            f"{self.cores[source].name} is still pending ({len(queue)} set(s)) "
+                            f"on {core.name} when the kernel ends: no cross_core_wait_flag "
+                            f"consumed it"))
 
     def _take_block(self) -> int:
         """The next block to dispatch to a free core."""

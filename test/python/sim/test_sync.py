@@ -147,10 +147,36 @@ func.func @flood() attributes {ascend.kernel = #ascend.core<mix>} {
 }
 """
     result = simulate(text, [], source_name=NAME)
+    # The sets are also never consumed: each AIV ends with all 16 pending.
     assert [e.message for e in result.errors] == [
         "ascend.cross_core_set_flag mode 2, mte2, 4: more than 15 sets of cross-core flag 4 "
-        "are pending on block 0 aiv0"]
+        "are pending on block 0 aiv0",
+        *(f"cross-core flag 4 (mode 2) set by block 0 aic is still pending (16 set(s)) on block 0 "
+          f"aiv{sub} when the kernel ends: no cross_core_wait_flag consumed it" for sub in (0, 1))]
     assert position(result.errors[0]) == location(NAME, text, "ascend.cross_core_set_flag")
+
+
+def test_a_cross_core_set_no_wait_consumes_is_an_error() -> None:
+    text = """
+func.func @unconsumed() attributes {ascend.kernel = #ascend.core<mix>} {
+  ascend.core aic {
+    ascend.cross_core_set_flag mode 2, fix, 1
+  }
+  ascend.core aiv {
+    %sub = ascend.sub_block_idx : index
+    %c0 = arith.constant 0 : index
+    %first = arith.cmpi eq, %sub, %c0 : index
+    scf.if %first {
+      ascend.cross_core_wait_flag 1
+    }
+  }
+  return
+}
+"""
+    result = simulate(text, [], source_name=NAME)
+    assert [e.message for e in result.errors] == [
+        "cross-core flag 1 (mode 2) set by block 0 aic is still pending (1 set(s)) on block 0 "
+        "aiv1 when the kernel ends: no cross_core_wait_flag consumed it"]
 
 
 def scalar_kernel(sync: str) -> str:

@@ -23,6 +23,7 @@ from tilec.backends.base import Binary, Driver, Launcher, Options
 from tilec.runtime.signature import Param
 from tilec.sim import SimError, SimResult, simulate
 from tilec.sim.api import load_program
+from tilec.sim.dtypes import element_type
 from tilec.sim.interpreter import Program
 from tilec.targets.ascend_profiles import get_profile
 
@@ -53,6 +54,18 @@ class AscendBinary(Binary):
                             module.operation.get_asm(enable_debug_info=True), profile, options)
 
     def source(self) -> str:
+        """The AscendC C++ of the kernel and its host launcher (built with the
+        vendor toolkit; README, "Building the AscendC output")."""
+        from tilec.backends.ascend.ascendc import ascendc_text
+
+        with self.program.func.context:
+            # the located text, so an op the emitter cannot write points at its DSL line
+            module = tilec_ir.parse_module(self.located_text, "<ascend>",
+                                           self.program.func.context)
+            return ascendc_text(module, self.profile)
+
+    def final_ir(self) -> str:
+        """The synchronized ascend IR the simulator runs (the "ascend" stage)."""
         return self.text
 
     def report(self) -> SimResult:
@@ -71,6 +84,29 @@ class AscendBinary(Binary):
         if GRID_ATTRIBUTE not in attributes:
             return cores
         return min(cores, ir.IntegerAttr(attributes[GRID_ATTRIBUTE]).value)
+
+
+WORKSPACE_ATTRIBUTE = "ascend.workspace"
+"""On a GM argument the kernel's parameters do not have: a workspace of that
+many rows per AI core (set by `tilec.passes.conversion.tile_to_ascend.split_cores`)."""
+
+
+def workspaces(func: ir.Operation, block_dim: int) -> list[np.ndarray]:
+    """Zeroed GM workspaces for the trailing workspace arguments of a mix
+    kernel: `rows` per AI core of the launch, the argument's other extents."""
+    if "arg_attrs" not in func.attributes:
+        return []
+    arrays = []
+    inputs = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs
+    for attrs, type_ in zip(ir.ArrayAttr(func.attributes["arg_attrs"]), inputs, strict=True):
+        attrs = ir.DictAttr(attrs)
+        if WORKSPACE_ATTRIBUTE not in attrs:
+            continue
+        rows = ir.IntegerAttr(attrs[WORKSPACE_ATTRIBUTE]).value
+        memref = ir.MemRefType(type_)
+        dtype = element_type(memref.element_type).compute_dtype
+        arrays.append(np.zeros((block_dim * rows, *memref.shape[1:]), dtype))
+    return arrays
 
 
 def _simulator_value(param: Param, value: object) -> object:
@@ -95,9 +131,10 @@ class AscendDriver(Driver):
 
         def launch(args: Sequence[object]) -> None:
             options = binary.options
+            inputs = [_simulator_value(p, a) for p, a in zip(params, args, strict=True)]
+            inputs += workspaces(binary.program.func, binary.block_dim())
             result = simulate(
-                binary.program, [_simulator_value(p, a) for p, a in zip(params, args, strict=True)],
-                profile=binary.profile, block_dim=binary.block_dim(),
+                binary.program, inputs, profile=binary.profile, block_dim=binary.block_dim(),
                 trace=options.trace or None, max_steps=options.max_steps)
             binary.last = result
             if not result.ok:
