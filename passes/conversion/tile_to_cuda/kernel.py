@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 
 from mlir import ir
-from mlir.dialects import arith, gpu, memref, scf
+from mlir.dialects import arith, gpu, memref
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
@@ -60,11 +60,6 @@ SHARED_ALIGNMENT = 128
 
 def _tile_bytes(type_: ir.MemRefType) -> int:
     return math.prod(type_.shape) * irb.bit_width(type_.element_type) // 8
-
-
-def _move_body(source: ir.Block, before: ir.Operation) -> None:
-    for op in list(source.operations)[:-1]:
-        op.operation.move_before(before)
 
 
 @register_lowering
@@ -180,7 +175,7 @@ class KernelToGpuLaunch(TileOpLowering):
                 end = gpu.TerminatorOp()
         for old, new in zip(body.arguments, list(block.arguments)[:3], strict=False):
             old.replace_all_uses_with(new)
-        _move_body(body, end.operation)
+        irb.move_body(body, end.operation)
         op.erase()
 
 
@@ -201,14 +196,7 @@ class PipelinedToLoop(TileOpLowering):
         return None
 
     def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
-        body = op.regions[0].blocks[0]
-        with ir.InsertionPoint(op), op.location:
-            loop = scf.ForOp(*op.operands)
-            with ir.InsertionPoint(loop.body):
-                end = scf.YieldOp([])
-        body.arguments[0].replace_all_uses_with(loop.induction_variable)
-        _move_body(body, end.operation)
-        op.erase()
+        irb.pipelined_as_loop(op)
 
 
 @register_lowering
