@@ -112,6 +112,21 @@ def _unsupported_types(func: ir.Operation) -> None:
         raise PassFailure("8-bit floats")
 
 
+def _outside_kernels(func: ir.Operation) -> None:
+    """Reports every tile op outside a tile.kernel: on cuda its work is
+    spread over the kernel's threads, which only the kernel says."""
+    # (A stray tile.alloc is the alloc lowering's to report.)
+    stray = [op for op in irb.every_op(func)
+             if op.name.startswith("tile.")
+             and op.name not in ("tile.kernel", "tile.yield", "tile.alloc")
+             and irb.enclosing(op, {"tile.kernel"}) is None]
+    for op in stray:
+        op.location.emit_error(f"'{op.name}' outside a tile.kernel cannot be lowered for cuda: "
+                               "its work is spread over the kernel's threads")
+    if stray:
+        raise PassFailure("tile ops outside kernels")
+
+
 # (op, operand number) of the ops that write a global buffer.
 _GLOBAL_WRITES = {("tile.atomic_add", 1), ("memref.store", 1), ("memref.atomic_rmw", 1)}
 
@@ -182,6 +197,7 @@ class ConvertTileToCudaPass(Pass):
         target = cuda_target(self.arch)
         with op.context, op.location:
             _unsupported_types(op)
+            _outside_kernels(op)
             check_policies(op)
             resolve_all(op, target)
             if any(PLACEMENT not in a.attributes for a in irb.collect(op, "tile.alloc")):

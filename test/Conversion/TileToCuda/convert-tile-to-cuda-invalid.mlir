@@ -52,3 +52,13 @@ func.func @bad_policy(%n: index) {
   }
   return
 }
+
+// -----
+
+// A tile op outside a tile.kernel has no threads to spread its work over.
+func.func @outside_a_kernel(%x: memref<4x32xf32, #tile.scope<fragment>>) {
+  // expected-error @+1 {{'tile.parallel' outside a tile.kernel cannot be lowered for cuda: its work is spread over the kernel's threads}}
+  tile.parallel (%i, %j) in (4, 32) {
+  }
+  return
+}
