@@ -33,6 +33,7 @@ INFRASTRUCTURE = {
     "conversion.lowering",
     "conversion.ir_builders",
     "conversion.tile_semantics",
+    "conversion.tile_to_ascend.options",
     "conversion.tile_to_ascend.sync_model",
     "conversion.tile_to_ascend.sync_walk",
 }

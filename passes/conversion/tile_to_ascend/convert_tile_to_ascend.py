@@ -32,7 +32,6 @@ After:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from mlir import ir
 
@@ -47,8 +46,9 @@ from tilec.passes.conversion.tile_to_ascend import (  # noqa: F401 (they registe
     vector_parallel,
     vector_reduce,
 )
+from tilec.passes.conversion.tile_to_ascend.options import profile_option
 from tilec.passes.conversion.tile_to_ascend.split_cores import seal_cores
-from tilec.passes.registry import Pass, PassFailure, option, register_pass
+from tilec.passes.registry import Pass, PassFailure, register_pass
 from tilec.targets import get_target
 
 # The order ops are lowered in; ops of one phase do not depend on each other.
@@ -98,7 +98,7 @@ class ConvertTileToAscendPass(Pass):
     anchor = "func.func"
     summary = "Lower tile ops to the ascend dialect (vector and cube cores)"
 
-    profile: Literal["910b", "950"] = option("910b", "the architecture profile")
+    profile: str = profile_option()
 
     def run(self, op: ir.Operation) -> None:
         target = get_target(f"ascend:{self.profile}")

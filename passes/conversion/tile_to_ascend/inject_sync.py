@@ -61,6 +61,7 @@ from mlir.dialects import scf
 
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_ascend.options import profile_option
 from tilec.passes.conversion.tile_to_ascend.sync_model import (
     Block,
     FenceNode,
@@ -357,7 +358,7 @@ class AscendInjectSyncPass(Pass):
     anchor = "func.func"
     summary = "Synchronize the pipes of ascend kernels from read/write hazards (set/wait flags)"
 
-    profile: Literal["910b", "950"] = option("910b", "the architecture profile")
+    profile: str = profile_option()
     vector_barriers: bool = option(
         False, "also put an ascend.pipe_barrier v between dependent vector ops (for a vector "
                "pipe that does not order them itself; the simulator's and the 950's do)")

@@ -54,6 +54,7 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_ascend.options import profile_option
 from tilec.passes.conversion.tile_to_ascend.plan_memory import (
     OFFSET_ATTR,
     SLOTS_ATTR,
@@ -63,7 +64,6 @@ from tilec.passes.conversion.tile_to_ascend.plan_memory import (
     buffer_bytes,
     on_chip_allocs,
     on_chip_space,
-    profile_option,
     views_and_users,
 )
 from tilec.passes.registry import Pass, emit_error, option, register_pass

@@ -50,8 +50,8 @@ from mlir import ir
 from tilec.dialects import ascend, tile
 from tilec.passes.canonicalize_ops import is_zero_constant
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.registry import Pass, PassFailure, option, register_pass
-from tilec.targets.ascend_profiles import PROFILES, get_profile
+from tilec.passes.conversion.tile_to_ascend.options import profile_option
+from tilec.passes.registry import Pass, PassFailure, register_pass
 
 CUBE_SPACES = frozenset({"l1", "l0a", "l0b", "l0c"})
 ON_CHIP_SPACES = CUBE_SPACES | {"ub"}
@@ -443,10 +443,6 @@ def _pre_order(root: ir.Operation) -> list[ir.Operation]:
     return found
 
 
-def _check_profile(text: str) -> None:
-    get_profile(text)
-
-
 @register_pass
 @dataclass(frozen=True)
 class AscendPlaceTilesPass(Pass):
@@ -456,9 +452,7 @@ class AscendPlaceTilesPass(Pass):
     anchor = "func.func"
     summary = "Place tiles in Ascend buffers (L1, L0C, UB) from how they are used"
 
-    profile: str = option(
-        next(iter(PROFILES)), "the ascend profile: 910b or 950", _check_profile
-    )
+    profile: str = profile_option()
 
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:

@@ -57,7 +57,8 @@ from mlir import ir
 from tilec.diagnostics import Diagnostic
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.registry import Pass, PassFailure, emit_error, option, register_pass
+from tilec.passes.conversion.tile_to_ascend.options import profile_option
+from tilec.passes.registry import Pass, PassFailure, emit_error, register_pass
 from tilec.targets.ascend_profiles import Profile, get_profile
 
 OFFSET_ATTR = "ascend.offset"
@@ -136,11 +137,6 @@ def format_bytes(n: int) -> str:
 def describe_location(location: ir.Location) -> str:
     found = Diagnostic.from_location("note", "", location)
     return f"{found.file}:{found.line}:{found.col}" if found.file else "<unknown>"
-
-
-def profile_option(help_text: str = "the Ascend architecture profile (910b, 950)") -> str:
-    """The `profile` option every ascend pass has, checked against the known profiles."""
-    return option("910b", help_text, get_profile)
 
 
 class ProgramOrder:

@@ -74,9 +74,9 @@ from mlir.dialects import arith, scf
 
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_ascend.options import profile_option
 from tilec.passes.conversion.tile_to_ascend.place_tiles import CUBE_SPACES, copy_operands
 from tilec.passes.registry import Pass, PassFailure, option, register_pass
-from tilec.targets.ascend_profiles import PROFILES, get_profile
 
 READY = 0
 """Cross-core flag AIC -> AIVs: a workspace slot holds a new tile."""
@@ -501,10 +501,6 @@ def seal_cores(func: ir.Operation) -> bool:
     return bool(regions)
 
 
-def _check_profile(text: str) -> None:
-    get_profile(text)
-
-
 def _check_slots(text: str) -> None:
     if not text.isdigit() or not 1 <= int(text) <= 8:
         raise ValueError(f"slots must be an integer in [1, 8], not '{text}'")
@@ -519,9 +515,7 @@ class AscendSplitCoresPass(Pass):
     anchor = "func.func"
     summary = "Split kernels that need cube and vector cores into AIC and AIV regions (mix)"
 
-    profile: str = option(
-        next(iter(PROFILES)), "the ascend profile: 910b or 950", _check_profile
-    )
+    profile: str = profile_option()
     slots: int = option(2, "workspace slots per handed-over tile (cross-core pipelining depth)",
                         _check_slots)
 
