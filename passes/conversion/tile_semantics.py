@@ -29,13 +29,19 @@ def copy_dims(sizes: list[int], rank: int) -> list[int]:
     return kept
 
 
-def copy_sizes(op: ir.Operation, src: ir.MemRefType, dst: ir.MemRefType) -> list[int]:
+def copy_sizes(op: ir.Operation, src: ir.MemRefType, dst: ir.MemRefType,
+               on_chip: Callable[[ir.Value], bool] | None = None) -> list[int]:
     """The extent of a `tile.copy`: its `sizes`, else the shape of its
-    on-chip side (the destination when both are)."""
+    on-chip side (the destination when both are). `on_chip` tells an operand
+    on chip (default: it has a memory space; a target that gives global
+    memory a space of its own passes its own test)."""
     if "sizes" in op.attributes:
         return list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
-    dst_on_chip = dst.memory_space is not None
-    src_on_chip = src.memory_space is not None
+    if on_chip is None:
+        dst_on_chip = dst.memory_space is not None
+        src_on_chip = src.memory_space is not None
+    else:
+        src_on_chip, dst_on_chip = on_chip(op.operands[0]), on_chip(op.operands[1 + src.rank])
     return list(dst.shape if dst_on_chip or not src_on_chip else src.shape)
 
 

@@ -36,7 +36,7 @@ from mlir.dialects import arith, memref, scf
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
-from tilec.passes.conversion.tile_semantics import copy_dims
+from tilec.passes.conversion.tile_semantics import copy_dims, copy_sizes
 from tilec.passes.conversion.tile_to_ascend import buffers
 from tilec.targets import TargetDescription
 
@@ -87,14 +87,6 @@ def at_copy_rank(buffer: ir.Value, offsets: list[ir.Value], sizes: list[int]) ->
     )
     expanded = memref.expand_shape(result, buffer, reassociation, dynamic, shape)
     return _Side(expanded, full_offsets)
-
-
-def _sizes(op: ir.Operation, src: ir.MemRefType, dst: ir.MemRefType) -> list[int]:
-    if "sizes" in op.attributes:
-        return list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
-    dst_on_chip = not buffers.is_global(op.operands[1 + src.rank])
-    src_on_chip = not buffers.is_global(op.operands[0])
-    return list(dst.shape if dst_on_chip or not src_on_chip else src.shape)
 
 
 def _is_zero(value: ir.Value | None) -> bool:
@@ -153,7 +145,7 @@ class CopyToDma(TileOpLowering):
         src_type = ir.MemRefType(operands[0].type)
         dst_type = ir.MemRefType(operands[1 + src_type.rank].type)
         src_rank, dst_rank = src_type.rank, dst_type.rank
-        sizes = _sizes(op, src_type, dst_type)
+        sizes = copy_sizes(op, src_type, dst_type, lambda v: not buffers.is_global(v))
         pad_operands = operands[2 + src_rank + dst_rank :]
         pad = pad_operands[0] if pad_operands else None
         with ir.InsertionPoint(op), op.location:
