@@ -2,17 +2,15 @@
 
 Nothing here knows a target: the target spec resolves to a description and
 a backend (`tilec.backends`), whose pipeline runs one pass at a time so
-that the IR after every pass can be looked at afterwards (`.ir(stage)`)
-and, with `timing=True`, each pass has its own wall time. Printing a stage
-costs about as much as running a cheap pass, which is why it happens for
-every compile: a user debugging a kernel should not have to compile it
-again to see its IR.
+that, with `timing=True`, each pass has its own wall time. The IR after
+every pass can be looked at afterwards (`.ir(stage)`) without compiling
+again: it is printed on first look (`tilec.runtime.stages`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mlir import ir
@@ -21,12 +19,10 @@ from tilec import backends
 from tilec import ir as tilec_ir
 from tilec.backends.base import Backend, Binary, Launcher, Options
 from tilec.diagnostics import CompileError, Diagnostic
-from tilec.passes.pipeline import Pipeline, build_pass_manager, parse_pipeline, run_pass_manager
 from tilec.runtime.calls import call_arguments, output_positions, returned
 from tilec.runtime.signature import Param, check_arguments, entry_params
+from tilec.runtime.stages import TILE_STAGE, Replay, Stages, run_stages
 from tilec.targets import TargetDescription
-
-TILE_STAGE = "tile"
 
 
 class CompiledKernel:
@@ -44,7 +40,7 @@ class CompiledKernel:
         target: str,
         binary: Binary,
         launch: Launcher,
-        stages: dict[str, str],
+        stages: Mapping[str, str],
         timings: dict[str, float] | None,
         compile_seconds: float,
         device_tensors: bool = False,
@@ -126,7 +122,7 @@ class Lowered:
     module: ir.Module
     entry: str
     params: list[Param]
-    stages: dict[str, str] = field(default_factory=dict)
+    pipeline: str
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -172,29 +168,21 @@ def entry_name(entry: ir.Operation) -> str:
 
 
 def lower(module: ir.Module, pipeline_text: str) -> Lowered:
-    """Runs a pipeline on `module` in place, pass by pass, keeping each stage."""
+    """Runs a pipeline on `module` in place, pass by pass, timing each."""
     context = module.context
     with context, ir.Location.unknown(context):
         entry = find_entry(module)
-        lowered = Lowered(module, entry_name(entry), entry_params(entry))
-        lowered.stages[TILE_STAGE] = str(module)
-        for leaf in parse_pipeline(pipeline_text).leaves:
-            pass_manager = build_pass_manager(Pipeline([leaf]), context)
-            start = time.perf_counter()
-            run_pass_manager(pass_manager, module.operation)
-            stage = _unique(leaf.stage_name(), lowered.stages)
-            lowered.timings[stage] = time.perf_counter() - start
-            lowered.stages[stage] = str(module)
+        lowered = Lowered(module, entry_name(entry), entry_params(entry), pipeline_text)
+        start = time.perf_counter()
+
+        def timed(stage: str) -> None:
+            nonlocal start
+            now = time.perf_counter()
+            lowered.timings[stage] = now - start
+            start = now
+
+        run_stages(module, pipeline_text, timed)
         return lowered
-
-
-def _unique(name: str, taken: dict[str, str]) -> str:
-    if name not in taken:
-        return name
-    count = 2
-    while f"{name}#{count}" in taken:
-        count += 1
-    return f"{name}#{count}"
 
 
 def compile_module(
@@ -210,6 +198,7 @@ def compile_module(
     event ids, so fewer multi-buffer slots), it lowers a fresh copy of the
     input again with the options `Backend.retry` gives."""
     source = module.operation.get_asm(enable_debug_info=True)
+    tile_text = str(module)
     while True:
         try:
             lowered = lower(module, backend.pipeline(target, options))
@@ -225,14 +214,15 @@ def compile_module(
     with module.context:
         binary = backend.codegen(lowered.module, lowered.entry, target, options)
     lowered.timings[backend.codegen_stage] = time.perf_counter() - codegen_start
-    lowered.stages[backend.final_stage] = binary.final_ir()
+    stages = Stages(tile_text, backend.final_stage, binary.final_ir,
+                    Replay(source, lowered.pipeline))
     return CompiledKernel(
         lowered.entry,
         lowered.params,
         target.spec,
         binary,
         backend.driver.launcher(binary, lowered.params),
-        lowered.stages,
+        stages,
         lowered.timings if options.timing else None,
         time.perf_counter() - start,
         backend.driver.takes_device_tensors,
