@@ -1,53 +1,50 @@
 """Compile time on the cuda target: DSL -> PTX and PTX -> cubin, for the GEMM and flash attention.
 
-    python benchmarks/compile_time.py [--runs 5] [--arch sm_80]
+    python benchmarks/compile_time.py [--runs 5] [--arch sm_80] [--tilelang-python PATH]
 
-Each kernel is compiled `runs` times from the DSL (tracing, the tile-to-cuda
-pipeline, NVPTX in process: `.source()` is then the PTX) and assembled by
-ptxas (`kernel.binary()`, when a CUDA toolkit is installed); the table gives
-the medians (after one warm-up run), the kernel's registers, spills and
-shared memory, and its mma.sync / ldmatrix / cp.async counts. When Triton is
-installed (`pip install triton`: an optional benchmark dependency, not in
-requirements.txt), its compiler builds the same GEMM (128x128x32 tiles, 3
-stages) and flash attention (64x64 tiles, head dim 128) for the same arch
-in the same run (ASTSource -> cubin with a GPUTarget: no GPU needed; its
-on-disk cache bypassed), shown beside ours with the same PTX counts (the
-->cubin column is both compilers' total, ptxas included). TileLang is only
-reported as installed or not, with whether nvcc is there (its CUDA C++
-needs it). Benchmarks are not tests: nothing here is asserted.
+The kernels are benchmarks/peer_kernels.py, written once in TileLang's
+language. Each is compiled `runs` times from the DSL by tilec (tracing, the
+tile-to-cuda pipeline, NVPTX in process: `.source()` is then the PTX) and
+assembled by ptxas (`kernel.binary()`, when a CUDA toolkit is installed);
+the table gives the medians (after one warm-up run), the kernel's
+registers, spills and shared memory, and its mma.sync / ldmatrix / cp.async
+counts. When Triton is installed (`pip install triton`: an optional
+benchmark dependency, not in requirements.txt), its compiler builds the
+same GEMM (128x128x32 tiles, 3 stages) and flash attention (64x64 tiles,
+head dim 128) for the same arch in the same run (ASTSource -> cubin with a
+GPUTarget: no GPU needed; its on-disk cache bypassed), shown beside ours
+with the same PTX counts. TileLang compiles the very same source
+(benchmarks/peer_tilelang.py, cache disabled, CUDA C++ through nvcc) in an
+interpreter that has it: this one if it imports tilelang, else
+`--tilelang-python` (TileLang brings torch and its own TVM; a separate venv
+keeps them out of tilec's). The ->cubin column is every compiler's total,
+ptxas or nvcc included; the last column of a peer's row is its time over
+tilec's. Benchmarks are not tests: nothing here is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import flash_attention as attention_example
-import gemm as gemm_example
+import peer_kernels
 
 import tilec
+import tilec.language as T
 from tilec.backends.cuda.compiler import find_ptxas
 
-SIZE = 4096
-
-
-def kernels() -> dict[str, Callable[[], object]]:
-    return {
-        "gemm f16 4096^3, 128x128x32 tiles": lambda: gemm_example.matmul(
-            SIZE, SIZE, SIZE, in_dtype="float16", block_M=128, block_N=128, block_K=32,
-            num_stages=3),
-        "flash attention f16 1x32x4096x128": lambda: attention_example.flash_attention(
-            1, 32, SIZE, 128, causal=False, dtype="float16", block_M=64, block_N=64),
-    }
+PEER_TILELANG = Path(__file__).resolve().parent / "peer_tilelang.py"
 
 
 def tilec_times(make: Callable[[], object], arch: str, runs: int) -> dict[str, object]:
@@ -133,7 +130,7 @@ def _triton_kernels() -> dict[str, tuple[object, dict[str, str], dict[str, int],
     gemm_signature["c"] = "*fp32"
     attention_signature = {"q": "*fp16", "k": "*fp16", "v": "*fp16", "o": "*fp16",
                            "S": "i32", "scale": "fp32"}
-    gemm_name, attention_name = kernels()
+    gemm_name, attention_name = peer_kernels.KERNELS
     return {
         gemm_name: (matmul, gemm_signature, {"BM": 128, "BN": 128, "BK": 32},
                     {"num_stages": 3, "num_warps": 4}),
@@ -173,6 +170,20 @@ def triton_times(arch: str, runs: int) -> dict[str, dict[str, object]] | None:
     return rows
 
 
+def tilelang_times(python: str | None, arch: str, runs: int) -> dict[str, dict] | None:
+    """Per kernel: TileLang's median seconds from the same DSL source to a
+    cubin, measured by peer_tilelang.py under `python`; None without one."""
+    if python is None:
+        return None
+    done = subprocess.run([python, str(PEER_TILELANG), "--arch", arch, "--runs", str(runs)],
+                          capture_output=True, text=True, check=False)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode or not lines:
+        print(f"tilelang: peer_tilelang.py failed ({done.stderr.strip().splitlines()[-1:]})")
+        return {}
+    return json.loads(lines[-1])
+
+
 def _tensor_core_counts(ptx: str) -> str:
     counts = {word: ptx.count(word) for word in ("mma.sync", "ldmatrix", "cp.async.cg")}
     return ", ".join(f"{count} {word}" for word, count in counts.items())
@@ -182,6 +193,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--arch", default="sm_80")
+    parser.add_argument("--tilelang-python", help="an interpreter that imports tilelang")
     args = parser.parse_args()
     if not find_ptxas():
         print("no ptxas found: only DSL -> PTX is timed")
@@ -192,21 +204,29 @@ def main() -> int:
     except Exception as exc:  # an optional comparison must not end the run
         print(f"triton: could not compile the kernels ({type(exc).__name__}: {exc})")
         triton_rows = {}
-    for name, make in kernels().items():
-        row = tilec_times(make, args.arch, args.runs)
-        total = f"{row['ptx'] + row['cubin']:.3f}s" if "cubin" in row else "-"
-        print(f"{name:<36} {'tilec':<8} {row['ptx']:>7.3f}s {total:>8}  "
+    tilelang_python = args.tilelang_python or (
+        sys.executable if importlib.util.find_spec("tilelang") else None)
+    tilelang_rows = tilelang_times(tilelang_python, args.arch, args.runs)
+    for name, build in peer_kernels.KERNELS.items():
+        row = tilec_times(lambda build=build: build(T), args.arch, args.runs)
+        total = row["ptx"] + row.get("cubin", 0.0)
+        shown = f"{total:.3f}s" if "cubin" in row else "-"
+        print(f"{name:<36} {'tilec':<8} {row['ptx']:>7.3f}s {shown:>8}  "
               f"{row.get('resources', '')}; {row['instructions']}")
-        if triton_rows and name in triton_rows:
-            theirs = triton_rows[name]
-            print(f"{'':<36} {'triton':<8} {'-':>8} {theirs['cubin']:>7.3f}s  "
-                  f"{theirs['instructions']}")
+        for peer, rows in (("triton", triton_rows), ("tilelang", tilelang_rows)):
+            if rows and name in rows:
+                theirs = rows[name]
+                ratio = f"{theirs['cubin'] / total:.2f}x tilec's time" if "cubin" in row else ""
+                print(f"{'':<36} {peer:<8} {'-':>8} {theirs['cubin']:>7.3f}s  "
+                      f"{theirs.get('instructions', '')}{'; ' if 'instructions' in theirs else ''}"
+                      f"{ratio}")
     if triton_rows is None:
         print("triton: not installed (pip install triton to compare; optional)")
-    if importlib.util.find_spec("tilelang") is None:
+    if tilelang_python is None:
         nvcc = shutil.which("nvcc")
-        print("tilelang: not installed (pip install tilelang to compare; it compiles CUDA C++ "
-              f"with nvcc, {'found at ' + nvcc if nvcc else 'which is not installed here'})")
+        print("tilelang: not installed (pip install tilelang into a venv and pass "
+              "--tilelang-python; it compiles CUDA C++ with nvcc, "
+              f"{'found at ' + nvcc if nvcc else 'which is not installed here'})")
     return 0
 
 
