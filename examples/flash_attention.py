@@ -1,4 +1,5 @@
-"""Flash-attention forward in the DSL: O = softmax(Q K^T / sqrt(d)) V, causal or not.
+"""Flash-attention forward in the DSL: O = softmax(Q K^T / sqrt(d)) V, causal or not,
+with grouped-query attention (GQA) when K and V have fewer heads than Q.
 
 One block computes block_M query rows of one head. It walks the keys in tiles
 of block_N, keeping for each row a running max of the scores, a running sum
@@ -9,8 +10,11 @@ Masked scores start at -inf in the score tile and the gemm accumulates onto
 them: keys after the query (causal) and keys past the end of the sequence.
 The causal loop stops at the last key tile a query row can see.
 
-Q, K, V and O are (batch, heads, seq_len, dim); T.copy of Q[b, h, i, 0] into a
-(block_M, dim) tile drops the unit batch and head dims.
+Q and O are (batch, heads, seq_len, dim), K and V (batch, heads_kv, seq_len, dim);
+query head h reads key/value head h // (heads // heads_kv), so each group of
+heads // heads_kv consecutive query heads shares one K and V (heads_kv == heads is
+plain multi-head attention, heads_kv == 1 multi-query attention). T.copy of
+Q[b, h, i, 0] into a (block_M, dim) tile drops the unit batch and head dims.
 
 Run `python examples/flash_attention.py` to check it against numpy on the cpu target.
 """
@@ -27,17 +31,26 @@ LOG2E = 1.4426950408889634
 
 
 def flash_attention(
-    batch, heads, seq_len, dim, *, causal, dtype="float32", block_M=64, block_N=64, num_stages=2
+    batch, heads, seq_len, dim, *, causal, dtype="float32", block_M=64, block_N=64, num_stages=2,
+    heads_kv=None,
 ):
-    """Attention forward for (batch, heads, seq_len, dim) tensors; seq_len may be symbolic."""
+    """Attention forward for (batch, heads, seq_len, dim) queries; seq_len may be symbolic.
+
+    K and V have heads_kv heads (default: heads), which must divide heads.
+    """
+    heads_kv = heads if heads_kv is None else heads_kv
+    if heads_kv < 1 or heads % heads_kv:
+        raise ValueError(f"heads_kv={heads_kv} must divide heads={heads}")
+    group = heads // heads_kv
     shape = (batch, heads, seq_len, dim)
+    kv_shape = (batch, heads_kv, seq_len, dim)
     scale = LOG2E / math.sqrt(dim)
 
     @T.prim_func
     def attention(
         Q: T.Tensor(shape, dtype),
-        K: T.Tensor(shape, dtype),
-        V: T.Tensor(shape, dtype),
+        K: T.Tensor(kv_shape, dtype),
+        V: T.Tensor(kv_shape, dtype),
         O: T.Tensor(shape, dtype),  # noqa: E741 - the usual name of the output
     ):
         with T.Kernel(T.ceildiv(seq_len, block_M), heads, batch, threads=128) as (bx, by, bz):
@@ -52,6 +65,7 @@ def flash_attention(
             rescale = T.alloc_fragment((block_M,), "float32")
             tile_sum = T.alloc_fragment((block_M,), "float32")
             row_sum = T.alloc_fragment((block_M,), "float32")
+            kv_head = by // group
 
             T.copy(Q[bz, by, bx * block_M, 0], Q_shared)
             T.clear(acc_o)
@@ -61,7 +75,7 @@ def flash_attention(
             if causal:
                 key_tiles = T.min(T.ceildiv((bx + 1) * block_M, block_N), key_tiles)
             for k in T.Pipelined(key_tiles, num_stages=num_stages):
-                T.copy(K[bz, by, k * block_N, 0], K_shared)
+                T.copy(K[bz, kv_head, k * block_N, 0], K_shared)
                 for i, j in T.Parallel(block_M, block_N):
                     visible = k * block_N + j < seq_len
                     if causal:
@@ -80,7 +94,7 @@ def flash_attention(
                 for i, j in T.Parallel(block_M, dim):
                     acc_o[i, j] *= rescale[i]
                 T.copy(scores, probs)
-                T.copy(V[bz, by, k * block_N, 0], V_shared)
+                T.copy(V[bz, kv_head, k * block_N, 0], V_shared)
                 T.gemm(probs, V_shared, acc_o)
             for i, j in T.Parallel(block_M, dim):
                 acc_o[i, j] /= row_sum[i]
@@ -90,7 +104,10 @@ def flash_attention(
 
 
 def reference(q, k, v, causal):
-    q32, k32, v32 = (t.astype(np.float32) for t in (q, k, v))
+    """Attention in float32; k and v may have fewer heads than q (GQA)."""
+    group = q.shape[1] // k.shape[1]
+    q32 = q.astype(np.float32)
+    k32, v32 = (np.repeat(t.astype(np.float32), group, axis=1) for t in (k, v))
     scores = q32 @ k32.transpose(0, 1, 3, 2) / math.sqrt(q.shape[-1])
     if causal:
         seq_len = q.shape[2]
@@ -100,14 +117,22 @@ def reference(q, k, v, causal):
 
 
 def check(batch, heads, seq_len, dim, *, causal, dtype="float32", dynamic_seq=False,
-          target=None):
-    """Max absolute error against numpy on random inputs."""
+          target=None, heads_kv=None, **tiles):
+    """Max absolute error against numpy on random inputs.
+
+    heads_kv < heads checks GQA; tiles (block_M, block_N, num_stages) reach the kernel.
+    """
+    heads_kv = heads if heads_kv is None else heads_kv
     rng = np.random.default_rng(0)
-    q, k, v = (rng.standard_normal((batch, heads, seq_len, dim)).astype(dtype) for _ in range(3))
+    q = rng.standard_normal((batch, heads, seq_len, dim)).astype(dtype)
+    k, v = (rng.standard_normal((batch, heads_kv, seq_len, dim)).astype(dtype) for _ in range(2))
     out = np.zeros_like(q)
     length = T.symbolic("S") if dynamic_seq else seq_len
     kernel = tilec.compile(
-        flash_attention(batch, heads, length, dim, causal=causal, dtype=dtype), target=target
+        flash_attention(
+            batch, heads, length, dim, causal=causal, dtype=dtype, heads_kv=heads_kv, **tiles
+        ),
+        target=target,
     )
     kernel(q, k, v, out)
     return float(np.max(np.abs(out.astype(np.float32) - reference(q, k, v, causal))))
@@ -115,20 +140,23 @@ def check(batch, heads, seq_len, dim, *, causal, dtype="float32", dynamic_seq=Fa
 
 def main():
     failures = 0
-    for batch, heads, seq_len, dim, causal, dtype, dynamic_seq, tolerance in [
-        (1, 2, 256, 64, False, "float32", False, 1e-5),
-        (1, 2, 256, 64, True, "float32", False, 1e-5),
-        (2, 1, 100, 32, True, "float32", True, 1e-5),
-        (2, 1, 100, 32, False, "float16", False, 2e-3),
+    for batch, heads, heads_kv, seq_len, dim, causal, dtype, dynamic_seq, tolerance in [
+        (1, 2, 2, 256, 64, False, "float32", False, 1e-5),
+        (1, 2, 2, 256, 64, True, "float32", False, 1e-5),
+        (2, 1, 1, 100, 32, True, "float32", True, 1e-5),
+        (2, 1, 1, 100, 32, False, "float16", False, 2e-3),
+        (1, 8, 2, 100, 32, True, "float32", False, 1e-5),
+        (2, 4, 1, 90, 32, False, "float16", False, 2e-3),
     ]:
         error = check(
-            batch, heads, seq_len, dim, causal=causal, dtype=dtype, dynamic_seq=dynamic_seq
+            batch, heads, seq_len, dim, causal=causal, dtype=dtype, dynamic_seq=dynamic_seq,
+            heads_kv=heads_kv,
         )
         ok = error <= tolerance
         failures += not ok
         kind = "causal" if causal else "full"
         print(
-            f"flash attention {batch}x{heads}x{seq_len}x{dim} {kind:<6} {dtype} "
+            f"flash attention {batch}x{heads}/{heads_kv}x{seq_len}x{dim} {kind:<6} {dtype} "
             f"max error {error:.2e} {'ok' if ok else 'FAIL'}"
         )
     return 1 if failures else 0
