@@ -1,0 +1,250 @@
+"""Data movement to and from GM and between local buffers: DataCopyPad with the
+extents clamped to the GM tensor, Nd2Nz into L1, and the zeros an edge tile reads."""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from tilec.backends.ascend.ascendc.base import EmitterBase
+from tilec.backends.ascend.ascendc.tables import BLOCK_BYTES, BYTES, CTYPE, REPEAT_BYTES
+from tilec.backends.ascend.ascendc.text import Tensor, add_index, ceil_div, element_at
+from tilec.diagnostics import error
+
+
+class Copies(EmitterBase):
+    """ascend.copy and ascend.copy_nd2nz."""
+
+    def op_ascend_copy(self, op: ir.Operation) -> None:
+        segments = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+        operands = list(op.operands)
+        src_v, dst_v = operands[0], operands[1 + segments[1]]
+        src_offsets = [self.value(v) for v in operands[1:1 + segments[1]]]
+        dst_offsets = [self.value(v) for v in operands[2 + segments[1]:]]
+        sizes = list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
+        src, dst = self.tensor(src_v, op), self.tensor(dst_v, op)
+        self.marker(op, f"{src.space} -> {dst.space} sizes {sizes}")
+        gm = src if src.space == "gm" else dst if dst.space == "gm" else None
+        gm_offsets = src_offsets if gm is src else dst_offsets
+        valid = ([str(e) for e in sizes] if gm is None else
+                 [self.valid_extent(gm.shape[d], gm_offsets[d], e) for d, e in enumerate(sizes)])
+        if gm is src:
+            self.zero_outside(op, dst, dst_offsets, sizes, valid)
+        # dimensions before the last two: a loop of 2-D copies on the same pipe
+        opened = 0
+        for d, extent in enumerate(sizes[:-2]):
+            if extent == 1:
+                continue
+            var = self.fresh("l")
+            self.line(f"for (int64_t {var} = 0; {var} < {valid[d]}; ++{var}) {{")
+            self.indent += 1
+            opened += 1
+            src_offsets[d] = add_index(src_offsets[d], var)
+            dst_offsets[d] = add_index(dst_offsets[d], var)
+        if gm is not None:
+            lead_outside = [valid[d] for d, extent in enumerate(sizes[:-2]) if extent == 1]
+            self.gm_copy(op, src, dst, src_offsets, dst_offsets, sizes, lead_outside,
+                         valid[-2:] if len(sizes) >= 2 else ["1", *valid])
+        else:
+            self.local_copy(op, src, dst, src_offsets, dst_offsets, sizes)
+        for _ in range(opened):
+            self.indent -= 1
+            self.line("}")
+
+    def zero_outside(self, op: ir.Operation, local: Tensor, offsets: list[str], sizes: list[int],
+                     valid: list[str]) -> None:
+        """Zeros the region of a GM -> local copy when part of it lies past the GM tensor's
+        edge: the ascend IR (and the simulator) read zeros there, where DataCopyPad leaves
+        the rest of the tile as it was. UB is cleared by a Duplicate on V, ordered after
+        what the copy waited for and before the copy by an MTE2 <-> V handshake on an
+        event the IR does not use; L1 by a Fill, which runs on MTE2 with the copy."""
+        partial = self.partial(valid, sizes)
+        if partial is None:
+            return
+        size = BYTES[local.element]
+        self.line("// the region reaches past the GM tensor's edge, where it reads as zero")
+        self.open_guard(partial)
+        if local.space == "ub":
+            event = self.free_event(op)
+            self.line(f"SetFlag<HardEvent::MTE2_V>({event});")
+            self.line(f"WaitFlag<HardEvent::MTE2_V>({event});")
+            ctype = CTYPE[local.element]
+            view, count, opened = self.open_runs(op, local, offsets, sizes)
+            self.line(f"Duplicate({view}, static_cast<{ctype}>(0), {count});")
+            self.close_loops(opened)
+            self.line(f"SetFlag<HardEvent::V_MTE2>({event});")
+            self.line(f"WaitFlag<HardEvent::V_MTE2>({event});")
+        elif local.space == "l1":
+            view, count, opened = self.open_runs(op, local, offsets, sizes)
+            self.fill_l1(op, view, ceil_div(count * size, BLOCK_BYTES))
+            self.close_loops(opened)
+            self.line("PipeBarrier<PIPE_MTE2>();")
+        else:
+            raise error(f"a copy from GM into {local.space} has no AscendC zero fill for the "
+                        "part past the tensor's edge", op.location)
+        self.close_guard(partial)
+
+    def open_runs(self, op: ir.Operation, local: Tensor, offsets: list[str],
+                  sizes: list[int]) -> tuple[str, int, int]:
+        """The region as contiguous runs: opens a loop per dimension the runs do not cover
+        and returns (view of one run, its elements, loops opened)."""
+        if local.strides and local.strides[-1] != "1":
+            raise error("the region of this copy is not contiguous along its last dimension",
+                        op.location)
+        inner, run = len(sizes), 1
+        while inner > 0 and (inner == len(sizes) or local.strides[inner - 1] == str(run)):
+            inner -= 1
+            run *= sizes[inner]
+        indices, opened = list(offsets), 0
+        for d in range(inner):
+            if sizes[d] == 1:
+                continue
+            var = self.fresh("l")
+            self.line(f"for (int64_t {var} = 0; {var} < {sizes[d]}; ++{var}) {{")
+            self.indent += 1
+            opened += 1
+            indices[d] = add_index(indices[d], var)
+        return element_at(local, self.linear(local, indices)), run, opened
+
+    def fill_l1(self, op: ir.Operation, view: str, blocks: int) -> None:
+        """Zeros `blocks` 32-byte blocks of L1 from `view` (Fill: MTE2). Its 16-bit form
+        serves every element type, the pattern being all zero bits."""
+        if blocks > 32767:
+            raise error(f"Fill clears at most 32767 blocks of L1 per call, not {blocks}",
+                        op.location)
+        params = self.struct("InitConstValueParams", {
+            "repeatTimes": "1", "blockNum": str(blocks), "dstGap": "0", "initValue": "0"},
+            op, "uint16_t")
+        self.line(f"Fill({view}.ReinterpretCast<uint16_t>(), {params});")
+
+    def free_event(self, op: ir.Operation) -> int:
+        """An event id that no MTE2 <-> V flag of the kernel uses (the IR's flags own the
+        others, and one of them may be pending here)."""
+        if self.spare_event is None:
+            raise error(f"every one of the {self.profile.flag_event_ids} MTE2 <-> V event ids "
+                        "is in use: none is left to order the zero fill of an edge tile",
+                        op.location)
+        return self.spare_event
+
+    def local_copy(self, op: ir.Operation, src: Tensor, dst: Tensor, src_offsets: list[str],
+                   dst_offsets: list[str], sizes: list[int]) -> None:
+        """On-chip to on-chip (UB -> UB on V; L1 <-> UB on the 950): 32-byte blocks."""
+        size = BYTES[src.element]
+        rows = sizes[-2] if len(sizes) >= 2 else 1
+        row_bytes = (sizes[-1] if sizes else 1) * size
+        lds = [t.strides[-2] if len(t.strides) >= 2 else None for t in (src, dst)]
+        ld_bytes = [int(ld) * size if ld is not None and ld.isdigit() else None for ld in lds]
+        ld_ok = rows == 1 or all(b is not None and b % BLOCK_BYTES == 0 and b >= row_bytes
+                                 for b in ld_bytes)
+        if row_bytes % BLOCK_BYTES and ld_ok and src.space == dst.space == "ub" \
+                and size in (2, 4) and row_bytes <= REPEAT_BYTES and rows <= 255:
+            # rows of less than whole blocks: a masked vector Copy, one repeat per row
+            repeat = [str((b or 0) // BLOCK_BYTES) for b in ld_bytes]
+            params = self.struct("CopyRepeatParams", {
+                "dstStride": "1", "srcStride": "1", "dstRepeatSize": repeat[1],
+                "srcRepeatSize": repeat[0]}, op)
+            self.line(f"Copy({element_at(dst, self.linear(dst, dst_offsets))}, "
+                      f"{element_at(src, self.linear(src, src_offsets))}, {sizes[-1]}, {rows}, "
+                      f"{params});")
+            return
+        if row_bytes % BLOCK_BYTES or not ld_ok:
+            raise error(f"an on-chip copy of {sizes[-1]} x {size}-byte rows is not in 32-byte "
+                        "blocks (AscendC DataCopy between local tensors needs them)", op.location)
+        gaps = [(b - row_bytes) // BLOCK_BYTES if rows > 1 and b is not None else 0
+                for b in ld_bytes]
+        params = self.struct("DataCopyParams", {
+            "blockCount": str(rows), "blockLen": str(row_bytes // BLOCK_BYTES),
+            "srcStride": str(gaps[0]), "dstStride": str(gaps[1])}, op)
+        self.line(f"DataCopy({element_at(dst, self.linear(dst, dst_offsets))}, "
+                  f"{element_at(src, self.linear(src, src_offsets))}, {params});")
+
+    def gm_copy(self, op: ir.Operation, src: Tensor, dst: Tensor, src_offsets: list[str],
+                dst_offsets: list[str], sizes: list[int], lead: list[str],
+                valid: list[str]) -> None:
+        """GM <-> UB/L1 with DataCopyPad: only the part inside the GM tensor moves (a load
+        pads each row with zeros to its 32-byte block, or in Compact mode the packed rows'
+        end; `zero_outside` cleared the rest)."""
+        gm, local = (src, dst) if src.space == "gm" else (dst, src)
+        gm_offsets = src_offsets if gm is src else dst_offsets
+        size = BYTES[gm.element]
+        rank = len(sizes)
+        rows = sizes[-2] if rank >= 2 else 1
+        cols = sizes[-1] if rank else 1
+        valid_rows, valid_cols = valid
+        gm_ld = gm.strides[-2] if rank >= 2 else str(cols)
+        local_ld = local.strides[-2] if rank >= 2 else str(cols)
+        if rows > 1 and gm_ld == local_ld == str(cols) and gm_offsets[-1] == "0":
+            # whole rows on both sides: one contiguous block
+            valid_cols = f"{valid_rows} * {valid_cols}" if valid_rows != "1" else valid_cols
+            valid_rows, rows = "1", 1
+        local_row = int(local_ld) * size if local_ld.isdigit() else None
+        # the 950's Compact mode moves whole rows packed in UB
+        compact = (rows > 1 and local.space == "ub" and self.arch == 3510
+                   and local_ld == str(cols) and (cols == 1 or valid_cols == str(cols)))
+        if rows > 1 and not compact and (local_row is None or local_row % BLOCK_BYTES):
+            raise error(f"the local rows of this copy ({local_ld} x {size} bytes) are not whole "
+                        "32-byte blocks: DataCopyPad starts every row at a block of the local "
+                        "buffer (only the 950's Compact mode packs rows, whole rows in UB)",
+                        op.location)
+        block = f"{valid_cols} * {size}"
+        local_gap = (f"({local_row} - (({block} + 31) / 32) * 32) / 32"
+                     if rows > 1 and not compact else "0")
+        gm_gap = f"({gm_ld} - {valid_cols}) * {size}" if rows > 1 else "0"
+        ext = self.struct("DataCopyExtParams", {
+            "blockCount": f"static_cast<uint16_t>({valid_rows})",
+            "blockLen": f"static_cast<uint32_t>({block})",
+            "srcStride": gm_gap if src is gm else local_gap,
+            "dstStride": local_gap if src is gm else gm_gap, "rsv": "0"}, op)
+        checks = [e for e in (*lead, valid_rows, valid_cols) if not e.isdigit()]
+        if any(e == "0" for e in (*lead, valid_rows, valid_cols)):
+            self.line("// the region lies outside the GM tensor: no DMA")
+            return
+        guard = f"if ({' && '.join(f'{e} > 0' for e in checks)}) " if checks else ""
+        target = element_at(dst, self.linear(dst, dst_offsets))
+        origin = element_at(src, self.linear(src, src_offsets))
+        mode = f"<{CTYPE[gm.element]}, PaddingMode::Compact>" if compact else ""
+        if src is gm:
+            # zeros (not the DMA's dummy values) from the row's end to its 32-byte block
+            per_block = BLOCK_BYTES // size
+            tail = (str(-int(valid_cols) % per_block) if valid_cols.isdigit()
+                    else f"static_cast<uint8_t>(({per_block} - ({valid_cols}) % {per_block}) "
+                         f"% {per_block})")
+            pad = self.struct("DataCopyPadExtParams", {
+                "isPad": "true", "leftPadding": "0", "rightPadding": "0" if compact else tail},
+                op, CTYPE[gm.element])
+            self.line(f"{guard}DataCopyPad{mode}({target}, {origin}, {ext}, {pad});")
+        elif "atomic_add" in op.attributes:
+            # the store adds into GM, atomically across cores, while the mode is set
+            self.line(f"SetAtomicAdd<{CTYPE[gm.element]}>();")
+            self.line(f"{guard}DataCopyPad{mode}({target}, {origin}, {ext});")
+            self.line("SetAtomicNone();")
+        else:
+            self.line(f"{guard}DataCopyPad{mode}({target}, {origin}, {ext});")
+
+    def op_ascend_copy_nd2nz(self, op: ir.Operation) -> None:
+        src = self.tensor(op.operands[0], op)
+        offsets = [self.value(v) for v in op.operands[1:-1]]
+        dst = self.tensor(op.operands[-1], op)
+        rows, cols = list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
+        self.marker(op, f"sizes [{rows}, {cols}]")
+        valid_rows = self.valid_extent(src.shape[0], offsets[0], rows)
+        valid_cols = self.valid_extent(src.shape[1], offsets[1], cols)
+        r1 = dst.static_shape[1]
+        # Nd2Nz zeros a row's tail to its 32-byte block; the other rows and blocks of the
+        # tile read as zero in the IR too
+        partial = self.partial([valid_rows, valid_cols], [r1 * 16, dst.static_shape[0] *
+                                                          (BLOCK_BYTES // BYTES[dst.element])])
+        if partial is not None:
+            self.line("// the tile has rows or blocks that no GM element reaches: zero them")
+            self.open_guard(partial)
+            blocks = 1
+            for d in dst.static_shape:
+                blocks *= d
+            self.fill_l1(op, dst.at(), blocks * BYTES[dst.element] // BLOCK_BYTES)
+            self.line("PipeBarrier<PIPE_MTE2>();")
+            self.close_guard(partial)
+        params = self.struct("Nd2NzParams", {
+            "ndNum": "1", "nValue": f"static_cast<uint16_t>({valid_rows})",
+            "dValue": f"{valid_cols}", "srcNdMatrixStride": "0", "srcDValue": src.strides[0],
+            "dstNzC0Stride": str(r1 * 16), "dstNzNStride": "1", "dstNzMatrixStride": "0"}, op)
+        self.line(f"DataCopy({dst.base}, {element_at(src, self.linear(src, offsets))}, "
+                  f"{params});")

@@ -1,0 +1,176 @@
+"""The cube path: L1 -> L0 loads (transposing ones included), Mmad and Fixpipe."""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from tilec.backends.ascend.ascendc.base import EmitterBase
+from tilec.backends.ascend.ascendc.cube_loads import TransposedLoad, transposed_8bit_loads
+from tilec.backends.ascend.ascendc.tables import BYTES, CTYPE, FRACTAL_BYTES, QUANT
+from tilec.backends.ascend.ascendc.text import Tensor, add_index, element_at
+from tilec.diagnostics import error
+
+
+class Cube(EmitterBase):
+    """ascend.load_l0a/l0b, ascend.mmad and ascend.fixpipe."""
+
+    def load_data(self, op: ir.Operation, dst: Tensor, src: Tensor, calls: list[tuple[int, int,
+                  int, int, bool]]) -> None:
+        """One LoadData per (dst fractal, start fractal, repeats, src stride, transpose)."""
+        fractal = FRACTAL_BYTES // BYTES[src.element]
+        for dst_fractal, start, repeats, stride, transpose in calls:
+            if repeats > 255:
+                raise error(f"LoadData repeats {repeats} fractals; at most 255 per call",
+                            op.location)
+            params = self.struct("LoadData2DParams", {
+                "startIndex": str(start), "dstGap": "0", "srcStride": str(stride),
+                "ifTranspose": "true" if transpose else "false", "repeatTimes": str(repeats),
+                "sid": "0", "addrMode": "0"}, op)
+            target = dst.base if dst_fractal == 0 else f"{dst.base}[{dst_fractal * fractal}]"
+            self.line(f"LoadData({target}, {src.base}, {params});")
+
+    def op_ascend_load_l0a(self, op: ir.Operation) -> None:
+        src, dst = self.tensor(op.operands[0], op), self.tensor(op.operands[1], op)
+        transpose = "transpose" in op.attributes
+        m1, k1 = dst.static_shape[0], dst.static_shape[1]
+        self.marker(op, "transpose" if transpose else "")
+        if transpose and BYTES[src.element] == 1:
+            if self.arch == 3510:
+                raise error(f"the 950 has no transposing L1 -> L0A load of {src.element} "
+                            "(LoadDataWithTranspose reaches only L0B there, and LoadData2D "
+                            "transposes only 16-bit fractals)", op.location)
+            self.load_transposed(op, dst, src, transposed_8bit_loads(
+                "l0a", src.static_shape[:2], dst.static_shape[:2], op.location))
+        elif transpose:
+            self.need_16_bit(op, src)
+            self.load_data(op, dst, src, [(0, 0, m1 * k1, 1, True)])
+        elif self.arch == 3510:
+            # the 950's L0A takes Nz, the layout L1 already holds: one contiguous load
+            self.load_data(op, dst, src, [(0, 0, m1 * k1, 1, False)])
+        else:
+            self.load_data(op, dst, src, [(m * k1, m, k1, m1, False) for m in range(m1)])
+
+    def op_ascend_load_l0b(self, op: ir.Operation) -> None:
+        src, dst = self.tensor(op.operands[0], op), self.tensor(op.operands[1], op)
+        transpose = "transpose" in op.attributes
+        k1, n1 = dst.static_shape[0], dst.static_shape[1]
+        self.marker(op, "transpose" if transpose else "")
+        if transpose:
+            self.load_data(op, dst, src, [(0, 0, k1 * n1, 1, False)])
+        elif BYTES[src.element] == 1:
+            self.load_transposed(op, dst, src, transposed_8bit_loads(
+                "l0b", src.static_shape[:2], dst.static_shape[:2], op.location))
+        else:
+            self.need_16_bit(op, src)
+            self.load_data(op, dst, src, [(k * n1, k, n1, k1, True) for k in range(k1)])
+
+    def need_16_bit(self, op: ir.Operation, src: Tensor) -> None:
+        """A transposing load through LoadData2D, which transposes 16-bit fractals only; no
+        other AscendC load transposes 32-bit ones out of Nz (the error says why)."""
+        if BYTES[src.element] == 2:
+            return
+        why = ""
+        if BYTES[src.element] == 4 and self.arch == 3510:
+            why = (", and the 950's LoadDataWithTranspose (LoadData2dTransposeParamsV2) moves "
+                   "four 16x8 fractals a repeat in an order the vendor documents no model of: "
+                   "not emitted")
+        elif BYTES[src.element] == 4:
+            why = (", and no AscendC load transposes them out of an Nz L1 tile: "
+                   "LoadDataWithTranspose joins two 16x8 fractals that lie side by side in L1 "
+                   "(Zz/Zn), and Nz keeps them one above the other")
+        raise error(f"LoadData2D transposes only 16-bit fractals, not {src.element}{why}",
+                    op.location)
+
+    def load_transposed(self, op: ir.Operation, dst: Tensor, src: Tensor,
+                        calls: list[TransposedLoad]) -> None:
+        """One LoadDataWithTranspose per call; the 950 takes the V2 parameters, whose
+        start and source stride count fractals instead of 32x32 squares."""
+        fractal = FRACTAL_BYTES // BYTES[src.element]
+        for call in calls:
+            if call.repeats > 255:
+                raise error(f"LoadDataWithTranspose repeats {call.repeats} squares; at most "
+                            "255 per call", op.location)
+            fields = {"startIndex": str(call.start), "repeatTimes": str(call.repeats),
+                      "srcStride": str(call.src_stride), "dstGap": str(call.dst_gap),
+                      "dstFracGap": str(call.dst_frac_gap)}
+            if self.arch == 3510:
+                fields.update(startIndex=str(2 * call.start), srcStride=str(2 * call.src_stride),
+                              srcFracGap="0")
+            params = self.struct("LoadData2dTransposeParamsV2" if self.arch == 3510
+                                 else "LoadData2dTransposeParams", fields, op)
+            target = dst.base if call.dst_fractal == 0 else \
+                f"{dst.base}[{call.dst_fractal * fractal}]"
+            self.line(f"LoadDataWithTranspose({target}, {src.base}, {params});")
+
+    def op_ascend_mmad(self, op: ir.Operation) -> None:
+        a, b, c = (self.tensor(v, op) for v in op.operands)
+        m, n, k = list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
+        init = "init" in op.attributes
+        self.marker(op, f"sizes [{m}, {n}, {k}]{' init' if init else ''}")
+        params = self.struct("MmadParams", {"m": str(m), "n": str(n), "k": str(k),
+                                            "cmatrixInitVal": "true" if init else "false"}, op)
+        self.line(f"Mmad({c.base}, {a.base}, {b.base}, {params});")
+
+    def op_ascend_fixpipe(self, op: ir.Operation) -> None:
+        src = self.tensor(op.operands[0], op)
+        dst = self.tensor(op.operands[1], op)
+        offsets = [self.value(v) for v in op.operands[2:]]
+        m, n = list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
+        relu = "relu" in op.attributes
+        self.marker(op, f"sizes [{m}, {n}]{' relu' if relu else ''}")
+        quant = QUANT.get((src.element, dst.element))
+        if quant is None:
+            raise error(f"no fixpipe conversion from {src.element} to {dst.element}",
+                        op.location)
+        if dst.space == "l1":
+            self.fixpipe_to_l1(op, src, dst, offsets, m, n, relu, quant)
+            return
+        if dst.space != "gm":
+            raise error(f"not emitted: the 950's fixpipe into UB writes the UB of one vector "
+                        f"core (FixpipeParamsArch3510's subBlockId, or both halves with "
+                        f"dualDstCtl), and this fixpipe into {dst.space} names none",
+                        op.location)
+        valid_m = self.valid_extent(dst.shape[0], offsets[0], m)
+        valid_n = self.valid_extent(dst.shape[1], offsets[1], n)
+        m1 = src.static_shape[1]
+        params = self.struct("FixpipeParamsV220", {
+            "nSize": f"static_cast<uint16_t>({valid_n})",
+            "mSize": f"static_cast<uint16_t>({valid_m})",
+            "srcStride": str(m1 * 16), "dstStride": f"static_cast<uint32_t>({dst.strides[0]})",
+            "quantPre": f"QuantMode_t::{quant}", "ndNum": "1", "srcNdStride": "0",
+            "dstNdStride": "0", "reluEn": "true" if relu else "false"}, op)
+        checks = [e for e in (valid_m, valid_n) if not e.isdigit()]
+        if "0" in (valid_m, valid_n):
+            self.line("// the tile lies outside the GM tensor: nothing moves")
+            return
+        guard = f"if ({' && '.join(f'{e} > 0' for e in checks)}) " if checks else ""
+        self.line(f"{guard}Fixpipe<{CTYPE[dst.element]}, {CTYPE[src.element]}, CFG_ROW_MAJOR>("
+                  f"{element_at(dst, self.linear(dst, offsets))}, {src.base}, {params});")
+
+    def fixpipe_to_l1(self, op: ir.Operation, src: Tensor, dst: Tensor, offsets: list[str],
+                      m: int, n: int, relu: bool, quant: str) -> None:
+        """L0C -> L1 in Nz (CFG_NZ, NZ2NZ): m rows of every 16-column block, the blocks
+        `dstStride` 32-byte rows apart in L1, where the tile's Nz keeps its column blocks."""
+        if BYTES[dst.element] != 2:
+            raise error(f"not emitted: a fixpipe into an Nz L1 tile of {dst.element} has "
+                        "fractals narrower than L0C's 16 columns (the f32 channel split)",
+                        op.location)
+        if n % 16:
+            raise error(f"the fixpipe into L1 moves whole 16-column blocks; {n} columns are "
+                        "not", op.location)
+        row, col = offsets
+        if not col.isdigit() or int(col) % 16:
+            raise error(f"the fixpipe into L1 starts at a 16-column block; column {col} is "
+                        "not a static one", op.location)
+        rows = dst.static_shape[1] * 16  # rows of the Nz tile: one column block
+        if not row.isdigit() or int(row) + m > rows or int(col) + n > dst.static_shape[0] * 16:
+            raise error(f"the fixpipe of {m}x{n} at [{row}, {col}] does not lie inside the L1 "
+                        f"tile of {rows} x {dst.static_shape[0] * 16}", op.location)
+        params = self.struct("FixpipeParamsV220", {
+            "nSize": str(n), "mSize": str(m), "srcStride": str(src.static_shape[1] * 16),
+            "dstStride": str(rows), "quantPre": f"QuantMode_t::{quant}", "ndNum": "1",
+            "srcNdStride": "0", "dstNdStride": "0", "reluEn": "true" if relu else "false"}, op)
+        start = (int(col) // 16 * rows + int(row)) * 16
+        self.line(f"Fixpipe<{CTYPE[dst.element]}, {CTYPE[src.element]}, CFG_NZ>("
+                  f"{element_at(dst, add_index(dst.offset, str(start)))}, "
+                  f"{src.base}, {params});")

@@ -1,0 +1,243 @@
+"""One kernel's AscendC source: the buffers and the entry, the body in IR order, the
+host launcher; `emit_ascendc` for every kernel of a module."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+from tilec.backends.ascend.ascendc.copies import Copies
+from tilec.backends.ascend.ascendc.cube import Cube
+from tilec.backends.ascend.ascendc.statements import Statements
+from tilec.backends.ascend.ascendc.sync import Sync
+from tilec.backends.ascend.ascendc.tables import (
+    ARCH,
+    BLOCK_BYTES,
+    BYTES,
+    CTYPE,
+    KERNEL_TYPE,
+    POSITION,
+    SCALAR_CTYPE,
+)
+from tilec.backends.ascend.ascendc.text import (
+    Tensor,
+    align,
+    element_name,
+    ident,
+    keyword,
+    row_major_strides,
+)
+from tilec.backends.ascend.ascendc.vector import Vector
+from tilec.diagnostics import CompileError, error
+
+
+@dataclass
+class AscendCSource:
+    """One kernel's AscendC source and its host launcher."""
+
+    name: str
+    kernel: str
+    launcher: str
+    markers: list[str] = field(default_factory=list)
+    """`ascend.<op>` of every marker, in order."""
+
+    def text(self) -> str:
+        return self.kernel + "\n" + self.launcher
+
+
+class Emitter(Statements, Sync, Copies, Cube, Vector):
+    """The AscendC source of one `ascend.kernel` function."""
+
+    def plan(self) -> None:
+        """Buffer sizes per memory, and the UB scratch the multi-call ops need."""
+        ends: dict[str, int] = {}
+        scratch = 0
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            nonlocal scratch
+            name = op.name
+            if name == "memref.alloc":
+                t = ir.MemRefType(op.results[0].type)
+                element, space = self.memref_info(t)
+                if "ascend.offset" not in op.attributes:
+                    problems.append(error("on-chip buffer without a planned offset (run "
+                                          "tile-ascend-plan-memory before emitting AscendC)",
+                                          op.location))
+                    return ir.WalkResult.INTERRUPT
+                offset = ir.IntegerAttr(op.attributes["ascend.offset"]).value
+                size = BYTES[element]
+                for d in t.shape:
+                    size *= d
+                ends[space] = max(ends.get(space, 0), offset + size)
+            elif name == "ascend.vreduce":
+                src = ir.MemRefType(op.operands[1].type)
+                count = src.shape[-1] if src.rank else 1
+                scratch = max(scratch, align(count * BYTES[element_name(src.element_type)],
+                                              BLOCK_BYTES))
+            elif name in ("ascend.set_flag", "ascend.wait_flag"):
+                pipes = {keyword(op.attributes["src"]), keyword(op.attributes["dst"])}
+                if pipes == {"mte2", "v"}:
+                    used.add(ir.IntegerAttr(op.attributes["event"]).value)
+            elif name == "ascend.vbrcb":
+                dst = ir.MemRefType(op.operands[0].type)
+                rows = 1
+                for d in dst.shape[:-1]:
+                    rows *= d
+                scratch = max(scratch, align(rows, 8) * BLOCK_BYTES)
+            return ir.WalkResult.ADVANCE
+
+        problems: list[CompileError] = []
+        used: set[int] = set()
+        self.func.walk(visit)
+        spare = [e for e in range(self.profile.flag_event_ids) if e not in used]
+        self.spare_event = spare[-1] if spare else None
+        if problems:  # raised here: an exception inside walk() loses its diagnostics
+            raise problems[0]
+        if scratch:
+            self.scratch_offset = align(ends.get("ub", 0), BLOCK_BYTES)
+            self.scratch_bytes = scratch
+            ends["ub"] = self.scratch_offset + scratch
+            capacity = self.profile.capacity["ub"] - self.profile.reserved.get("ub", 0)
+            if ends["ub"] > capacity:
+                raise error(f"the AscendC reduction/broadcast scratch ({scratch} bytes at "
+                            f"{self.scratch_offset}) does not fit the {capacity} bytes of UB",
+                            self.func.location)
+        self.ends = {space: align(end, BLOCK_BYTES) for space, end in ends.items()}
+
+    def signature(self) -> None:
+        func_type = ir.FunctionType(ir.TypeAttr(self.func.attributes["function_type"]).value)
+        block = self.func.regions[0].blocks[0]
+        arg_attrs = (ir.ArrayAttr(self.func.attributes["arg_attrs"])
+                     if "arg_attrs" in self.func.attributes else None)
+        symbols: dict[str, str] = {}
+        self.gm_decls: list[str] = []
+        self.workspace_rows: dict[str, int] = {}
+        self.workspace_bytes: dict[str, tuple[int, list[int], int]] = {}
+        for index, (arg, t) in enumerate(zip(block.arguments, func_type.inputs, strict=True)):
+            attrs = ir.DictAttr(arg_attrs[index]) if arg_attrs is not None else None
+            tile_name = (ir.StringAttr(attrs["tile.name"]).value
+                         if attrs is not None and "tile.name" in attrs
+                         else "workspace" if attrs is not None and "ascend.workspace" in attrs
+                         else f"arg{index}")
+            name = ident(tile_name)
+            if isinstance(t, ir.MemRefType):
+                mt = ir.MemRefType(t)
+                element, _ = self.memref_info(mt)
+                dims = (list(ir.ArrayAttr(attrs["tile.dims"]))
+                        if attrs is not None and "tile.dims" in attrs else [])
+                shape: list[str] = []
+                for d, size in enumerate(mt.shape):
+                    if size != ir.ShapedType.get_dynamic_size():
+                        shape.append(str(size))
+                        continue
+                    symbol = (ir.StringAttr(dims[d]).value if d < len(dims)
+                              else f"{tile_name}_dim{d}")
+                    param = ident(symbol)
+                    if param not in symbols:
+                        symbols[param] = param
+                        self.params.append(("int64_t", param))
+                    if attrs is not None and "ascend.workspace" in attrs and d == 0:
+                        rows = ir.IntegerAttr(attrs["ascend.workspace"]).value
+                        self.workspace_rows[param] = rows
+                        self.workspace_bytes[name] = (rows, mt.shape[1:], BYTES[element])
+                    shape.append(param)
+                self.params.insert(len([p for p in self.params if p[0] == "GM_ADDR"]),
+                                   ("GM_ADDR", name))
+                ctype = CTYPE[element]
+                gm = f"{name}_gm"
+                self.gm_decls.append(f"GlobalTensor<{ctype}> {gm};")
+                self.gm_decls.append(f"{gm}.SetGlobalBuffer((__gm__ {ctype}*){name});")
+                strides = row_major_strides(shape)
+                self.tensors[arg] = Tensor(gm, "0", shape, strides, element, "gm",
+                                            list(mt.shape))
+            else:
+                self.params.append((SCALAR_CTYPE[str(t)], name))
+                self.names[arg] = name
+
+    def emit(self) -> AscendCSource:
+        self.plan()
+        self.signature()
+        body_start = len(self.lines)
+        for line in self.gm_decls:
+            self.line(line)
+        self.line("TPipe pipe;")
+        for space in ("l1", "l0a", "l0b", "l0c", "ub"):
+            if space not in self.ends:
+                continue
+            self.line(f"TBuf<TPosition::{POSITION[space]}> {space}_buf;")
+            self.line(f"pipe.InitBuffer({space}_buf, {self.ends[space]});")
+            self.line(f"LocalTensor<uint8_t> {space} = {space}_buf.Get<uint8_t>();")
+        self.block(self.func.regions[0].blocks[0])
+        body = self.lines[body_start:]
+        name = ident(ir.StringAttr(self.func.attributes["sym_name"]).value)
+        params = ", ".join(f"{t} {n}" for t, n in self.params)
+        head = [
+            f"// AscendC kernel emitted by tilec from the ascend IR (profile {self.profile_name},",
+            f"// __NPU_ARCH__ {self.arch}). A comment [n] ascend.<op> marks the calls of one op.",
+            '#include "kernel_operator.h"',
+            "",
+            "using namespace AscendC;",
+            "",
+            f'extern "C" __global__ __aicore__ void {name}({params})',
+            "{",
+            f"    KERNEL_TASK_TYPE_DEFAULT({KERNEL_TYPE[self.kind]});",
+        ]
+        kernel = "\n".join([*head, *body, "}", ""])
+        return AscendCSource(name, kernel, self.launcher(name), self.markers)
+
+    def launcher(self, name: str) -> str:
+        params = ", ".join(f"{t} {n}" for t, n in self.params)
+        host = ", ".join(("uint8_t* " + n) if t == "GM_ADDR" else f"{t} {n}"
+                         for t, n in self.params if n not in self.workspace_rows)
+        args = ", ".join(f"static_cast<int64_t>(blockDim) * {self.workspace_rows[n]}"
+                         if n in self.workspace_rows else n for _, n in self.params)
+        notes = []
+        for ws, (rows, inner, size) in self.workspace_bytes.items():
+            row_bytes = size
+            for d in inner:
+                row_bytes *= d
+            notes.append(f"// {ws}: a GM buffer of blockDim * {rows * row_bytes} bytes (zeroed), "
+                         "the cube-to-vector exchange of each AI core.")
+        cores = self.profile.aic_cores * (self.profile.aiv_per_aic if self.kind == "aiv" else 1)
+        if "ascend.grid" in self.func.attributes:
+            cores = min(cores, ir.IntegerAttr(self.func.attributes["ascend.grid"]).value)
+        return "\n".join([
+            "// ---- host launcher (README: Building the AscendC output)",
+            "#ifndef ASCENDC_CPU_DEBUG",
+            '#include "acl/acl.h"',
+            f'extern "C" __global__ __aicore__ void {name}({params});',
+            f"// The grid-stride loops make any blockDim correct; {cores} uses every core the",
+            "// kernel can fill on this profile.",
+            f"constexpr uint32_t {name}_default_block_dim = {cores};",
+            *notes,
+            f"void launch_{name}(uint32_t blockDim, aclrtStream stream"
+            f"{', ' if host else ''}{host})",
+            "{",
+            f"    {name}<<<blockDim, nullptr, stream>>>({args});",
+            "}",
+            "#endif",
+            "",
+        ])
+
+
+def kernel_functions(module: ir.Module) -> list[ir.Operation]:
+    """The functions of `module` that carry `ascend.kernel`."""
+    return [op.operation for op in module.body.operations
+            if op.operation.name == "func.func" and "ascend.kernel" in op.operation.attributes]
+
+
+def emit_ascendc(module: ir.Module, profile: str = "910b") -> list[AscendCSource]:
+    """AscendC for every `ascend.kernel` function of `module` (final ascend IR)."""
+    if profile not in ARCH:
+        raise error(f"unknown ascend profile '{profile}' (expected one of {', '.join(ARCH)})")
+    functions = kernel_functions(module)
+    if not functions:
+        raise error("no function with `ascend.kernel` to emit as AscendC (run tile-to-ascend "
+                    "first)", module.operation.location)
+    return [Emitter(func, profile).emit() for func in functions]
+
+
+def ascendc_text(module: ir.Module, profile: str = "910b") -> str:
+    """Every kernel's source and launcher, one after another."""
+    return "\n".join(source.text() for source in emit_ascendc(module, profile))

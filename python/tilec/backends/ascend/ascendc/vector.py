@@ -1,0 +1,170 @@
+"""Vector ops on UB tensors, in count mode (one call per op, or per row where the
+hardware needs it, kept on the V pipe)."""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from tilec.backends.ascend.ascendc.base import EmitterBase
+from tilec.backends.ascend.ascendc.tables import (
+    BLOCK_BYTES,
+    BYTES,
+    CMP,
+    CTYPE,
+    REDUCE,
+    REPEAT_BYTES,
+    ROUND,
+    VBIN,
+    VBINS,
+    VUNARY,
+)
+from tilec.backends.ascend.ascendc.text import (
+    Tensor,
+    ceil_div,
+    index_view,
+    keyword,
+    row_major_strides,
+)
+from tilec.diagnostics import error
+
+
+class Vector(EmitterBase):
+    """ascend.v* ops as AscendC vector calls."""
+
+    def vector(self, op: ir.Operation, value: ir.Value) -> tuple[Tensor, int]:
+        tensor = self.tensor(value, op)
+        count = 1
+        for d in tensor.static_shape:
+            count *= d
+        if tensor.space != "ub":
+            raise error(f"vector operand in {tensor.space}, not UB", op.location)
+        if tensor.strides != row_major_strides(tensor.shape) and count > 1 and \
+                sum(1 for d in tensor.static_shape if d != 1) > 1:
+            raise error("a vector operand view that is not contiguous has no AscendC "
+                        "count-mode call", op.location)
+        return tensor, count
+
+    def op_ascend_vbin(self, op: ir.Operation) -> None:
+        kind = keyword(op.attributes["kind"])
+        (dst, count), (a, _), (b, _) = (self.vector(op, v) for v in op.operands)
+        self.marker(op, kind)
+        self.line(f"{VBIN[kind]}({dst.at()}, {a.at()}, {b.at()}, {count});")
+
+    def op_ascend_vbins(self, op: ir.Operation) -> None:
+        kind = keyword(op.attributes["kind"])
+        (dst, count), (src, _) = (self.vector(op, v) for v in op.operands[:2])
+        scalar = self.value(op.operands[2])
+        self.marker(op, kind)
+        self.line(f"{VBINS[kind]}({dst.at()}, {src.at()}, static_cast<{CTYPE[dst.element]}>"
+                  f"({scalar}), {count});")
+
+    def op_ascend_vunary(self, op: ir.Operation) -> None:
+        kind = keyword(op.attributes["kind"])
+        (dst, count), (src, _) = (self.vector(op, v) for v in op.operands)
+        self.marker(op, kind)
+        if kind == "neg":
+            self.line(f"Muls({dst.at()}, {src.at()}, static_cast<{CTYPE[dst.element]}>(-1), "
+                      f"{count});")
+        else:
+            self.line(f"{VUNARY[kind]}({dst.at()}, {src.at()}, {count});")
+
+    def op_ascend_vdup(self, op: ir.Operation) -> None:
+        dst, count = self.vector(op, op.operands[0])
+        self.marker(op)
+        self.line(f"Duplicate({dst.at()}, static_cast<{CTYPE[dst.element]}>"
+                  f"({self.value(op.operands[1])}), {count});")
+
+    def op_ascend_vcast(self, op: ir.Operation) -> None:
+        (dst, count), (src, _) = (self.vector(op, v) for v in op.operands)
+        mode = keyword(op.attributes["round"]) if "round" in op.attributes else "none"
+        self.marker(op, mode)
+        self.line(f"Cast({dst.at()}, {src.at()}, RoundMode::{ROUND[mode]}, {count});")
+
+    def scratch(self, element: str) -> str:
+        ctype = CTYPE[element]
+        return f"ub[{self.scratch_offset}].ReinterpretCast<{ctype}>()"
+
+    def op_ascend_vreduce(self, op: ir.Operation) -> None:
+        kind = keyword(op.attributes["kind"])
+        (dst, rows), (src, count) = (self.vector(op, v) for v in op.operands)
+        cols = src.static_shape[-1] if src.static_shape else 1
+        self.marker(op, kind)
+        work = self.fresh("work")
+        self.line(f"LocalTensor<{CTYPE[src.element]}> {work} = {self.scratch(src.element)};")
+        call = REDUCE[kind]
+        if rows == 1:
+            self.line(f"{call}({dst.at()}, {src.at()}, {work}, {cols});")
+            return
+        r = self.fresh("row")
+        self.line(f"for (int32_t {r} = 0; {r} < {count // cols}; ++{r}) {{")
+        self.line(f"    {call}({index_view(dst, r, 1)}, {index_view(src, r, cols)}, {work}, "
+                  f"{cols});")
+        self.v_barrier("    ")  # the next row reuses the work buffer
+        self.line("}")
+
+    def v_barrier(self, indent: str = "") -> None:
+        """Orders two dependent vector calls of one op: the 910b's V pipe does not (the
+        950's does, in hardware)."""
+        if self.arch == 2201:
+            self.line(f"{indent}PipeBarrier<PIPE_V>();")
+
+    def op_ascend_vbrcb(self, op: ir.Operation) -> None:
+        (dst, count), (src, rows) = (self.vector(op, v) for v in op.operands)
+        cols = count // rows
+        size = BYTES[dst.element]
+        if size not in (2, 4):
+            raise error(f"Brcb broadcasts 16- and 32-bit elements, not {dst.element}",
+                        op.location)
+        self.marker(op)
+        block = BLOCK_BYTES // size
+        per_repeat = REPEAT_BYTES // size
+        blocks = self.fresh("blocks")
+        ctype = CTYPE[dst.element]
+        self.line(f"LocalTensor<{ctype}> {blocks} = {self.scratch(dst.element)};")
+        params = self.struct("BrcbRepeatParams", {"dstBlkStride": "1", "dstRepStride": "8"}, op)
+        self.line(f"Brcb({blocks}, {src.at()}, {ceil_div(rows, 8)}, {params});")
+        self.v_barrier()
+        copy = self.struct("CopyRepeatParams", {"dstStride": "1", "srcStride": "0",
+                                                "dstRepeatSize": "8", "srcRepeatSize": "0"}, op)
+        full, tail = divmod(cols, per_repeat)
+        r = self.fresh("row")
+        self.line(f"for (int32_t {r} = 0; {r} < {rows}; ++{r}) {{")
+        source = f"{blocks}[{r} * {block}]"
+        if full:
+            self.line(f"    Copy({index_view(dst, r, cols)}, {source}, {per_repeat}, {full}, "
+                      f"{copy});")
+        if tail:
+            self.line(f"    Copy({index_view(dst, r, cols, full * per_repeat)}, {source}, "
+                      f"{tail}, 1, {copy});")
+        self.line("}")
+
+    def op_ascend_vcmp(self, op: ir.Operation) -> None:
+        kind = keyword(op.attributes["kind"])
+        (mask, _), (a, count), (b, _) = (self.vector(op, v) for v in op.operands)
+        self.marker(op, kind)
+        # count mode compares whole 256-byte repeats only: round up (the lanes past the
+        # tile write mask bits that no one reads; the mask holds a byte per lane)
+        lanes = REPEAT_BYTES // BYTES[a.element]
+        rounded = ceil_div(count, lanes) * lanes
+        if rounded != count:
+            for operand in (a, b):
+                start = self.view_start(operand, op)
+                if start + rounded * BYTES[a.element] > self.ends["ub"]:
+                    raise error(f"Compare of {count} {a.element} lanes needs whole 256-byte "
+                                f"repeats ({rounded} lanes), past the end of UB", op.location)
+            self.line(f"// {count} lanes, rounded up to whole 256-byte repeats")
+        self.line(f"Compare({mask.at()}, {a.at()}, {b.at()}, CMPMODE::{CMP[kind]}, {rounded});")
+
+    def view_start(self, tensor: Tensor, op: ir.Operation) -> int:
+        """Byte offset of a UB tensor in the UB buffer (static views only)."""
+        base = self.alloc_offsets.get(tensor.base)
+        if base is None or not tensor.offset.isdigit():
+            raise error("a Compare operand whose UB offset is not static cannot be rounded "
+                        "to whole repeats", op.location)
+        return base + int(tensor.offset) * BYTES[tensor.element]
+
+    def op_ascend_vsel(self, op: ir.Operation) -> None:
+        (dst, count), (mask, _), (a, _), (b, _) = (self.vector(op, v) for v in op.operands)
+        self.marker(op)
+        self.line(f"Select({dst.at()}, {mask.at()}, {a.at()}, {b.at()}, "
+                  f"SELMODE::VSEL_TENSOR_TENSOR_MODE, {count});")

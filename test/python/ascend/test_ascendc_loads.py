@@ -1,0 +1,74 @@
+"""The 8-bit transposing loads the AscendC emitter issues give the L0 tiles the
+simulator's `load_l0a`/`load_l0b` give.
+
+A numpy model of LoadDataWithTranspose for 8-bit elements, as the vendor
+documents it (LoadData2dTransposeParams, arch 2201): repeat i takes the 32x32
+square of two consecutive 512-byte fractals at square `start + i * srcStride`,
+transposes it, and writes its two 16x32 halves as fractals at `first` and
+`first + dstFracGap + 1`, `first` advancing by `dstGap + 1` fractals per repeat.
+Applied to an Nz tile, the emitter's calls must produce the simulator's Zn (L0B)
+or Zz (L0A) layout of the same matrix, ragged tile shapes included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tilec.backends.ascend.ascendc import TransposedLoad, transposed_8bit_loads
+from tilec.diagnostics import CompileError
+from tilec.sim import layout
+
+SQUARE, FRACTAL = 32 * 32, 16 * 32
+
+
+def _apply(calls: list[TransposedLoad], nz: np.ndarray, dst_shape: tuple[int, ...]) -> np.ndarray:
+    source = nz.reshape(-1)
+    out = np.full(int(np.prod(dst_shape)), -1, dtype=nz.dtype)
+    for call in calls:
+        for i in range(call.repeats):
+            square_start = (call.start + i * call.src_stride) * SQUARE
+            square = source[square_start:square_start + SQUARE].reshape(32, 32).T
+            first = call.dst_fractal + i * (call.dst_gap + 1)
+            for half in (0, 1):
+                fractal = first + half * (call.dst_frac_gap + 1)
+                out[fractal * FRACTAL:(fractal + 1) * FRACTAL] = square[16 * half:16 * half + 16] \
+                    .reshape(-1)
+    return out.reshape(dst_shape)
+
+
+def _matrix(rows: int, cols: int) -> np.ndarray:
+    return np.random.default_rng(rows * cols).integers(-128, 127, (rows, cols), dtype=np.int8)
+
+
+@pytest.mark.parametrize(("K", "N"), [(32, 32), (64, 96), (96, 32), (128, 160)])
+def test_l0b_from_b(K, N):
+    B = _matrix(K, N)
+    nz = layout.nd_to_nz(B, 32)  # (N/32, K/16, 16, 32)
+    expected = layout.nd_to_zn(B, 32)  # (K/32, N/16, 16, 32)
+    calls = transposed_8bit_loads("l0b", list(nz.shape[:2]), list(expected.shape[:2]))
+    np.testing.assert_array_equal(_apply(calls, nz, expected.shape), expected)
+
+
+@pytest.mark.parametrize(("M", "K"), [(32, 32), (64, 96), (96, 32), (160, 64)])
+def test_l0a_from_the_transpose_of_a(M, K):
+    A = _matrix(M, K)
+    nz = layout.nd_to_nz(np.ascontiguousarray(A.T), 32)  # L1 holds A^T: (M/32, K/16, 16, 32)
+    expected = layout.nd_to_zz(A, 32)  # (M/16, K/32, 16, 32)
+    calls = transposed_8bit_loads("l0a", list(nz.shape[:2]), list(expected.shape[:2]))
+    np.testing.assert_array_equal(_apply(calls, nz, expected.shape), expected)
+
+
+def test_a_larger_l1_tile_keeps_its_stride():
+    """L1 holds 96 rows of K where L0B takes the first 64: squares stride over all 96."""
+    B = _matrix(96, 64)
+    nz = layout.nd_to_nz(B, 32)
+    expected = layout.nd_to_zn(B[:64], 32)
+    calls = transposed_8bit_loads("l0b", list(nz.shape[:2]), list(expected.shape[:2]))
+    np.testing.assert_array_equal(_apply(calls, nz, expected.shape), expected)
+
+
+def test_half_squares_are_an_error():
+    """An L1 tile of 3 fractal rows (48 of K) has no whole 32x32 squares."""
+    with pytest.raises(CompileError, match="32x32 squares of 8-bit elements"):
+        transposed_8bit_loads("l0b", [1, 3], [2, 2])
