@@ -1,8 +1,20 @@
-"""The cuda lowering of tile.atomic_add: `memref.atomic_rmw` (red.global.add) per element.
+"""The cuda lowering of tile.atomic_add: `red.global.add` per element (or pair).
+
+tile.atomic_add has no result, so each element is added with PTX `red`
+(a reduction: no value comes back, the thread does not wait for the old
+value as `atom` makes it) through inline PTX on the element's global
+address: MLIR's atomic ops all lower to `atomicrmw`, which NVPTX always
+selects as `atom`. Types: f32, f64, i32, i64 and f16 on every arch, bf16 on
+sm_90a; any other type (bf16 before sm_90, 8/16-bit integers) keeps
+`memref.atomic_rmw` (a compare-and-swap loop).
 
 A tile source is added by the threads that hold (registers) or are dealt
 (memory) its elements; elements past the end of the destination are
-dropped. A scalar source is added once per block, by thread 0, as the cpu
+dropped. Where one thread adds two adjacent 16-bit floats of a row (the
+`mma` layout's register pairs; a memory tile dealt in pairs), it issues one
+`red.global.add.noftz.f16x2` (`.bf16x2` on sm_90a) when both are inside
+the destination and the pair's address is 4-byte aligned, else two scalar
+adds. A scalar source is added once per block, by thread 0, as the cpu
 adds it once per block.
 
 Before:
@@ -13,18 +25,22 @@ After (schematically, per slot):
 
     scf.if %inside {
       %v = memref.load %regs[%c3] : memref<32xf32>
-      %old = memref.atomic_rmw addf %v, %out[%r, %c] : (f32, memref<?x?xf32>) -> f32
+      %p = llvm.addrspacecast %generic : !llvm.ptr to !llvm.ptr<1>
+      llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f,~{memory}" %p, %v
     }
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mlir import ir
-from mlir.dialects import arith, memref
+from mlir.dialects import arith, llvm, memref, scf, vector
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
+    Tile,
     for_each_element,
     guarded,
     kernel_threads,
@@ -34,9 +50,90 @@ from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
 from tilec.targets import CudaTarget
 
 
-def _add(value: ir.Value, dst: ir.Value, positions: list[ir.Value]) -> None:
+@dataclass(frozen=True)
+class _Red:
+    """One `red.global.add` form: its PTX type suffix and operand constraint."""
+
+    suffix: str
+    constraint: str
+    min_sm: int = 0
+
+
+# Per element type: the scalar form, and the two-element form of 16-bit floats.
+_SCALAR = {
+    "f32": _Red("f32", "f"), "f64": _Red("f64", "d"), "i32": _Red("u32", "r"),
+    "i64": _Red("u64", "l"), "f16": _Red("noftz.f16", "h"), "bf16": _Red("noftz.bf16", "h", 90),
+}
+_PAIR = {"f16": _Red("noftz.f16x2", "r"), "bf16": _Red("noftz.bf16x2", "r", 90)}
+
+
+def _sm(target: CudaTarget) -> int:
+    return int("".join(ch for ch in target.arch.removeprefix("sm_") if ch.isdigit()))
+
+
+def _form(table: dict[str, _Red], element: ir.Type, target: CudaTarget) -> _Red | None:
+    form = table.get(str(element))
+    return form if form is not None and _sm(target) >= form.min_sm else None
+
+
+def _address(dst: ir.Value, positions: list[ir.Value]) -> ir.Value:
+    """The byte address (index) of `dst[positions]`."""
+    rank = len(positions)
+    metadata = memref.ExtractStridedMetadataOp(dst)
+    offset, strides = metadata.results[1], list(metadata.results)[2 + rank :]
+    linear = offset
+    for position, stride in zip(positions, strides, strict=True):
+        linear = arith.addi(linear, arith.muli(position, stride))
+    bytes_ = irb.index(irb.bit_width(ir.MemRefType(dst.type).element_type) // 8)
+    base = memref.extract_aligned_pointer_as_index(dst)
+    return arith.addi(base, arith.muli(linear, bytes_))
+
+
+def _red(form: _Red, address: ir.Value, value: ir.Value) -> None:
+    generic = llvm.inttoptr(
+        ir.Type.parse("!llvm.ptr"), arith.index_cast(ir.IntegerType.get_signless(64), address)
+    )
+    pointer = llvm.addrspacecast(ir.Type.parse("!llvm.ptr<1>"), generic)
+    llvm.inline_asm(
+        None, [pointer, value], f"red.global.add.{form.suffix} [$0], $1;",
+        f"l,{form.constraint},~{{memory}}", has_side_effects=True,
+    )
+
+
+def add_atomically(value: ir.Value, dst: ir.Value, positions: list[ir.Value],
+                   target: CudaTarget) -> None:
+    """`dst[positions] += value` for any thread at once: a `red` where the
+    type has one on `target`, else `memref.atomic_rmw` (no bounds check)."""
+    form = _form(_SCALAR, value.type, target)
+    if form is not None:
+        _red(form, _address(dst, positions), value)
+        return
     kind = arith.AtomicRMWKind.addf if irb.is_float(value.type) else arith.AtomicRMWKind.addi
     memref.atomic_rmw(kind, value, dst, positions)
+
+
+def _add_pair(values: tuple[ir.Value, ir.Value], dst: ir.Value, positions: list[ir.Value],
+              form: _Red, target: CudaTarget) -> None:
+    """Adds `values` at `positions` and the next column: one paired red when
+    both are inside and 4-byte aligned, else each on its own."""
+    second = [*positions[:-1], irb.add(positions[-1], 1)]
+    address = _address(dst, positions)
+    aligned = arith.cmpi(
+        arith.CmpIPredicate.eq, arith.andi(address, irb.index(3)), irb.index(0)
+    )
+    # Both checked: the first column may be before the start (an index below 0).
+    both = arith.andi(_inside(dst, positions), _inside(dst, second))
+    branch = scf.IfOp(arith.andi(both, aligned), has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        pair = vector.from_elements(ir.VectorType.get([2], values[0].type), list(values))
+        word = vector.bitcast(ir.VectorType.get([1], ir.IntegerType.get_signless(32)), pair)
+        _red(form, address, vector.extract(word, [], [0]))
+        scf.YieldOp([])
+    with ir.InsertionPoint(branch.else_block):
+        for value, at in zip(values, (positions, second), strict=True):
+            with guarded(_inside(dst, at)):
+                add_atomically(value, dst, at, target)
+        scf.YieldOp([])
 
 
 def _inside(dst: ir.Value, positions: list[ir.Value]) -> ir.Value:
@@ -48,9 +145,45 @@ def _inside(dst: ir.Value, positions: list[ir.Value]) -> ir.Value:
     return check
 
 
+def _add_tile(tile: Tile, dst: ir.Value, offsets: list[ir.Value], threads: int,
+              target: CudaTarget) -> None:
+    def at(coords: list[ir.Value]) -> list[ir.Value]:
+        return [irb.add(o, c) for o, c in zip(offsets, coords, strict=True)]
+
+    pair = _form(_PAIR, tile.element, target)
+    layout = tile.layout
+    if pair is not None and layout is not None and layout.kind == "mma":
+        # Slots 2i and 2i + 1 hold columns 2t and 2t + 1 of one row.
+        tid = thread_id()
+        for slot in range(0, layout.slots, 2):
+            coords = layout.coords(tid, slot)
+            values = (tile.load(coords, slot), tile.load(coords, slot + 1))
+            _add_pair(values, dst, at(coords), pair, target)
+        return
+    if pair is not None and layout is None and tile.shape[-1] % 2 == 0:
+        # Deal the elements in pairs of a row.
+        halves = (*tile.shape[:-1], tile.shape[-1] // 2)
+
+        def pairs(coords: list[ir.Value], slot: int | None) -> None:
+            first = [*coords[:-1], arith.muli(coords[-1], irb.index(2))]
+            second = [*coords[:-1], irb.add(first[-1], 1)]
+            values = (tile.load(first, None), tile.load(second, None))
+            _add_pair(values, dst, at(first), pair, target)
+
+        for_each_element(halves, threads, None, pairs)
+        return
+
+    def body(coords: list[ir.Value], slot: int | None) -> None:
+        positions = at(coords)
+        with guarded(_inside(dst, positions)):
+            add_atomically(tile.load(coords, slot), dst, positions, target)
+
+    for_each_element(tile.shape, threads, layout, body)
+
+
 @register_lowering
 class AtomicAddByThreads(TileOpLowering):
-    """tile.atomic_add as one atomic read-modify-write per element."""
+    """tile.atomic_add as one `red` (or atomic read-modify-write) per element or pair."""
 
     target = "cuda"
     op_names = ("tile.atomic_add",)
@@ -63,14 +196,7 @@ class AtomicAddByThreads(TileOpLowering):
             if not isinstance(src.type, ir.MemRefType):
                 is_first = arith.cmpi(arith.CmpIPredicate.eq, thread_id(), irb.index(0))
                 with guarded(arith.andi(is_first, _inside(dst, offsets))):
-                    _add(src, dst, offsets)
+                    add_atomically(src, dst, offsets, target)
             else:
-                tile = tile_of(src)
-
-                def body(coords: list[ir.Value], slot: int | None) -> None:
-                    positions = [irb.add(o, c) for o, c in zip(offsets, coords, strict=True)]
-                    with guarded(_inside(dst, positions)):
-                        _add(tile.load(coords, slot), dst, positions)
-
-                for_each_element(tile.shape, kernel_threads(op), tile.layout, body)
+                _add_tile(tile_of(src), dst, offsets, kernel_threads(op), target)
         op.erase()

@@ -13,8 +13,11 @@ come from and go back to C at the coordinates of the mma layout: C's
 registers when tile-cuda-infer-layouts gave C that layout, else C in shared
 memory.
 Transposed operands use `ldmatrix` with `.trans` where the stored layout
-needs it (A stored K x M, B stored K x N). Each lane's row address goes
-through the operand's swizzle (`Tile.physical`), the one its writers used.
+needs it (A stored K x M, B stored K x N) for 16-bit elements; 8-bit ones
+stored that way are gathered with byte loads in the mma's register layout
+(`byte_fragments.py`: `.trans` cannot move 8-bit elements). Each lane's
+addresses go through the operand's swizzle (`Tile.physical`), the one its
+writers used.
 
 `cuda-gemm-fma` (every other gemm): each thread computes the C elements it
 holds (registers) or is dealt (memory), walking K with scalar
@@ -39,6 +42,7 @@ from mlir.dialects import arith, llvm, math, nvgpu, nvvm, scf, vector
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.tile_to_cuda.byte_fragments import KMajorBytes
 from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
     WARP,
     GemmShape,
@@ -89,8 +93,8 @@ class GemmMmaSync(TileOpLowering):
 
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
         if _mma_layout(op) is None:
-            return ("needs f16/bf16 operands with an f32 accumulator or i8 (A M x K, B N x K) "
-                    "with an i32 one, in shared memory, and mma-sized tiles")
+            return ("needs f16/bf16 operands with an f32 accumulator or i8 with an i32 one, "
+                    "in shared memory, and mma-sized tiles")
         return None
 
     def infer(self, op: ir.Operation, target: CudaTarget) -> Layout:
@@ -126,6 +130,10 @@ class _MmaGemm:
         self.col0 = arith.muli(
             arith.remui(warp, irb.index(layout.warps_n)), irb.index(shape.n // layout.warps_n)
         )
+        # 8-bit operands stored K-major: gathered byte by byte (byte_fragments.py).
+        bytes_ = self.width == 4
+        self.a_bytes = KMajorBytes(a, self.lane) if bytes_ and shape.transpose_a else None
+        self.b_bytes = KMajorBytes(b, self.lane) if bytes_ and not shape.transpose_b else None
 
     def _lane_term(self, divisor: int, modulus: int, scale: int) -> ir.Value:
         """`(lane / divisor) % modulus * scale`."""
@@ -135,6 +143,13 @@ class _MmaGemm:
     def _a_fragment(self, mi: int, k0: int) -> ir.Value:
         f16x = ir.VectorType.get([4, self.width], self.a.element)
         m0 = arith.addi(self.row0, irb.index(mi * 16))
+        if self.a_bytes is not None:
+            # a0..a3: rows g, g + 8 of k 4t.., then of k 16 + 4t...
+            gather = self.a_bytes
+            return gather.fragment([
+                gather.register(k0 + 16 * (r // 2), gather.column(m0, 8 * (r % 2)))
+                for r in range(4)
+            ])
         if not self.shape.transpose_a:
             # Matrices (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15), (m 8-15, k 8-15)
             # for f16; k in 16-element halves for i8.
@@ -153,6 +168,14 @@ class _MmaGemm:
         tiles = 2 * count
         f16x = ir.VectorType.get([tiles, self.width], self.b.element)
         n0 = arith.addi(self.col0, irb.index(ni * 8))
+        if self.b_bytes is not None:
+            # b0, b1 of n-tile ni + i: column 8i + g, k 4t.. and 16 + 4t...
+            gather = self.b_bytes
+            return [
+                gather.fragment([gather.register(k0 + 16 * r, gather.column(n0, 8 * i))
+                                 for r in range(2)])
+                for i in range(count)
+            ]
         if not self.shape.transpose_b:
             # Stored K x N: lane l fetches row k0 + l % 16 of n-tile l / 16.
             row = arith.addi(irb.index(k0), self._lane_term(1, 16, 1))

@@ -40,8 +40,8 @@ such a tile goes through `Tile` (load, store, `physical`), so the writers
 and readers agree on the layout.
 
 A gemm runs on the tensor cores (`mma_warps`) with f16 or bf16 operands and
-an f32 accumulator (m16n8k16), or i8 operands, an i32 accumulator, A stored
-M x K and B N x K (m16n8k32), M a multiple of 16 per warp row, N of 8 per
+an f32 accumulator (m16n8k16), or i8 operands and an i32 accumulator
+(m16n8k32, any transposes), M a multiple of 16 per warp row, N of 8 per
 warp column, K of the instruction's, and operand rows that `ldmatrix` can
 fetch 16 bytes at a time. f32 operands keep the FMA path: tf32 would round
 them to 10 mantissa bits, which the cpu target does not. The
@@ -368,10 +368,6 @@ def mma_k(shape: GemmShape) -> int | None:
     """K of the mma.sync instruction this gemm can use, None when it has none."""
     kind = MMA_KINDS.get(shape.ab_element)
     if kind is None or kind[0] != shape.c_element:
-        return None
-    # ldmatrix transposes 16-bit elements only: 8-bit A must be stored M x K
-    # and B N x K (each row of a fragment contiguous in K).
-    if kind[1] == 32 and (shape.transpose_a or not shape.transpose_b):
         return None
     return kind[1]
 

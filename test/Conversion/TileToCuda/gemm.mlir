@@ -108,3 +108,44 @@ func.func @swizzled(%A: memref<?x?xf16>, %C: memref<16x8xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// 8-bit operands stored K-major (A as K x M, B as K x N): ldmatrix.trans
+// cannot move bytes, so each 32-bit register (k 4t .. 4t + 3 at row/column
+// g) is gathered with 4 byte loads; lanes t >= 2 read their rows one step
+// later (conflict-free banks) and rotate the packed word back by 8 bits.
+// CHECK-LABEL: func.func @int8_k_major
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32 : index
+// CHECK: %[[G:.*]] = arith.divui %[[LANE]], %c4 : index
+// CHECK: %[[T:.*]] = arith.remui %[[LANE]], %c4 : index
+// CHECK: %[[LATE:.*]] = arith.divui %[[T]], %c2 : index
+// CHECK: %[[FIRST:.*]] = arith.muli %[[T]], %c4 : index
+// CHECK: %[[S0:.*]] = arith.remui %[[LATE]], %c4 : index
+// CHECK: %[[ROW0:.*]] = arith.addi %[[FIRST]], %[[S0]] : index
+// CHECK: %[[ROTATE:.*]] = arith.cmpi ne, %[[LATE]], %c0 : index
+// CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %[[G]] : index
+// CHECK: %[[B0:.*]] = memref.load %{{.*}}[%[[ROW0]], %[[COL]]] : memref<32x16xi8, #gpu.address_space<workgroup>>
+// CHECK: arith.extui %[[B0]] : i8 to i32
+// CHECK: arith.shli %{{.*}}, %c8_i32 : i32
+// CHECK: arith.shli %{{.*}}, %c16_i32 : i32
+// CHECK: arith.shli %{{.*}}, %c24_i32 : i32
+// CHECK: %[[PACKED:.*]] = arith.ori %{{.*}}, %{{.*}} : i32
+// CHECK: %[[LEFT:.*]] = arith.shli %[[PACKED]], %c8_i32 : i32
+// CHECK: %[[RIGHT:.*]] = arith.shrui %[[PACKED]], %c24_i32 : i32
+// CHECK: %[[ROTATED:.*]] = arith.ori %[[LEFT]], %[[RIGHT]] : i32
+// CHECK: arith.select %[[ROTATE]], %[[ROTATED]], %[[PACKED]] : i32
+// CHECK: vector.bitcast %{{.*}} : vector<1xi32> to vector<4xi8>
+// CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 32]} : (vector<4x4xi8>, vector<2x4xi8>, vector<2x2xi32>) -> vector<2x2xi32>
+func.func @int8_k_major(%C: memref<16x16xi32>, %n: index) {
+  tile.kernel blocks(%bx) in (%n) threads = 32 {
+    %a = tile.alloc : memref<32x16xi8, #tile.scope<shared>>
+    %b = tile.alloc : memref<32x16xi8, #tile.scope<shared>>
+    %c = tile.alloc : memref<16x16xi32, #tile.scope<fragment>>
+    tile.gemm %a, %b, %c transpose_a clear_accum : memref<32x16xi8, #tile.scope<shared>>, memref<32x16xi8, #tile.scope<shared>>, memref<16x16xi32, #tile.scope<fragment>>
+    %c0 = arith.constant 0 : index
+    tile.copy %c[%c0, %c0], %C[%c0, %c0] : memref<16x16xi32, #tile.scope<fragment>>, memref<16x16xi32>
+  }
+  return
+}

@@ -12,18 +12,20 @@ lane / 4, columns 2 (lane % 4) + {0, 1} of each matrix, transposed with
 .trans; m16n8k16: a0..a3 = (g, 2t), (g + 8, 2t), (g, 2t + 8), (g + 8, 2t + 8),
 b0, b1 = (2t, g), (2t + 8, g), c0..c3 = (g, 2t), (g + 8, 2t) with g = lane / 4,
 t = lane % 4, each a pair of consecutive columns (a, c) or rows (b)).
-`cp.async` copies at once (zero-filling past its source count), so the
-emulator checks the index arithmetic, layouts, bounds and barriers of a
+Atomic adds are plain adds (the threads take turns), `red` (inline PTX on
+a byte address) included. `cp.async` copies at once (zero-filling past its
+source count), so the emulator checks the index arithmetic, layouts, bounds and barriers of a
 kernel, not the timing of its asynchronous copies. Between two barriers the
 threads run one after the other, in alternating order, so a missing
 barrier gives wrong numbers. With a `trace` list, every shared-memory
-address an `ldmatrix` lane or a `cp.async` thread uses is recorded in it
-(`SharedAccess`), for the bank-conflict checks.
+address an `ldmatrix` lane, a `cp.async` thread or a scalar load uses is
+recorded in it (`SharedAccess`), for the bank-conflict checks.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -57,10 +59,10 @@ _Thread = Iterator[tuple]
 
 @dataclass(frozen=True)
 class SharedAccess:
-    """One 16-byte shared-memory access: by which op, thread and where
-    (bytes from the start of the block's shared memory)."""
+    """One shared-memory access (16 bytes, or one element for ld.shared): by
+    which op, thread and where (bytes from the start of the block's shared memory)."""
 
-    kind: str  # "ldmatrix" or "cp.async"
+    kind: str  # "ldmatrix", "cp.async" or "ld.shared" (a memref.load)
     op: str  # the op's location
     block: tuple[int, int, int]
     thread: int
@@ -163,6 +165,35 @@ class _Compiler:
 
         return False, run
 
+    def _arith_extui(self, op, ins, outs):
+        """Zero extension: the operand's bits, read unsigned."""
+        operand = op.operands[0].type
+        element = ir.VectorType(operand).element_type if isinstance(
+            operand, ir.VectorType) else operand
+        mask = (1 << ir.IntegerType(element).width) - 1
+        dtype = _dtype(ir.VectorType(op.results[0].type).element_type if isinstance(
+            op.results[0].type, ir.VectorType) else op.results[0].type)
+        (source,) = ins
+        (out,) = outs
+
+        def run(env):
+            env[out] = (np.asarray(env[source]).astype(np.int64) & mask).astype(dtype)[()]
+
+        return False, run
+
+    def _arith_shrui(self, op, ins, outs):
+        """Logical right shift: the bits of the operand's width, unsigned."""
+        dtype = _dtype(op.results[0].type)
+        unsigned = np.dtype(f"u{dtype.itemsize}")
+        value, amount = ins
+        (out,) = outs
+
+        def run(env):
+            bits = np.asarray(env[value], dtype).view(unsigned)
+            env[out] = (bits >> unsigned.type(env[amount])).view(dtype)[()]
+
+        return False, run
+
     # --- memory ------------------------------------------------------------
 
     def _memref_load(self, op, ins, outs):
@@ -173,6 +204,8 @@ class _Compiler:
             array = env[buffer]
             where = tuple(int(env[i]) for i in indices)
             _check_bounds(array, where, op)
+            if "ctx" in env:
+                env["ctx"].record("ld.shared", op, env["tid"], array, where)
             env[out] = array[where]
 
         return False, run
@@ -198,6 +231,21 @@ class _Compiler:
             _check_bounds(array, where, op)
             env[out] = array[where]
             array[where] = array[where] + env[value]
+
+        return False, run
+
+    def _memref_extract_strided_metadata(self, op, ins, outs):
+        """A buffer is its own base: offset 0, strides in elements (the aligned
+        pointer of a buffer is the address of its first element)."""
+        (source,) = ins
+        base, offset, *rest = outs
+
+        def run(env):
+            array = env[source]
+            env[base], env[offset] = array, np.int64(0)
+            values = [*array.shape, *(s // array.itemsize for s in array.strides)]
+            for slot, value in zip(rest, values, strict=True):
+                env[slot] = np.int64(value)
 
         return False, run
 
@@ -232,6 +280,7 @@ class _Compiler:
             shape = [int(env[next(sizes)]) if ir.ShapedType.is_dynamic_size(s) else s
                      for s in type_.shape]
             env[out] = np.full(shape, np.nan if dtype.kind == "f" else 0, dtype)
+            env["globals"].append(env[out])
 
         return False, run
 
@@ -251,6 +300,22 @@ class _Compiler:
             if raw.size != size:
                 raise EmulationError(f"{op.location}: view past the dynamic shared memory")
             env[out] = raw.view(dtype).reshape(shape)
+
+        return False, run
+
+    def _memref_expand_shape(self, op, ins, outs):
+        """A reshaped view (the DSL's lower-rank tiles of T.copy / T.atomic_add)."""
+        shape = list(ir.MemRefType(op.results[0].type).shape)
+        source, *dynamic = ins
+        (out,) = outs
+
+        def run(env):
+            sizes = iter(dynamic)
+            target = [int(env[next(sizes)]) if ir.ShapedType.is_dynamic_size(s) else s
+                      for s in shape]
+            view = env[source].view()
+            view.shape = target  # raises rather than copy: the result aliases the source
+            env[out] = view
 
         return False, run
 
@@ -372,6 +437,17 @@ class _Compiler:
 
         def run(env):
             env[out] = np.array([env[i] for i in ins], dtype).reshape(shape)
+
+        return False, run
+
+    def _vector_broadcast(self, op, ins, outs):
+        type_ = ir.VectorType(op.results[0].type)
+        shape, dtype = type_.shape, _dtype(type_.element_type)
+        (source,) = ins
+        (out,) = outs
+
+        def run(env):
+            env[out] = np.broadcast_to(np.asarray(env[source], dtype), shape).copy()
 
         return False, run
 
@@ -534,6 +610,35 @@ class _Compiler:
 
         return False, run
 
+    def _llvm_inttoptr(self, op, ins, outs):
+        (source,) = ins
+        (out,) = outs
+
+        def run(env):
+            env[out] = np.int64(env[source])
+
+        return False, run
+
+    _llvm_addrspacecast = _llvm_inttoptr
+
+    def _llvm_inline_asm(self, op, ins, outs):
+        """`red.global.add.<type> [$0], $1;` (atomic_add's reductions): adds in
+        the element type at a byte address inside one of the kernel's arguments."""
+        text = ir.StringAttr(op.attributes["asm_string"]).value
+        match = _RED.fullmatch(text)
+        if match is None:
+            raise EmulationError(f"the emulator has no inline PTX '{text}'")
+        dtype, lanes = _RED_TYPES[match.group(1)]
+        address_slot, value_slot = ins
+
+        def run(env):
+            address, value = int(env[address_slot]), env[value_slot]
+            addend = np.asarray(value).reshape(1).view(dtype) if lanes == 2 else value
+            target = _global_at(env["globals"], address, dtype, lanes, op)
+            target += np.asarray(addend, dtype).reshape(lanes)
+
+        return False, run
+
     def _llvm_extractvalue(self, op, ins, outs):
         (position,) = tuple(ir.DenseI64ArrayAttr(op.attributes["position"]))
         (source,) = ins
@@ -584,6 +689,30 @@ def _mma(lanes: list[tuple], accumulator: np.dtype = _F32) -> list[list]:
              d[lane // 4 + 8, 2 * (lane % 4) : 2 * (lane % 4) + 2]] for lane in range(32)]
 
 
+_RED = re.compile(r"red\.global\.add\.(?:noftz\.)?(\w+) \[\$0\], \$1;")
+_RED_TYPES = {"f32": (np.dtype(np.float32), 1), "f64": (np.dtype(np.float64), 1),
+              "u32": (np.dtype(np.int32), 1), "u64": (np.dtype(np.int64), 1),
+              "f16": (np.dtype(np.float16), 1), "f16x2": (np.dtype(np.float16), 2)}
+if _BF16 is not None:
+    _RED_TYPES.update({"bf16": (_BF16, 1), "bf16x2": (_BF16, 2)})
+
+
+def _global_at(arrays: list[np.ndarray], address: int, dtype: np.dtype, lanes: int,
+               op: ir.Operation) -> np.ndarray:
+    """The `lanes` elements at byte `address`, as a view into the argument
+    holding them (an error when none does, or the address is misaligned)."""
+    size = dtype.itemsize * lanes
+    for array in arrays:
+        start = array.ctypes.data
+        inside = start <= address and address + size <= start + array.nbytes
+        if inside and array.dtype == dtype and array.flags.c_contiguous:
+            if (address - start) % size:
+                raise EmulationError(f"{op.location}: {size}-byte access at a misaligned address")
+            first = (address - start) // dtype.itemsize
+            return array.reshape(-1)[first : first + lanes]
+    raise EmulationError(f"{op.location}: address {address:#x} is outside the arguments")
+
+
 def _run(instructions, env) -> _Thread:
     for yields, fn in instructions:
         if yields:
@@ -622,6 +751,7 @@ _ELEMENTWISE: dict[str, Callable] = {
     "ceildivsi": _ceil_div, "ceildivui": _ceil_div,
     "floordivsi": lambda a, b: np.int64(int(a) // int(b)),
     "andi": lambda a, b: a & b, "ori": lambda a, b: a | b, "xori": lambda a, b: a ^ b,
+    "shli": lambda a, b: a << b,
     "maxsi": max, "minsi": min, "maxui": max, "minui": min,
     "addf": lambda a, b: a + b, "subf": lambda a, b: a - b, "mulf": lambda a, b: a * b,
     "divf": lambda a, b: a / b, "negf": lambda a: -a, "remf": np.fmod,
@@ -631,7 +761,6 @@ _ELEMENTWISE: dict[str, Callable] = {
     "extf": lambda a: a, "truncf": lambda a: a, "sitofp": lambda a: a, "uitofp": lambda a: a,
     "fptosi": lambda a: np.trunc(a), "fptoui": lambda a: np.trunc(a),
     "index_cast": lambda a: a, "index_castui": lambda a: a, "extsi": lambda a: a,
-    "extui": lambda a: np.uint64(a) if not isinstance(a, np.bool_) else a,
     "trunci": lambda a: a, "bitcast": lambda a: a,
     "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sqrt": np.sqrt,
     "rsqrt": lambda a: 1 / np.sqrt(a), "absf": np.abs, "absi": np.abs, "tanh": np.tanh,
@@ -702,7 +831,7 @@ def _run_block(body, launch_env: dict, ctx: _Ctx, block_args: list[int],
 def run_launches(module: ir.Module, entry: str, args: Sequence[object],
                  trace: list[SharedAccess] | None = None) -> None:
     """Runs every gpu.launch of `entry` (host code evaluated too) on `args`,
-    recording the shared accesses of ldmatrix and cp.async in `trace`."""
+    recording the shared accesses of ldmatrix, cp.async and loads in `trace`."""
     func = next(op for op in module.body.operations
                 if ir.StringAttr(op.attributes["sym_name"]).value == entry)
     compiler = _Compiler()
@@ -710,6 +839,7 @@ def run_launches(module: ir.Module, entry: str, args: Sequence[object],
     block = func.regions[0].blocks[0]
     for value, arg in zip(block.arguments, args, strict=True):
         env[compiler.slot(value)] = arg if isinstance(arg, np.ndarray) else np.int64(arg)
+    env["globals"] = [arg for arg in args if isinstance(arg, np.ndarray)]
     for op in block.operations:
         op = op.operation
         if op.name == "func.return":

@@ -114,3 +114,89 @@ def test_gemm_ldmatrix_and_cp_async_have_no_bank_conflicts(variant):
     assert ldmatrix_phases == 4 * 2 * 4 * 4 * (k // 32)
     assert store_phases > 0
     assert (ldmatrix_extra, store_extra) == (0, 0)
+
+
+def word_conflicts(trace: list[SharedAccess], kind: str) -> tuple[int, int]:
+    """(loads, extra wavefronts) of the `kind` accesses of at most 4 bytes:
+    a warp's load is served in one wavefront when no two distinct 32-bit
+    words it reads share a bank (bank = word mod 32)."""
+    seen: dict[tuple, int] = defaultdict(int)
+    loads: dict[tuple, set[int]] = defaultdict(set)
+    for access in trace:
+        if access.kind != kind:
+            continue
+        instance = seen[access.op, access.block, access.thread]
+        seen[access.op, access.block, access.thread] += 1
+        loads[access.op, access.block, instance, access.thread // 32].add(access.address // 4)
+    extra = 0
+    for words in loads.values():
+        banks: dict[int, int] = defaultdict(int)
+        for word in words:
+            banks[word % 32] += 1
+        extra += max(banks.values()) - 1
+    return len(loads), extra
+
+
+def _k_major_rows(t: int, step: int, rotated: bool) -> int:
+    """The row (from k0) lane t reads at `step` of a K-major 8-bit register."""
+    return 4 * t + ((step + t // 2) % 4 if rotated else step)
+
+
+@pytest.mark.parametrize("row_bytes", [32, 64, 128, 256, 384])
+def test_k_major_byte_loads_spread_over_the_bank_groups(row_bytes):
+    """Analytically: at each step of a K-major i8 fragment load, the 4 rows
+    that lanes t = 0..3 read (4t + (s + t // 2) % 4) hit 4 distinct bank
+    groups under the swizzle; without the t // 2 shift (4t + s) they hit 2."""
+    with ir.Context():
+        swizzle = Swizzle.of((64, row_bytes), ir.IntegerType.get_signless(8))
+    assert swizzle is not None
+    chunks = row_bytes // 16
+
+    def groups(k0: int, step: int, chunk: int, rotated: bool) -> set[int]:
+        rows = [k0 + _k_major_rows(t, step, rotated) for t in range(4)]
+        return {(r * chunks + swizzle.chunk_of(r, chunk)) % BANK_GROUPS for r in rows}
+
+    for k0 in (0, 16, 32, 48):
+        for step in range(4):
+            for chunk in range(chunks):
+                assert len(groups(k0, step, chunk, rotated=True)) == 4
+    assert len(groups(0, 0, 0, rotated=False)) == 2
+
+
+def _int8_k_major_gemm(block_m: int, block_n: int):
+    """One block: C = A^T-stored (K x M) x B (K x N), i8 -> i32, K = 32."""
+    import tilec.language as T
+
+    @T.prim_func
+    def gemm(A: T.Tensor((32, block_m), "int8"), B: T.Tensor((32, block_n), "int8"),
+             C: T.Tensor((block_m, block_n), "int32")):
+        with T.Kernel(1, threads=128) as _:
+            a = T.alloc_shared((32, block_m), "int8")
+            b = T.alloc_shared((32, block_n), "int8")
+            c = T.alloc_fragment((block_m, block_n), "int32")
+            T.clear(c)
+            T.copy(A[0, 0], a)
+            T.copy(B[0, 0], b)
+            T.gemm(a, b, c, transpose_A=True)
+            T.copy(c, C[0, 0])
+
+    return gemm
+
+
+@pytest.mark.parametrize("block_m, block_n, loads", [(128, 64, 4 * (2 * 16 + 8 * 8)),
+                                                     (32, 32, 4 * (1 * 16 + 2 * 8))])
+def test_int8_k_major_fragment_loads_have_no_bank_conflicts(block_m, block_n, loads):
+    """The byte loads of the K-major i8 operands (A stored K x M, B K x N)
+    in the generated kernel: one wavefront each, 128-, 64- and 32-byte rows."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(-128, 128, (32, block_m)).astype(np.int8)
+    b = rng.integers(-128, 128, (32, block_n)).astype(np.int8)
+    c = np.zeros((block_m, block_n), np.int32)
+    kernel = tilec.compile(_int8_k_major_gemm(block_m, block_n), target="cuda:sm_80")
+    trace: list[SharedAccess] = []
+    with ir.make_context() as context:
+        module = ir.parse_module(kernel.ir("cse"), "<cuda>", context)
+        run_launches(module, kernel.name, [a, b, c], trace)
+    np.testing.assert_array_equal(c, a.T.astype(np.int32) @ b.astype(np.int32))
+    # 4 warps x (A: m16 tiles x 16 + B: n8 tiles x 8 loads) per lane.
+    assert word_conflicts(trace, "ld.shared") == (loads, 0)

@@ -187,12 +187,16 @@ def test_gemm_warp_policy_places_the_warps(policy, grid):
     assert _relative_error(c, expected) <= 2e-3
 
 
-def _int8_gemm(m: int, n: int, k: int, block: int = 64):
-    """C (i32) = A (M x K, i8) x B (N x K, i8)^T, 2-stage pipeline."""
+def _int8_gemm(m: int, n: int, k: int, trans_a: bool, trans_b: bool, block: int = 32):
+    """C (i32) = op(A) x op(B) on i8 (A stored K x M when trans_a, B N x K
+    when trans_b), 2-stage pipeline."""
     import tilec.language as T
 
+    a_shape = (k, m) if trans_a else (m, k)
+    b_shape = (n, k) if trans_b else (k, n)
+
     @T.prim_func
-    def gemm(A: T.Tensor((m, k), "int8"), B: T.Tensor((n, k), "int8"),
+    def gemm(A: T.Tensor(a_shape, "int8"), B: T.Tensor(b_shape, "int8"),
              C: T.Tensor((m, n), "int32")):
         with T.Kernel(T.ceildiv(n, block), T.ceildiv(m, block), threads=128) as (bx, by):
             a = T.alloc_shared((block, block), "int8")
@@ -200,27 +204,52 @@ def _int8_gemm(m: int, n: int, k: int, block: int = 64):
             c = T.alloc_fragment((block, block), "int32")
             T.clear(c)
             for kk in T.Pipelined(T.ceildiv(k, block), num_stages=2):
-                T.copy(A[by * block, kk * block], a)
-                T.copy(B[bx * block, kk * block], b)
-                T.gemm(a, b, c, transpose_B=True)
+                if trans_a:
+                    T.copy(A[kk * block, by * block], a)
+                else:
+                    T.copy(A[by * block, kk * block], a)
+                if trans_b:
+                    T.copy(B[bx * block, kk * block], b)
+                else:
+                    T.copy(B[kk * block, bx * block], b)
+                T.gemm(a, b, c, transpose_A=trans_a, transpose_B=trans_b)
             T.copy(c, C[by * block, bx * block])
 
     return gemm
 
 
-def test_int8_gemm_uses_m16n8k32_and_matches_numpy():
-    """i8 x i8 -> i32 on the tensor cores, exact (edge tiles zero-filled)."""
-    m, n, k = 70, 72, 96
+# (trans_A, trans_B) -> (ldmatrix, ld.shared.b8) per k-tile of the 32 x 32 x 32
+# block tile (2 x 2 warps of 16 x 16: one A fragment, two B fragments per warp):
+# ldmatrix.x4 where K is contiguous, 4 byte loads per 32-bit register where not.
+INT8_LAYOUTS = {
+    (False, True): (2, 0),
+    (False, False): (1, 16),
+    (True, True): (1, 16),
+    (True, False): (0, 32),
+}
+
+
+@pytest.mark.parametrize("trans_a, trans_b", sorted(INT8_LAYOUTS),
+                         ids=lambda flag: "T" if flag else "N")
+def test_int8_gemm_uses_m16n8k32_and_matches_numpy(trans_a, trans_b):
+    """i8 x i8 -> i32 on the tensor cores in every layout, exact (ragged M,
+    N and K: edge tiles zero-filled)."""
+    m, n, k = 40, 36, 80
     rng = np.random.default_rng(3)
-    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
-    b = rng.integers(-128, 128, (n, k)).astype(np.int8)
+    a = rng.integers(-128, 128, (k, m) if trans_a else (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (n, k) if trans_b else (k, n)).astype(np.int8)
     c = np.zeros((m, n), np.int32)
-    kernel = emulate(_int8_gemm(m, n, k), a, b, c)
+    kernel = emulate(_int8_gemm(m, n, k, trans_a, trans_b), a, b, c)
     source = kernel.source()
-    # Per warp (2x2 warps over 64x64) and k-tile: 2 k-steps x 2 x 4 mma.
-    assert source.count("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32") == 16
-    assert source.count("ldmatrix.sync.aligned") == 8
-    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32).T)
+    # Per warp and k-tile: 1 k-step x 1 x 2 mma (LLVM may unroll the k-tiles).
+    k_tiles = source.count("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32") / 2
+    assert k_tiles in (1, 2, 3)
+    ldmatrix, byte_loads = INT8_LAYOUTS[trans_a, trans_b]
+    assert source.count("ldmatrix.sync.aligned") == ldmatrix * k_tiles
+    assert source.count("ld.shared.b8") == byte_loads * k_tiles
+    a_mk = a.T if trans_a else a
+    b_kn = b.T if trans_b else b
+    np.testing.assert_array_equal(c, a_mk.astype(np.int32) @ b_kn.astype(np.int32))
     if find_ptxas() is not None:  # the assembler accepts it, without spills
         assert kernel.resources().spill_stores == 0
 
@@ -262,3 +291,181 @@ def test_fast_math_uses_approximate_instructions_and_keeps_the_values(dtype):
     expected = np.tanh(np.log(np.exp(wide) + 1) - np.log2(wide * wide + 1))
     np.testing.assert_allclose(y, expected, rtol=1e-5 if dtype == "float32" else 2e-2,
                                atol=1e-5 if dtype == "float32" else 2e-2)
+
+
+def _atomic_tiles(rows: int, cols: int, tile: tuple[int, int], dtype: str, scope: str,
+                  reps: int):
+    """Out += each of `reps` (rows x cols) slices of X, tile by tile with
+    T.atomic_add (every element of Out gets `reps` adds from different
+    blocks; ragged edge tiles), and Out[0, 0] += X[r * rows, 0] once per block."""
+    import tilec.language as T
+
+    tr, tc = tile
+    alloc = T.alloc_shared if scope == "shared" else T.alloc_fragment
+
+    @T.prim_func
+    def add(X: T.Tensor((reps * rows, cols), dtype), Out: T.Tensor((rows, cols), dtype)):
+        with T.Kernel(T.ceildiv(cols, tc), T.ceildiv(rows, tr), reps, threads=64) as (bx, by, r):
+            t = alloc((tr, tc), dtype)
+            T.copy(X[r * rows + by * tr, bx * tc], t)
+            T.atomic_add(Out[by * tr, bx * tc], t)
+            T.atomic_add(Out[0, 0], X[r * rows, 0])
+
+    return add
+
+
+def _no_atom(source: str) -> bool:
+    return not any(line.lstrip().startswith("atom.") for line in source.splitlines())
+
+
+ATOMICS = {
+    # (dtype, scope, arch): the red forms the PTX must use.
+    "f32 registers": ("float32", "fragment", "sm_80", ["red.global.add.f32"]),
+    "f32 shared": ("float32", "shared", "sm_80", ["red.global.add.f32"]),
+    "i32 registers": ("int32", "fragment", "sm_80", ["red.global.add.u32"]),
+    "f16 registers": ("float16", "fragment", "sm_80", ["red.global.add.noftz.f16"]),
+    # A shared tile is dealt in pairs of a row: f16x2 where aligned.
+    "f16 shared": ("float16", "shared", "sm_80",
+                   ["red.global.add.noftz.f16x2", "red.global.add.noftz.f16 "]),
+    "bf16 shared sm_90a": ("bfloat16", "shared", "sm_90a",
+                           ["red.global.add.noftz.bf16x2", "red.global.add.noftz.bf16 "]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATOMICS))
+def test_atomic_add_uses_red_and_matches_numpy(name):
+    """Many blocks add to the same elements of a ragged output; each add is a
+    `red` (no `atom`: no result is used); the sums are numpy's (small
+    integers, so exact in every dtype and order)."""
+    dtype, scope, arch, forms = ATOMICS[name]
+    rows, cols, reps = 13, 21, 3
+    np_dtype = example("gemm").numpy_dtype(dtype)
+    rng = np.random.default_rng(5)
+    x = rng.integers(-4, 5, (reps * rows, cols)).astype(np_dtype)
+    out = rng.integers(-4, 5, (rows, cols)).astype(np_dtype)
+    expected = out.astype(np.float64) + x.astype(np.float64).reshape(reps, rows, cols).sum(0)
+    blocks = 2 * 2  # ceil(21 / 12) x ceil(13 / 8) per rep
+    expected[0, 0] += blocks * x.astype(np.float64)[::rows, 0].sum()
+    kernel = tilec.compile(_atomic_tiles(rows, cols, (8, 12), dtype, scope, reps),
+                           target=f"cuda:{arch}")
+    source = kernel.source()
+    assert _no_atom(source)
+    for form in forms:
+        assert form in source, form
+    if find_ptxas() is not None:  # the assembler accepts the inline PTX
+        assert kernel.resources().spill_stores == 0
+    with ir.make_context() as context:
+        module = ir.parse_module(kernel.ir("cse"), "<cuda>", context)
+        run_launches(module, kernel.name, [x, out])
+    np.testing.assert_array_equal(out.astype(np.float64), expected)
+
+
+@pytest.mark.parametrize("scope", ["shared", "fragment"])
+def test_atomic_add_drops_the_elements_before_the_start(scope):
+    """Tiles added at Out[by * 8 - 3, bx * 12 - 5]: the elements at negative
+    rows or columns are dropped, f16 pairs that straddle column 0 included."""
+    import tilec.language as T
+
+    rows, cols, reps = 13, 21, 2
+    alloc = T.alloc_shared if scope == "shared" else T.alloc_fragment
+
+    @T.prim_func
+    def add(X: T.Tensor((reps * rows, cols), "float16"), Out: T.Tensor((rows, cols), "float16")):
+        with T.Kernel(2, 2, reps, threads=64) as (bx, by, r):
+            t = alloc((8, 12), "float16")
+            T.copy(X[r * rows + by * 8, bx * 12], t)
+            T.atomic_add(Out[by * 8 - 3, bx * 12 - 5], t)
+
+    x = np.random.default_rng(9).integers(-4, 5, (reps * rows, cols)).astype(np.float16)
+    out = np.zeros((rows, cols), np.float16)
+    emulate(add, x, out)
+    padded = np.zeros((reps * rows + 8, cols + 12))
+    padded[: reps * rows, :cols] = x
+    expected = np.zeros((rows + 3, cols + 5))  # row/column -3/-5 at index 0
+    for r in range(reps):
+        for by in range(2):
+            for bx in range(2):
+                tile = padded[r * rows + by * 8 : r * rows + by * 8 + 8, bx * 12 : bx * 12 + 12]
+                expected[by * 8 : by * 8 + 8, bx * 12 : bx * 12 + 12] += tile
+    np.testing.assert_array_equal(out.astype(np.float64), expected[3:, 5:])
+
+
+def test_bf16_atomic_add_before_sm_90_keeps_a_compare_and_swap_loop():
+    """sm_80 has no bf16 `red`: the add stays an atomic read-modify-write."""
+    rows, cols, reps = 13, 21, 2
+    bf16 = example("gemm").numpy_dtype("bfloat16")
+    rng = np.random.default_rng(6)
+    x = rng.integers(-4, 5, (reps * rows, cols)).astype(bf16)
+    out = np.zeros((rows, cols), bf16)
+    kernel = emulate(_atomic_tiles(rows, cols, (8, 12), "bfloat16", "shared", reps), x, out)
+    assert "atom.acq_rel.sys.global.cas.b32" in kernel.source()
+    assert "red.global" not in kernel.source()
+    expected = x.astype(np.float64).reshape(reps, rows, cols).sum(0)
+    expected[0, 0] += 4 * x.astype(np.float64)[::rows, 0].sum()
+    np.testing.assert_array_equal(out.astype(np.float64), expected)
+
+
+def test_atomic_add_of_a_tile_into_a_region_of_higher_rank():
+    """T.atomic_add(Out[1, 0:6, 2, :], t) adds a 6 x 10 tile through a reshaped
+    view (1 x 6 x 1 x 10) of it; three blocks add to the same elements."""
+    import tilec.language as T
+
+    @T.prim_func
+    def add(X: T.Tensor((3, 6, 10), "float16"), Out: T.Tensor((2, 6, 3, 10), "float16")):
+        with T.Kernel(3, threads=32) as b:
+            t = T.alloc_fragment((6, 10), "float16")
+            T.copy(X[b, 0, 0], t)
+            T.atomic_add(Out[1, 0:6, 2, :], t)
+
+    x = np.random.default_rng(8).integers(-3, 4, (3, 6, 10)).astype(np.float16)
+    out = np.zeros((2, 6, 3, 10), np.float16)
+    kernel = emulate(add, x, out)
+    assert "red.global.add.noftz.f16x2" in kernel.source() and _no_atom(kernel.source())
+    expected = np.zeros((2, 6, 3, 10), np.float16)
+    expected[1, :, 2, :] = x.astype(np.float32).sum(0)
+    np.testing.assert_array_equal(out, expected)
+
+
+def _split_k_gemm(m: int, n: int, k: int, splits: int, out_dtype: str):
+    """C += A @ B with K cut in `splits` slices, one block per slice and C
+    tile: the f32 accumulator (the mma layout) is added into C atomically,
+    through an `out_dtype` fragment of the same layout."""
+    import tilec.language as T
+
+    block, block_k = 32, 32
+    per_split = T.ceildiv(k, splits)
+
+    @T.prim_func
+    def gemm(A: T.Tensor((m, k), "float16"), B: T.Tensor((k, n), "float16"),
+             C: T.Tensor((m, n), out_dtype)):
+        with T.Kernel(T.ceildiv(n, block), T.ceildiv(m, block), splits,
+                      threads=128) as (bx, by, s):
+            a = T.alloc_shared((block, block_k), "float16")
+            b = T.alloc_shared((block_k, block), "float16")
+            acc = T.alloc_fragment((block, block), "float32")
+            part = T.alloc_fragment((block, block), out_dtype)
+            T.clear(acc)
+            for kk in T.Pipelined(T.ceildiv(per_split, block_k), num_stages=1):
+                T.copy(A[by * block, s * per_split + kk * block_k], a)
+                T.copy(B[s * per_split + kk * block_k, bx * block], b)
+                T.gemm(a, b, acc)
+            T.copy(acc, part)
+            T.atomic_add(C[by * block, bx * block], part)
+
+    return gemm
+
+
+@pytest.mark.parametrize("out_dtype, form", [("float32", "red.global.add.f32"),
+                                             ("float16", "red.global.add.noftz.f16x2")])
+def test_split_k_gemm_adds_the_mma_accumulators_with_red(out_dtype, form):
+    """The mma layout's column pairs of an f16 result go out as f16x2 reds;
+    ragged M and N (edge pairs fall back to single adds), K split in 2."""
+    m, n, k = 40, 46, 64
+    rng = np.random.default_rng(7)
+    a = rng.integers(-2, 3, (m, k)).astype(np.float16)
+    b = rng.integers(-2, 3, (k, n)).astype(np.float16)
+    c = np.zeros((m, n), out_dtype)
+    kernel = emulate(_split_k_gemm(m, n, k, 2, out_dtype), a, b, c)
+    assert 'tile.cuda_layout = "mma:' in kernel.ir("cse")
+    assert form in kernel.source() and _no_atom(kernel.source())
+    np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
