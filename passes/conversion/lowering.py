@@ -11,8 +11,10 @@ TileLang's per-op `Lower(target)` does:
   changes and handed to `lower`;
 - `lower(op, plan, target)`: replaces the op at its place.
 
-A conversion first resolves every tile op of a function to exactly one
-lowering and reports, at each op, when none or several apply, so a kernel
+A lowering may name others it `supersedes`: where it applies, they are not
+candidates (a target variant's faster path over the generic one: wgmma
+over mma.sync on sm_90a). A conversion first resolves every tile op of a
+function to exactly one lowering and reports, at each op, when none or several apply, so a kernel
 that one target cannot run fails before anything is rewritten:
 
     error: no cuda lowering of 'tile.gemm' for cuda:sm_70; candidates: ...
@@ -40,6 +42,8 @@ class TileOpLowering(abc.ABC):
     op_names: ClassVar[tuple[str, ...]]
     name: ClassVar[str]
     """Short, unique name shown among the candidates of an error."""
+    supersedes: ClassVar[tuple[str, ...]] = ()
+    """Names of the lowerings this one replaces wherever it applies."""
 
     def applies(self, op: ir.Operation, target: TargetDescription) -> str | None:
         """None when this lowering can lower `op` on `target`, else why not."""
@@ -84,6 +88,8 @@ def resolve(op: ir.Operation, target: TargetDescription) -> TileOpLowering | str
     candidates = _LOWERINGS.get((target.name, op.name), [])
     reasons = {c.name: c.applies(op, target) for c in candidates}
     chosen = [c for c in candidates if reasons[c.name] is None]
+    replaced = {name for c in chosen for name in c.supersedes}
+    chosen = [c for c in chosen if c.name not in replaced]
     if len(chosen) == 1:
         return chosen[0]
     if chosen:

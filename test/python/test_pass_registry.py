@@ -33,6 +33,8 @@ INFRASTRUCTURE = {
     "conversion.lowering",
     "conversion.ir_builders",
     "conversion.tile_semantics",
+    "conversion.tile_to_cuda.byte_fragments",
+    "conversion.tile_to_cuda.wgmma_plan",
     "conversion.tile_to_ascend.options",
     "conversion.tile_to_ascend.sync_model",
     "conversion.tile_to_ascend.sync_walk",

@@ -2,7 +2,9 @@
 
 The pass first checks what LLVM's NVPTX backend cannot take for the arch
 (it would abort the process, DESIGN.md §3), reporting at the op: 8-bit
-float tiles are not lowered for cuda yet. It then resolves every tile op
+floats are lowered only as the operands of sm_90a wgmma gemms (their shared
+tiles, the gemm, and the copies of global tensors into those tiles, which
+move bytes); any other use of them is an error. It then resolves every tile op
 to its one cuda lowering before rewriting anything (see
 `tilec.passes.conversion.lowering`), places the tiles (registers or shared
 memory, tile-cuda-infer-layouts, unless that already ran) and lowers the
@@ -50,10 +52,12 @@ from tilec.passes.conversion.tile_to_cuda import (  # noqa: F401 (they register 
     parallel,
     pipeline,
     reduce,
+    wgmma_gemm,
 )
 from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
     PLACEMENT,
     check_policies,
+    gemm_wgmma,
     infer_layouts,
     is_workgroup,
     on_chip_scope,
@@ -94,18 +98,49 @@ def _check_arch(text: str) -> None:
     cuda_target(text)
 
 
-def _unsupported_types(func: ir.Operation) -> None:
-    """Reports every op that uses an 8-bit float: no lowering of them exists
-    for cuda, and NVPTX aborts on fp8 code for an arch without it."""
+def _fp8_wgmma_operands(func: ir.Operation, target: CudaTarget) -> set[ir.Operation]:
+    """The ops that may use 8-bit floats on `target`: wgmma gemms with 8-bit
+    operands, those operands' tile.allocs, the copies into them from global
+    tensors, and the shape queries of global tensors (`memref.dim`)."""
+    allowed: set[ir.Operation] = set()
+    if not target.has_wgmma:
+        return allowed
+    for dim in irb.collect(func, "memref.dim"):
+        if on_chip_scope(ir.MemRefType(dim.operands[0].type)) is None:
+            allowed.add(dim)
+    for gemm_op in irb.collect(func, "tile.gemm"):
+        if gemm_wgmma(gemm_op, True) is None:
+            continue
+        allowed.add(gemm_op)
+        for operand in list(gemm_op.operands)[:2]:
+            allowed.add(operand.owner.operation)
+            for use in operand.uses:
+                user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+                source = ir.MemRefType(user.operands[0].type) if user.operands else None
+                if user.name == "tile.copy" and user.operands[0] != operand and (
+                    source is not None and on_chip_scope(source) is None
+                ):
+                    allowed.add(user)
+    return allowed
+
+
+def _unsupported_types(func: ir.Operation, target: CudaTarget) -> None:
+    """Reports every op that uses an 8-bit float outside an sm_90a wgmma
+    gemm's operands: nothing else of them is lowered for cuda, and NVPTX
+    aborts on fp8 code for an arch without it."""
     failed = False
+    allowed = _fp8_wgmma_operands(func, target)
     for op in irb.every_op(func):
         types = [v.type for v in irb.defined_values(op)] + [v.type for v in op.operands]
         elements = [ir.MemRefType(t).element_type if isinstance(t, ir.MemRefType) else t
                     for t in types]
         bad = sorted({str(e) for e in elements if str(e).startswith("f8")})
-        if bad and op.name != "func.func":
+        if bad and op.name != "func.func" and op not in allowed:
+            where = ("outside the operands of wgmma gemms" if target.has_wgmma
+                     else f"on {target.spec} (only as sm_90a wgmma operands)")
             op.location.emit_error(
-                f"'{op.name}' uses {', '.join(bad)}: 8-bit float tiles are not lowered for cuda yet"
+                f"'{op.name}' uses {', '.join(bad)}: 8-bit float tiles are not lowered "
+                f"for cuda {where}"
             )
             failed = True
     if failed:
@@ -196,12 +231,12 @@ class ConvertTileToCudaPass(Pass):
     def run(self, op: ir.Operation) -> None:
         target = cuda_target(self.arch)
         with op.context, op.location:
-            _unsupported_types(op)
+            _unsupported_types(op, target)
             _outside_kernels(op)
             check_policies(op)
             resolve_all(op, target)
             if any(PLACEMENT not in a.attributes for a in irb.collect(op, "tile.alloc")):
-                infer_layouts(op)
+                infer_layouts(op, target.has_wgmma)
             _single_thread_stores(op)
             written = _written_globals(op)
             for phase in PHASES:

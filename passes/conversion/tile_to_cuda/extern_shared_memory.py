@@ -4,8 +4,10 @@
 3 with internal linkage, which LLVM 22 shrinks to one byte and places like
 static shared memory, so every view of it would alias one byte (DESIGN.md
 §3). Giving it external linkage makes the PTX declare `.extern .shared
-.align 16 .b8 name[]`, the dynamic shared memory the launch sizes. Run it
-after convert-gpu-to-nvvm.
+.align 16 .b8 name[]`, the dynamic shared memory the launch sizes. With
+`alignment` (1024 on sm_90a) the array is aligned further: the 128-byte
+swizzle that wgmma operands are stored with is computed from the shared
+address bits 4-9. Run it after convert-gpu-to-nvvm.
 
 Before:
 
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.registry import Pass, register_pass
+from tilec.passes.registry import Pass, option, register_pass
 
 
 def _is_dynamic_shared(op: ir.Operation) -> bool:
@@ -36,10 +38,12 @@ def _is_dynamic_shared(op: ir.Operation) -> bool:
 @register_pass
 @dataclass(frozen=True)
 class CudaExternSharedMemoryPass(Pass):
-    """Gives the dynamic shared memory global external linkage."""
+    """Gives the dynamic shared memory global external linkage (and an alignment)."""
 
     argument = "tile-cuda-extern-shared-memory"
     summary = "Declare dynamic shared memory as .extern .shared (run after convert-gpu-to-nvvm)"
+
+    alignment: int = option(0, "the array's byte alignment (0: keep the lowering's)")
 
     def run(self, op: ir.Operation) -> None:
         with op.context:
@@ -47,3 +51,7 @@ class CudaExternSharedMemoryPass(Pass):
             for global_ in irb.collect(op, "llvm.mlir.global"):
                 if _is_dynamic_shared(global_):
                     global_.attributes["linkage"] = external
+                    if self.alignment:
+                        global_.attributes["alignment"] = ir.IntegerAttr.get(
+                            ir.IntegerType.get_signless(64), self.alignment
+                        )

@@ -10,7 +10,8 @@ outside a parallel loop, a shifted index) needs elements of other threads,
 so the tile goes to workgroup memory. Register tiles used by one op
 together share a layout: the `mma` accumulator layout when one of them is
 the accumulator of a gemm that runs on the tensor cores and all have its
-shape, else `cyclic`. A register tile of more than `MAX_REGISTER_BYTES` per
+shape (`wgmma` for a gemm that runs on wgmma, on sm_90a, `wgmma_plan.py`),
+else `cyclic`. A register tile of more than `MAX_REGISTER_BYTES` per
 thread would spill, so it goes to workgroup memory too.
 
 The decision is the attribute `tile.cuda_placement` on each `tile.alloc`
@@ -29,7 +30,10 @@ barrier. A `Layout` maps (thread, slot) to the coordinates of the element
 held: `cyclic` deals the elements out in row-major order (element e on
 thread e % threads, slot e // threads), `mma` is the accumulator layout of
 `mma.sync.m16n8k16` over a grid of warps, so a gemm's result never leaves
-the registers the tensor cores wrote.
+the registers the tensor cores wrote. `wgmma` is the accumulator layout of
+`wgmma.mma_async.m64nN` over a grid of warpgroups: warp w of a warpgroup
+holds rows 16w .. 16w + 15 of each m64 tile in the mma.sync pattern, n8
+tile after n8 tile.
 
 A shared tile that only tile.copy, tile.fill/clear and tensor-core gemms
 (as operand A or B) touch is also marked `tile.cuda_swizzle`: its 16-byte
@@ -37,7 +41,10 @@ chunks are stored XOR-swizzled (`Swizzle`), so the 8 rows that one
 `ldmatrix` phase (and the 8 chunks one quarter-warp of cp.async) address
 fall in 8 distinct groups of 4 banks: no bank conflicts. Every access to
 such a tile goes through `Tile` (load, store, `physical`), so the writers
-and readers agree on the layout.
+and readers agree on the layout. On sm_90a an operand of a gemm that runs on
+wgmma is instead marked `tile.cuda_wgmma_swizzle` (its panel width in
+bytes): stored in the swizzled panels wgmma's descriptors read
+(`PanelSwizzle`).
 
 A gemm runs on the tensor cores (`mma_warps`) with f16 or bf16 operands and
 an f32 accumulator (m16n8k16), or i8 operands and an i32 accumulator
@@ -66,7 +73,15 @@ from mlir.dialects import arith, gpu, memref, scf
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_semantics import copy_sizes
-from tilec.passes.registry import Pass, PassFailure, register_pass
+from tilec.passes.conversion.tile_to_cuda.wgmma_plan import (
+    WARPGROUP,
+    PanelSwizzle,
+    WgmmaGrid,
+    panel_bytes,
+    wgmma_grid,
+)
+from tilec.passes.registry import Pass, PassFailure, option, register_pass
+from tilec.targets import CudaTarget, TargetError, get_target
 
 # On tile.alloc, set by tile-cuda-infer-layouts: "shared", "cyclic" or
 # "mma:<warps along M>x<warps along N>".
@@ -79,6 +94,8 @@ THREADS = "tile.cuda_threads"
 # Unit attribute on a shared tile.alloc and on the memref.view it becomes:
 # the tile is stored with `Swizzle`.
 SWIZZLE = "tile.cuda_swizzle"
+# Integer attribute (panel bytes) in the same places: stored with `PanelSwizzle`.
+WGMMA_SWIZZLE = "tile.cuda_wgmma_swizzle"
 SWIZZLE_BYTES = 16
 BANK_GROUPS = 8  # 128 bytes of banks = 8 groups of 4 banks (16 bytes)
 
@@ -113,7 +130,7 @@ def kernel_threads(op: ir.Operation) -> int:
 class Layout:
     """Which element of a `shape` tile slot `s` of each thread holds."""
 
-    kind: str  # "cyclic" or "mma"
+    kind: str  # "cyclic", "mma" or "wgmma"
     shape: tuple[int, ...]
     threads: int
     warps_m: int = 1
@@ -125,14 +142,24 @@ class Layout:
 
     @property
     def text(self) -> str:
-        return "cyclic" if self.kind == "cyclic" else f"mma:{self.warps_m}x{self.warps_n}"
+        return "cyclic" if self.kind == "cyclic" else f"{self.kind}:{self.warps_m}x{self.warps_n}"
 
     @staticmethod
     def parse(text: str, shape: tuple[int, ...], threads: int) -> Layout:
         if text == "cyclic":
             return Layout("cyclic", shape, threads)
-        wm, wn = (int(v) for v in text.removeprefix("mma:").split("x"))
-        return Layout("mma", shape, threads, wm, wn)
+        kind, grid = text.split(":")
+        wm, wn = (int(v) for v in grid.split("x"))
+        return Layout(kind, shape, threads, wm, wn)
+
+    def wgmma_tiles(self) -> tuple[int, int]:
+        """m64 tiles and n8 tiles per warpgroup."""
+        m, n = self.shape
+        return m // self.warps_m // 64, n // self.warps_n // 8
+
+    def wgmma_slot(self, mi: int, n8: int, c: int) -> int:
+        """The slot of register `c` (0..3) of n8 tile `n8` of m64 tile `mi`."""
+        return (mi * self.wgmma_tiles()[1] + n8) * 4 + c
 
     def mma_tiles(self) -> tuple[int, int]:
         """m16 tiles and n8 tiles per warp."""
@@ -148,6 +175,8 @@ class Layout:
         if self.kind == "cyclic":
             element = arith.addi(irb.index(slot * self.threads), tid)
             return delinearize(element, self.shape)
+        if self.kind == "wgmma":
+            return self._wgmma_coords(tid, slot)
         m, n = self.shape
         _, tiles_n = self.mma_tiles()
         mi, ni, c = slot // (tiles_n * 4), (slot // 4) % tiles_n, slot % 4
@@ -164,6 +193,29 @@ class Layout:
             arith.addi(
                 arith.muli(arith.remui(lane, irb.index(4)), irb.index(2)),
                 irb.index(ni * 8 + c % 2),
+            ),
+        )
+        return [row, col]
+
+    def _wgmma_coords(self, tid: ir.Value, slot: int) -> list[ir.Value]:
+        m, n = self.shape
+        _, tiles_n = self.wgmma_tiles()
+        mi, n8, c = slot // (tiles_n * 4), (slot // 4) % tiles_n, slot % 4
+        group = arith.divui(tid, irb.index(WARPGROUP))
+        warp = arith.remui(arith.divui(tid, irb.index(WARP)), irb.index(WARPGROUP // WARP))
+        lane = arith.remui(tid, irb.index(WARP))
+        row = arith.addi(
+            arith.muli(arith.divui(group, irb.index(self.warps_n)), irb.index(m // self.warps_m)),
+            arith.addi(
+                arith.addi(arith.muli(warp, irb.index(16)), arith.divui(lane, irb.index(4))),
+                irb.index(mi * 64 + 8 * (c // 2)),
+            ),
+        )
+        col = arith.addi(
+            arith.muli(arith.remui(group, irb.index(self.warps_n)), irb.index(n // self.warps_n)),
+            arith.addi(
+                arith.muli(arith.remui(lane, irb.index(4)), irb.index(2)),
+                irb.index(n8 * 8 + c % 2),
             ),
         )
         return [row, col]
@@ -230,7 +282,7 @@ class Tile:
     shape: tuple[int, ...]
     element: ir.Type
     layout: Layout | None
-    swizzle: Swizzle | None = None
+    swizzle: Swizzle | PanelSwizzle | None = None
 
     @property
     def in_registers(self) -> bool:
@@ -263,10 +315,21 @@ def tile_of(value: ir.Value) -> Tile:
         threads = ir.IntegerAttr(owner.attributes[THREADS]).value
         text = ir.StringAttr(owner.attributes[LAYOUT]).value
         return Tile(value, shape, type_.element_type, Layout.parse(text, shape, threads))
-    swizzle = None
-    if isinstance(owner, ir.Operation | ir.OpView) and SWIZZLE in owner.attributes:
+    swizzle: Swizzle | PanelSwizzle | None = None
+    if isinstance(owner, ir.Operation | ir.OpView) and WGMMA_SWIZZLE in owner.attributes:
+        rows, cols = type_.shape
+        swizzle = PanelSwizzle(ir.IntegerAttr(owner.attributes[WGMMA_SWIZZLE]).value, rows, cols,
+                               irb.bit_width(type_.element_type) // 8)
+    elif isinstance(owner, ir.Operation | ir.OpView) and SWIZZLE in owner.attributes:
         swizzle = Swizzle.of(tuple(type_.shape), type_.element_type)
     return Tile(value, tuple(type_.shape), type_.element_type, None, swizzle)
+
+
+def copy_swizzle(source: ir.Operation, view: ir.Operation) -> None:
+    """Marks `view` (a memref.view of a shared tile) stored as `source` is."""
+    for name in (SWIZZLE, WGMMA_SWIZZLE):
+        if name in source.attributes:
+            view.attributes[name] = source.attributes[name]
 
 
 @contextmanager
@@ -411,7 +474,7 @@ class _Candidate:
     alloc: ir.Operation
     shape: tuple[int, ...]
     owner_wise: bool = True
-    mma: tuple[int, int] | None = None
+    gemm_layout: str | None = None
 
 
 def _shape(value: ir.Value) -> tuple[int, ...]:
@@ -446,7 +509,50 @@ def _whole_copy(op: ir.Operation, number: int) -> bool:
     )
 
 
-def _classify(candidate: _Candidate, value: ir.Value, groups: _Groups, threads: int) -> None:
+def _gemm_shape_of(op: ir.Operation) -> GemmShape:
+    a, c = op.operands[0], op.operands[2]
+    return gemm_shape(op, _shape(a), _shape(c), ir.MemRefType(a.type).element_type,
+                      ir.MemRefType(c.type).element_type)
+
+
+def _tile_accessed(value: ir.Value) -> bool:
+    """Whether every use of a shared tile reaches its elements through `Tile`."""
+    for use in value.uses:
+        op = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        if op.name in _TILE_ACCESSES or (op.name == "tile.gemm" and use.operand_number <= 1):
+            continue
+        return False
+    return True
+
+
+def gemm_wgmma(op: ir.Operation, has_wgmma: bool) -> WgmmaGrid | None:
+    """The warpgroup grid of a tile.gemm (before the alloc lowering) that runs
+    on wgmma, None when it does not: not sm_90a, operands that are not
+    kernel tiles accessed only through `Tile`, or shapes `wgmma_grid` rejects."""
+    if not has_wgmma:
+        return None
+    a, b = op.operands[0], op.operands[1]
+    for operand in (a, b):
+        owner = operand.owner
+        if not isinstance(owner, ir.Operation | ir.OpView) or owner.name != "tile.alloc":
+            return None
+        if irb.enclosing(owner.operation, {"tile.kernel"}) is None or not _tile_accessed(operand):
+            return None
+    bits = irb.bit_width(ir.MemRefType(a.type).element_type)
+    return wgmma_grid(_gemm_shape_of(op), kernel_threads(op), _shape(a), _shape(b), bits)
+
+
+def _gemm_layout(op: ir.Operation, threads: int, has_wgmma: bool) -> str | None:
+    """The register layout of a gemm's accumulator, None without tensor cores."""
+    grid = gemm_wgmma(op, has_wgmma)
+    if grid is not None:
+        return grid.text
+    warps = mma_warps(_gemm_shape_of(op), threads)
+    return None if warps is None else f"mma:{warps[0]}x{warps[1]}"
+
+
+def _classify(candidate: _Candidate, value: ir.Value, groups: _Groups, threads: int,
+              has_wgmma: bool) -> None:
     for use in value.uses:
         op = use.owner.operation if hasattr(use.owner, "operation") else use.owner
         number = use.operand_number
@@ -456,12 +562,7 @@ def _classify(candidate: _Candidate, value: ir.Value, groups: _Groups, threads: 
             groups.link(op, candidate)
             continue
         if op.name == "tile.gemm" and number == 2:
-            a, c = op.operands[0], op.operands[2]
-            shape = gemm_shape(
-                op, _shape(a), _shape(c), ir.MemRefType(a.type).element_type,
-                ir.MemRefType(c.type).element_type,
-            )
-            candidate.mma = candidate.mma or mma_warps(shape, threads)
+            candidate.gemm_layout = candidate.gemm_layout or _gemm_layout(op, threads, has_wgmma)
             continue
         indices = list(op.operands)[1:]
         if op.name == "memref.load" and _at_loop_indices(op, indices, candidate.shape):
@@ -504,8 +605,9 @@ class _Groups:
         return list(found.values())
 
 
-def infer_layouts(func: ir.Operation) -> None:
-    """Sets `tile.cuda_placement` on every on-chip tile.alloc of `func`."""
+def infer_layouts(func: ir.Operation, has_wgmma: bool = False) -> None:
+    """Sets `tile.cuda_placement` on every on-chip tile.alloc of `func`;
+    `has_wgmma`: gemms may run on wgmma (sm_90a)."""
     groups = _Groups()
     candidates: list[_Candidate] = []
     for alloc in irb.collect(func, "tile.alloc"):
@@ -516,55 +618,72 @@ def infer_layouts(func: ir.Operation) -> None:
             continue
         candidate = _Candidate(alloc, _shape(value))
         threads = kernel_threads(alloc)
-        _classify(candidate, value, groups, threads)
+        _classify(candidate, value, groups, threads, has_wgmma)
         element = ir.MemRefType(value.type).element_type
         per_thread = math.ceil(math.prod(candidate.shape) / threads) * irb.bit_width(element) // 8
         if per_thread > MAX_REGISTER_BYTES:
             candidate.owner_wise = False
         candidates.append(candidate)
     for group in groups.components([c for c in candidates if c.owner_wise]):
-        warps = {c.mma for c in group if c.mma is not None}
+        gemm_layouts = {c.gemm_layout for c in group if c.gemm_layout is not None}
         shapes = {c.shape for c in group}
         layout = "cyclic"
-        if len(warps) == 1 and len(shapes) == 1:
-            warps_m, warps_n = warps.pop()
-            layout = f"mma:{warps_m}x{warps_n}"
+        if len(gemm_layouts) == 1 and len(shapes) == 1:
+            layout = gemm_layouts.pop()
         for c in group:
             c.alloc.attributes[PLACEMENT] = ir.StringAttr.get(layout)
     for c in candidates:
         if not c.owner_wise:
             c.alloc.attributes[PLACEMENT] = ir.StringAttr.get("shared")
     for alloc in irb.collect(func, "tile.alloc"):
-        if ir.StringAttr(alloc.attributes[PLACEMENT]).value == "shared" and _swizzles(alloc):
+        if ir.StringAttr(alloc.attributes[PLACEMENT]).value != "shared":
+            continue
+        swizzle = _swizzle(alloc, has_wgmma)
+        if swizzle == "mma":
             alloc.attributes[SWIZZLE] = ir.UnitAttr.get()
+        elif swizzle is not None:
+            alloc.attributes[WGMMA_SWIZZLE] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(64), swizzle
+            )
 
 
 # Uses of a shared tile that reach its elements only through `Tile`.
 _TILE_ACCESSES = {"tile.copy", "tile.fill", "tile.clear"}
 
 
-def _swizzles(alloc: ir.Operation) -> bool:
-    """Whether a shared tile is an mma operand that is only accessed through `Tile`."""
+def _swizzle(alloc: ir.Operation, has_wgmma: bool) -> str | int | None:
+    """How a shared tile that only `Tile` accesses is stored: the panel bytes
+    when it feeds a wgmma gemm, "mma" when it feeds an mma.sync one, None
+    (plain row-major) otherwise."""
     value = alloc.results[0]
     type_ = ir.MemRefType(value.type)
-    if irb.enclosing(alloc, {"tile.kernel"}) is None:
-        return False
+    if irb.enclosing(alloc, {"tile.kernel"}) is None or not _tile_accessed(value):
+        return None
+    gemms = [use.owner.operation if hasattr(use.owner, "operation") else use.owner
+             for use in value.uses]
+    gemms = [op for op in gemms if op.name == "tile.gemm"]
+    if any(gemm_wgmma(op, has_wgmma) is not None for op in gemms):
+        return panel_bytes(tuple(type_.shape), irb.bit_width(type_.element_type))
     if Swizzle.of(tuple(type_.shape), type_.element_type) is None:
-        return False
-    feeds_mma = False
-    for use in value.uses:
-        op = use.owner.operation if hasattr(use.owner, "operation") else use.owner
-        if op.name in _TILE_ACCESSES:
-            continue
-        if op.name != "tile.gemm" or use.operand_number > 1:
-            return False
-        a, c = op.operands[0], op.operands[2]
-        shape = gemm_shape(
-            op, _shape(a), _shape(c), ir.MemRefType(a.type).element_type,
-            ir.MemRefType(c.type).element_type,
-        )
-        feeds_mma = feeds_mma or mma_warps(shape, kernel_threads(op)) is not None
-    return feeds_mma
+        return None
+    if any(mma_warps(_gemm_shape_of(op), kernel_threads(op)) is not None for op in gemms):
+        return "mma"
+    return None
+
+
+def _has_wgmma(arch: str) -> bool:
+    """Whether cuda arch `arch` (`sm_90a`, `cuda:sm_90a`) has wgmma; ValueError names the archs."""
+    try:
+        target = get_target(arch if arch.startswith("cuda") else f"cuda:{arch}")
+    except TargetError as exc:
+        raise ValueError(str(exc)) from None
+    if not isinstance(target, CudaTarget):
+        raise ValueError(f"'{arch}' is not a cuda arch")
+    return target.has_wgmma
+
+
+def _check_arch(text: str) -> None:
+    _has_wgmma(text)
 
 
 @register_pass
@@ -576,7 +695,11 @@ class CudaInferLayoutsPass(Pass):
     anchor = "func.func"
     summary = "Place each tile of a cuda kernel in registers (with a layout) or shared memory"
 
+    arch: str = option("sm_80", "the cuda arch (sm_80, sm_86, sm_89, sm_90a): wgmma on sm_90a",
+                       _check_arch)
+
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:
             check_policies(op)
-            infer_layouts(op)
+            infer_layouts(op, _has_wgmma(self.arch))
+

@@ -5,7 +5,8 @@ A kernel becomes a `gpu.launch` with its grid (unused dimensions 1) and
 `gpu.func` with a known block size and a `gpu.launch_func`. Shared tiles
 are views at fixed, 128-byte aligned offsets of the block's dynamic shared
 memory (one buffer, so a kernel may use more than the 48 KB of static
-shared memory), keeping the `tile.cuda_swizzle` mark of their alloc; the
+shared memory), keeping the swizzle mark of their alloc (1024-byte aligned
+for a wgmma operand, whose swizzle repeats every 1024 bytes); the
 kernel's total is its launch's dynamic shared memory size, checked
 against the arch. A register tile (see tile-cuda-infer-layouts) becomes
 a private `memref<slots x T>` carrying its layout. `tile.barrier` is
@@ -45,9 +46,10 @@ from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
     LAYOUT,
     LOGICAL_SHAPE,
     PLACEMENT,
-    SWIZZLE,
     THREADS,
+    WGMMA_SWIZZLE,
     Layout,
+    copy_swizzle,
     kernel_threads,
     workgroup_space,
 )
@@ -56,6 +58,12 @@ from tilec.targets import CudaTarget
 
 SHARED_BYTES = "tile.cuda_shared_bytes"
 SHARED_ALIGNMENT = 128
+WGMMA_ALIGNMENT = 1024
+
+
+def tile_alignment(marked: ir.Operation) -> int:
+    """The byte alignment of a shared tile whose alloc (or view) is `marked`."""
+    return WGMMA_ALIGNMENT if WGMMA_SWIZZLE in marked.attributes else SHARED_ALIGNMENT
 
 
 def _tile_bytes(type_: ir.MemRefType) -> int:
@@ -87,7 +95,8 @@ class AllocToSharedOrRegisters(TileOpLowering):
         with irb.scratch_insertion_point(op), op.location:
             if plan == "shared":
                 used = _shared_bytes(kernel)
-                offset = -(-used // SHARED_ALIGNMENT) * SHARED_ALIGNMENT
+                alignment = tile_alignment(op)
+                offset = -(-used // alignment) * alignment
                 kernel.attributes[SHARED_BYTES] = ir.IntegerAttr.get(
                     ir.IntegerType.get_signless(64), offset + _tile_bytes(type_)
                 )
@@ -100,8 +109,7 @@ class AllocToSharedOrRegisters(TileOpLowering):
                     type_.shape, type_.element_type, memory_space=workgroup_space()
                 )
                 new = memref.view(view_type, base, irb.index(offset), [])
-                if SWIZZLE in op.attributes:
-                    new.owner.attributes[SWIZZLE] = ir.UnitAttr.get()
+                copy_swizzle(op, new.owner)
             else:
                 threads = kernel_threads(op)
                 layout = Layout.parse(plan, tuple(type_.shape), threads)

@@ -36,11 +36,11 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.copy import NO_WAIT, copy_of
 from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
-    SWIZZLE,
+    copy_swizzle,
     is_workgroup,
     kernel_threads,
 )
-from tilec.passes.conversion.tile_to_cuda.kernel import SHARED_ALIGNMENT, SHARED_BYTES
+from tilec.passes.conversion.tile_to_cuda.kernel import SHARED_BYTES, tile_alignment
 from tilec.targets import CudaTarget
 
 # (op, operand number) uses that only read a stage copy's tile.
@@ -147,9 +147,10 @@ class _Slots:
         view = self.tile.owner
         self.base, self.home = view.operands[0], view.operands[1]
         type_ = ir.MemRefType(self.tile.type)
-        self.bytes = -(-_bytes(type_) // SHARED_ALIGNMENT) * SHARED_ALIGNMENT
+        alignment = tile_alignment(view)
+        self.bytes = -(-_bytes(type_) // alignment) * alignment
         used = ir.IntegerAttr(kernel.attributes[SHARED_BYTES]).value
-        self.extra = -(-used // SHARED_ALIGNMENT) * SHARED_ALIGNMENT
+        self.extra = -(-used // alignment) * alignment
         kernel.attributes[SHARED_BYTES] = ir.IntegerAttr.get(
             ir.IntegerType.get_signless(64), self.extra + (stages - 1) * self.bytes
         )
@@ -163,9 +164,8 @@ class _Slots:
             first = arith.cmpi(arith.CmpIPredicate.eq, slot, irb.index(0))
             shift = arith.select(first, self.home, other)
         view = memref.view(self.tile.type, self.base, shift, [])
-        if SWIZZLE in self.tile.owner.attributes:
-            # Every slot is stored as the tile is.
-            view.owner.attributes[SWIZZLE] = ir.UnitAttr.get()
+        # Every slot is stored as the tile is.
+        copy_swizzle(self.tile.owner, view.owner)
         return view
 
 

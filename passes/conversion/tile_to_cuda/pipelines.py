@@ -13,6 +13,7 @@ backend, or `tile-opt --emit=ptx`) takes the result to PTX in process.
 from __future__ import annotations
 
 from tilec.passes.conversion.tile_to_cuda.convert_tile_to_cuda import cuda_target
+from tilec.passes.conversion.tile_to_cuda.kernel import WGMMA_ALIGNMENT
 from tilec.passes.registry import register_pipeline
 from tilec.targets import CudaTarget
 
@@ -26,17 +27,20 @@ def tile_to_cuda(target: CudaTarget, opt_level: int = 3, fast_math: bool = False
             "convert-nvgpu-to-nvvm",
             "expand-strided-metadata",
             "convert-gpu-to-nvvm",
+            # The NVVM ops without an LLVM intrinsic (wgmma, ...) as inline PTX.
+            "convert-nvvm-to-llvm",
             "canonicalize",
             "cse",
             "reconcile-unrealized-casts",
         ]
     )
+    alignment = WGMMA_ALIGNMENT if target.has_wgmma else 0
     return ",".join(
         [
             f"tile-verify-kernels{{target={target.spec}}}",
             "tile-canonicalize-ops",
             "tile-guard-global-accesses",
-            "tile-cuda-infer-layouts",
+            f"tile-cuda-infer-layouts{{arch={target.arch}}}",
             # On the tile IR, before the lowering multiplies the ops to walk.
             f"tile-cuda-fast-math{{everywhere={'true' if fast_math else 'false'}}}",
             f"convert-tile-to-cuda{{arch={target.arch}}}",
@@ -47,7 +51,8 @@ def tile_to_cuda(target: CudaTarget, opt_level: int = 3, fast_math: bool = False
             "tile-cuda-merge-kernel-modules",
             f"nvvm-attach-target{{chip={target.arch} O={opt_level}}}",
             f"gpu.module({device})",
-            "tile-cuda-extern-shared-memory",
+            # wgmma operands are swizzled by their shared address (kernel.py).
+            f"tile-cuda-extern-shared-memory{{alignment={alignment}}}",
         ]
     )
 

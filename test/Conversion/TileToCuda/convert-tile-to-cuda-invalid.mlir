@@ -6,11 +6,11 @@
 // ARCH: error: invalid value 'sm_70' for option 'arch' of pass 'convert-tile-to-cuda': unknown cuda variant 'sm_70'; variants: sm_80, sm_86, sm_89, sm_90a
 // PIPELINE: error: pipeline 'tile-to-cuda': unknown cuda variant 'sm_75'; variants: sm_80, sm_86, sm_89, sm_90a
 
-// 8-bit floats have no cuda lowering yet; NVPTX aborts on fp8 code for an
-// arch without fp8, so they stop here, at the op.
+// 8-bit floats are lowered only as sm_90a wgmma operands (wgmma_gemm-invalid.mlir);
+// NVPTX aborts on fp8 code for an arch without fp8, so they stop here, at the op.
 func.func @fp8(%n: index) {
   tile.kernel blocks(%bx) in (%n) threads = 32 {
-    // expected-error @+1 {{'tile.alloc' uses f8E4M3FN: 8-bit float tiles are not lowered for cuda yet}}
+    // expected-error @+1 {{'tile.alloc' uses f8E4M3FN: 8-bit float tiles are not lowered for cuda on cuda:sm_80 (only as sm_90a wgmma operands)}}
     %t = tile.alloc : memref<16xf8E4M3FN, #tile.scope<shared>>
   }
   return

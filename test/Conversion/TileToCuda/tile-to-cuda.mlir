@@ -1,6 +1,7 @@
 // RUN: tile-opt %s --tile-to-cuda="arch=sm_80" | filecheck %s
 // RUN: tile-opt %s --pass-pipeline='builtin.module(tile-to-cuda{arch=sm_90a})' | filecheck %s --check-prefix=SM90
 // RUN: tile-opt %s --tile-to-cuda="arch=sm_80" --emit=ptx | filecheck %s --check-prefix=PTX
+// RUN: tile-opt %s --tile-to-cuda="arch=sm_90a" --emit=ptx | filecheck %s --check-prefix=PTX90
 // RUN: not tile-opt %s --emit=sass 2>&1 | filecheck %s --check-prefix=EMIT
 
 // --emit=ptx prints the PTX of the gpu.module instead of the IR.
@@ -8,6 +9,15 @@
 // PTX: cp.async.cg.shared.global
 // PTX: ldmatrix.sync.aligned
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// On sm_90a the same gemm is one warpgroup's wgmma (m64n64k16, 2 k-steps)
+// from operands the copies fenced for the async proxy.
+// PTX90: .target sm_90a
+// PTX90: .extern .shared .align 1024 .b8
+// PTX90: fence.proxy.async.shared::cta
+// PTX90: wgmma.fence.sync.aligned
+// PTX90-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// PTX90: wgmma.commit_group.sync.aligned
+// PTX90: wgmma.wait_group.sync.aligned 0
 // EMIT: error: option '--emit' expects mlir{{.*}} ptx{{.*}} but got 'sass'
 
 // examples/gemm.mlir's f16 GEMM through the whole pipeline: the host launches
@@ -41,7 +51,9 @@
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NOT: tile.
 // SM90: gpu.module @gemm_kernel [#nvvm.target<O = 3, chip = "sm_90a">]
-// SM90: nvvm.mma.sync
+// SM90-NOT: nvvm.mma.sync
+// SM90: llvm.inline_asm {{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// SM90-NOT: nvvm.mma.sync
 func.func @gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>,
                 %gm: index, %gn: index, %kt: index) {
   tile.kernel blocks(%bx, %by) in (%gn, %gm) threads = 128 {
