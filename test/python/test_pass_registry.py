@@ -36,6 +36,11 @@ INFRASTRUCTURE = {
     "conversion.tile_to_cuda.byte_fragments",
     "conversion.tile_to_cuda.wgmma_plan",
     "conversion.tile_to_ascend.options",
+    "conversion.tile_to_ascend.fresh_accumulators",
+    "conversion.tile_to_ascend.core_sides",
+    "conversion.tile_to_ascend.cross_core_pipelining",
+    "conversion.tile_to_ascend.handoff_rings",
+    "conversion.tile_to_ascend.row_halves",
     "conversion.tile_to_ascend.sync_model",
     "conversion.tile_to_ascend.sync_walk",
 }

@@ -8,7 +8,10 @@ size. The first grid dimension varies fastest, so neighbouring cores take
 neighbouring tiles of it. `tile.pipelined` is an `scf.for` that keeps its
 stage count (`tile.num_stages`, from 2 stages on) for
 `tile-ascend-multi-buffer`; `tile.barrier` orders nothing the pipes'
-flags (inserted by `tile-ascend-inject-sync`) do not already order.
+flags (inserted by `tile-ascend-inject-sync`) do not already order. A
+vector-only kernel in a mix function strides over the AIVs (AI core
+`block_idx` times 2 plus `sub_block_idx`), and a function of several
+kernels is launched on as many cores as its widest needs.
 
 Before:
 
@@ -39,6 +42,9 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.targets import TargetDescription
 
+SPREAD = "ascend.spread_over_aivs"
+"""On a vector-only tile.kernel of a mix function (set by
+`tile-ascend-split-cores`): both AIVs of an AI core take blocks of their own."""
 NUM_STAGES = "tile.num_stages"
 GRID = "ascend.grid"
 """On the kernel function: its number of blocks, when static, so a launch
@@ -69,11 +75,19 @@ class KernelToGridStrideLoop(TileOpLowering):
         body = op.regions[0].blocks[0]
         sizes = list(op.operands)
         index = ir.IndexType.get()
+        spread = SPREAD in op.attributes
+        lanes = target.profile.aiv_per_aic if spread else 1
         with ir.InsertionPoint(op), op.location:
             total = sizes[0]
             for size in sizes[1:]:
                 total = arith.muli(total, size)
-            loop = scf.ForOp(ascend.block_idx(index), total, ascend.block_num(index))
+            first, step = ascend.block_idx(index), ascend.block_num(index)
+            if spread:
+                # Each AIV of an AI core is a core of its own here.
+                first = arith.addi(arith.muli(first, irb.index(lanes)),
+                                   ascend.sub_block_idx(index))
+                step = arith.muli(step, irb.index(lanes))
+            loop = scf.ForOp(first, total, step)
             with ir.InsertionPoint(loop.body):
                 coordinates = _block_indices(loop.induction_variable, sizes)
                 end = scf.YieldOp([])
@@ -86,7 +100,10 @@ class KernelToGridStrideLoop(TileOpLowering):
             blocks = 1
             for size in static:
                 blocks *= size
-            func.attributes[GRID] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), blocks)
+            cores = -(-blocks // lanes)
+            if GRID in func.attributes:  # several kernels: as many cores as the widest
+                cores = max(cores, ir.IntegerAttr(func.attributes[GRID]).value)
+            func.attributes[GRID] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), cores)
         op.erase()
 
 

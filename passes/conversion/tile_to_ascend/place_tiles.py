@@ -12,7 +12,10 @@ NPU's buffers, so the place of each `tile.alloc` is inferred from its uses
 - a ReLU of the accumulator in place (`tile.parallel` of `max(C, 0)`)
   right before its copies out is the fixpipe's too: the region goes and
   the copies carry `ascend.relu`, so the kernel stays on the cube;
-- every other tile lives in UB (vector cores).
+- every other tile lives in UB (vector cores);
+- a gemm that accumulates onto a tile vector work writes first (a mask,
+  a loop-carried rescale) gets a fresh L0C accumulator whose result an
+  element-wise add puts onto the (UB) tile (`fresh_accumulators`).
 
 Tiles in an Ascend scope (`l1`, `l0a`, `l0b`, `l0c`, `ub`) stay where they
 are. The memory spaces stay tile scopes; `cube_buffer_type` says which
@@ -50,6 +53,7 @@ from mlir import ir
 from tilec.dialects import ascend, tile
 from tilec.passes.canonicalize_ops import is_zero_constant
 from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_ascend.fresh_accumulators import rewrite_fresh_accumulators
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
 from tilec.passes.registry import Pass, PassFailure, register_pass
 
@@ -357,8 +361,10 @@ def _place(tiles: dict[ir.Value, _Tile]) -> list[_Fold]:
 
 def _check_handoffs(tiles: dict[ir.Value, _Tile]) -> None:
     """A mix kernel hands accumulators to the vector cores (vector work on
-    them, or a copy into a UB tile); one fed back to the cube (a copy into a
-    gemm operand, as attention's P) is not yet."""
+    them, or a copy into a UB tile). One that vector work reads and that is
+    also copied straight into a gemm operand would have to be on both kinds
+    of core at once: not yet (attention's P is a UB tile, which the split
+    hands to the cube)."""
     for found in tiles.values():
         if found.place != "l0c":
             continue
@@ -456,6 +462,7 @@ class AscendPlaceTilesPass(Pass):
 
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:
+            rewrite_fresh_accumulators(op, {o: i for i, o in enumerate(_pre_order(op))})
             # Uses in program order, so errors point at the first offending op.
             order = {o: i for i, o in enumerate(_pre_order(op))}
             tiles: dict[ir.Value, _Tile] = {}

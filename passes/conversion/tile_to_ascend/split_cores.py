@@ -1,37 +1,32 @@
 """tile-ascend-split-cores: a kernel that needs the cube and the vector cores
 becomes a mix kernel (one AIC and its two AIVs per AI core).
 
-Placement (`tile-ascend-place-tiles`) leaves a GEMM accumulator that vector
-work reads in L0C. This pass cuts the kernel where the vector work first
-touches it (the handoff) and makes two copies of the whole `tile.kernel`:
-one in an `ascend.core aic` region keeps the cube work (every op on an
-L1/L0 tile before the handoff), one in an `ascend.core aiv` region keeps
-the vector work (every op on a UB tile, and the accumulator's uses from the
-handoff on); scalar code goes to both. Both copies walk the same grid, so
-they agree on the order of the tiles handed over.
+Placement (`tile-ascend-place-tiles`) leaves every tile where its uses put
+it: cube tiles in L1/L0, vector tiles in UB, an accumulator that vector
+work reads in L0C (a gemm onto a tile that vector work writes first got a
+fresh accumulator there). This pass finds the tiles that cross between the
+kinds of core (`handoff_rings`: L0C tiles that vector work reads, copies
+of UB tiles into L1), gives every op a side (`core_sides`) and makes two
+copies of the whole `tile.kernel`: one in an `ascend.core aic` region keeps
+the cube work, one in an `ascend.core aiv` region the vector work; scalar
+code and the loops that hold work of both kinds go to both. Both copies
+walk the same grid and the same loops, so they agree on the order of the
+tiles handed over.
 
-The tile goes through a GM workspace, a new last argument of the function
-(`ascend.workspace = rows per AI core`; the backend allocates
-`block_dim * rows` rows): a ring of `slots` tiles per AI core. The k-th
-block an AI core runs (k = (block - block_idx) / block_num, the grid-stride
-loop's trip number) uses slot k mod slots. The AIC fixpipes the tile into its
-slot and sets the "ready" flag; each AIV waits for it, copies its half of
-the rows into UB (sub-block s takes rows [s M/2, (s+1) M/2); so do the UB
-tiles of M rows the vector work uses row by row with it, such as a
-softmax's row max and sum, and the tile.parallel regions over them run on
-M/2 rows, other row indices shifted to the global row) and sets the
-"free" flag as soon as the copy is done, so the cube already works on the
-next tiles. The AIC waits for "free" before it overwrites a slot, except for
-the first `slots` uses, and the AIVs set "free" only for slots that will be
-reused, so every set is consumed whatever the trip count (smaller than the
-ring, not a multiple of it, and whatever block_idx the loop starts at) and at
-most `slots` sets of a flag are outstanding. Flags 0 and 1 only: 11-14
-stay free for `ascend.sync_all`.
+Each handed-over tile goes through its own GM workspace, a new trailing
+argument of the function (`ascend.workspace = rows per AI core`; the
+backend allocates `block_dim * rows` rows): a ring of `slots` tiles per AI
+core with a "ready" and a "free" cross-core flag, the producer copying
+into a slot while the consumer still works on the previous one
+(`handoff_rings` says how the slots and flags stay balanced for any trip
+count). The AIVs split the vector work by rows (`row_halves`): each holds
+half of the rows of every handed tile and of the UB tiles used row by row
+with them.
 
-Not yet (located errors): a second accumulator handed over, cube work after
-the handoff (a tile fed back to the cube, as attention's P and its
-loop-carried output), a handoff inside a loop of the kernel body, and vector
-work that reads the accumulator other than row by row.
+Not yet (located errors): a handoff under a condition or inside a loop
+nested in a condition, vector work that reads a handed tile other than row
+by row, cube work on an L0C tile after the vector cores read it, and more
+handed tiles than the profile has pairs of cross-core flags.
 
 Before (the accumulator %c is read by a vector epilogue):
 
@@ -62,34 +57,44 @@ After:
         tile.copy %h[%c0, %c0], %C[%r + %half, %c0] ...
       }
     }
+
+In attention the K/V loop holds three handoffs (S down, P up, the P V
+partial product down), each with its ring; the running max, sum and output
+live on the AIVs only. A loop that hands tiles both ways is then pipelined
+on each core (`cross_core_pipelining`): the AIC computes S(k+1) before it
+waits for P(k), the AIVs turn S(k+1) into P(k+1) before they wait for
+P(k) V(k), so the two kinds of core work at the same time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, scf
+from mlir.dialects import scf
 
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_ascend import (
+    core_sides,
+    cross_core_pipelining,
+    handoff_rings,
+    row_halves,
+)
+from tilec.passes.conversion.tile_to_ascend.cross_core_pipelining import STAGE_END, STAGE_START
+from tilec.passes.conversion.tile_to_ascend.handoff_rings import HANDOFF, Handoff
+from tilec.passes.conversion.tile_to_ascend.kernel import SPREAD
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
-from tilec.passes.conversion.tile_to_ascend.place_tiles import CUBE_SPACES, copy_operands
+from tilec.passes.conversion.tile_to_ascend.place_tiles import CUBE_SPACES
 from tilec.passes.registry import Pass, PassFailure, option, register_pass
+from tilec.targets.ascend_profiles import get_profile
 
-READY = 0
-"""Cross-core flag AIC -> AIVs: a workspace slot holds a new tile."""
-FREE = 1
-"""Cross-core flag AIVs -> AIC: both AIVs have read a slot."""
 WORKSPACE = "ascend.workspace"
 """Argument attribute of a GM workspace: its rows per AI core (i64)."""
 CORE_REGION = "ascend.core_region"
 """On an scf.execute_region: the core kind (#ascend.core<aic|aiv>) its body runs on."""
-MIX_MODE = 2  # AIC <-> both AIVs of its AI core
-_PURE_PREFIXES = ("arith.", "index.", "affine.apply", "affine.min", "affine.max", "memref.dim",
-                  "ascend.block_idx", "ascend.block_num")
-_CUBE_ROLES = {("tile.gemm", 2), ("tile.clear", 0), ("tile.fill", 0)}
+_HANDED = "ascend.handed_tile"
+"""On the alloc of a tile handed down, in the copies: its ring."""
 
 
 def _fail(op: ir.Operation, message: str) -> PassFailure:
@@ -101,103 +106,18 @@ def _scope(value: ir.Value) -> str:
     return str(tile.scope_of(ir.MemRefType(value.type)))
 
 
-def _owner(use: ir.OpOperand) -> ir.Operation:
-    owner = use.owner
-    return owner.operation if hasattr(owner, "operation") else owner
+def _pre_order(root: ir.Operation) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
 
 
-def _touches(op: ir.Operation, values: set[ir.Value]) -> bool:
-    if any(operand in values for operand in op.operands):
-        return True
-    return any(
-        _touches(inner.operation, values)
-        for region in op.regions
-        for block in region.blocks
-        for inner in block.operations
-    )
-
-
-def _top(op: ir.Operation, body: ir.Block) -> ir.Operation:
-    """The op of `body` that holds `op`."""
-    while op.block != body:
-        op = op.parent.operation if hasattr(op.parent, "operation") else op.parent
-    return op
-
-
-def _is_vector_use(op: ir.Operation, number: int) -> bool:
-    """Whether a use of an accumulator needs the vector cores: anything but
-    the gemm, a clear or fill, or a copy of it straight to global memory."""
-    if (op.name, number) in _CUBE_ROLES:
-        return False
-    if op.name == "tile.copy" and number == 0:
-        return _scope(copy_operands(op)[2][0]) in CUBE_SPACES | {"ub"}
-    return True
-
-
-def _is_pure(op: ir.Operation) -> bool:
-    """Scalar code both cores run (and the kernel body's terminator)."""
-    return op.name == "tile.yield" or (not op.regions and op.name.startswith(_PURE_PREFIXES))
-
-
-@dataclass
-class _Handoff:
-    """One accumulator handed from the AIC to the AIVs at top-level op `at`."""
-
-    value: ir.Value
-    at: int
-    rows: int
-    cols: int
-    element: ir.Type
-
-
-def _handoff(body: ir.Block, ops: list[ir.Operation], cube: set[ir.Value]) -> _Handoff | None:
-    """The accumulator that vector work reads, and the first op that does."""
-    position = {op: i for i, op in enumerate(ops)}
-    found: list[tuple[int, ir.Value, ir.Operation]] = []
-    for value in cube:
-        if _scope(value) != "l0c":
-            continue
-        uses = [(_owner(u), u.operand_number) for u in value.uses]
-        vector = [op for op, n in uses if _is_vector_use(op, n)]
-        if vector:
-            first = min(position[_top(op, body)] for op in vector)
-            found.append((first, value, ops[first]))
-    if not found:
-        return None
-    found.sort(key=lambda item: item[0])
-    if len(found) > 1:
-        raise _fail(found[1][2], "tile-ascend-split-cores: a second tile.gemm accumulator handed "
-                                 "to the vector cores is not supported yet")
-    at, value, _ = found[0]
-    type_ = ir.MemRefType(value.type)
-    if len(type_.shape) != 2 or type_.shape[0] % 2:
-        raise _fail(ops[at], "tile-ascend-split-cores: the accumulator handed to the vector "
-                             "cores must be 2-D with an even number of rows (one half per AIV)")
-    return _Handoff(value, at, type_.shape[0], type_.shape[1], type_.element_type)
-
-
-def _sides(ops: list[ir.Operation], cube: set[ir.Value], ub: set[ir.Value],
-           hand: _Handoff) -> list[str]:
-    """"aic", "aiv" or "both" for every top-level op of the kernel body."""
-    others = cube - {hand.value}
-    sides = []
-    for i, op in enumerate(ops):
-        results = set(op.results)
-        on_cube = bool(results & cube) or _touches(op, others)
-        on_vector = bool(results & ub) or _touches(op, ub)
-        if _touches(op, {hand.value}):
-            on_cube, on_vector = (on_cube or i < hand.at), (on_vector or i >= hand.at)
-        if on_cube and i > hand.at:
-            raise _fail(op, f"tile-ascend-split-cores: '{op.name}' does cube work after the "
-                            f"accumulator is handed to the vector cores (not supported yet)")
-        if on_cube and on_vector:
-            raise _fail(op, f"tile-ascend-split-cores: '{op.name}' works on cube and vector "
-                            f"tiles at once (not supported yet)")
-        sides.append("aic" if on_cube else "aiv" if on_vector or not _is_pure(op) else "both")
-    return sides
-
-
-def _add_workspace(func: ir.Operation, hand: _Handoff, slots: int) -> ir.Value:
+def _add_workspace(func: ir.Operation, hand: Handoff, slots: int) -> ir.Value:
     """A GM workspace argument at the end of `func`: `slots` tiles per AI core."""
     type_ = ir.MemRefType.get([ir.ShapedType.get_dynamic_size(), hand.cols], hand.element)
     entry = func.regions[0].blocks[0]
@@ -216,235 +136,59 @@ def _add_workspace(func: ir.Operation, hand: _Handoff, slots: int) -> ir.Value:
 
 
 @dataclass
-class _Ring:
-    """Where this grid iteration's tile lives in the workspace, and which flags it owes."""
+class _Kinds:
+    """Which kind of core a use of a tile needs, from the handoffs."""
 
-    row: ir.Value
-    """First workspace row of the slot."""
-    reused: ir.Value
-    """The slot held an earlier tile (the AIC must wait for it to be free)."""
-    again: ir.Value
-    """The slot will hold a later tile (the AIVs must free it)."""
+    cube: set[ir.Value]
+    ub: set[ir.Value]
+    down: dict[ir.Value, int]
+    """Each tile handed down, and the position of its handoff in program order."""
+    order: dict[ir.Operation, int]
+
+    def of_use(self, op: ir.Operation, value: ir.Value) -> str | None:
+        if value in self.down:
+            return "vector" if self.order[op] >= self.down[value] else "cube"
+        if value in self.cube:
+            return "cube"
+        return "vector" if value in self.ub else None
+
+    def of_result(self, op: ir.Operation) -> str | None:
+        results = set(op.results)
+        if results & set(self.down):
+            return "both"  # each core has its own copy of the tile
+        if results & self.cube:
+            return "cube"
+        return "vector" if results & self.ub else None
 
 
-def _ring(kernel: ir.Operation, hand: _Handoff, slots: int) -> _Ring:
-    """The ring position of this block from its coordinates: both cores
-    compute it alike, so they agree without exchanging anything."""
+def _split(func: ir.Operation, kernel: ir.Operation, slots: int, flag_ids: int) -> bool:
     body = kernel.regions[0].blocks[0]
-    sizes = list(kernel.operands)
-    linear, stride = None, None
-    for coordinate, size in zip(body.arguments, sizes, strict=True):
-        term = coordinate if stride is None else arith.muli(coordinate, stride)
-        linear = term if linear is None else arith.addi(linear, term)
-        stride = size if stride is None else arith.muli(stride, size)
-    index = ir.IndexType.get()
-    first, step = ascend.block_idx(index), ascend.block_num(index)
-    trip = arith.divui(arith.subi(linear, first), step)
-    slot = arith.remui(trip, irb.index(slots))
-    row = arith.muli(arith.addi(arith.muli(first, irb.index(slots)), slot), irb.index(hand.rows))
-    reused = arith.cmpi(arith.CmpIPredicate.uge, trip, irb.index(slots))
-    later = arith.addi(linear, arith.muli(step, irb.index(slots)))
-    again = arith.cmpi(arith.CmpIPredicate.ult, later, stride)
-    return _Ring(row, reused, again)
-
-
-def _when(condition: ir.Value, build: Callable[[], object]) -> None:
-    """`build()` inside `scf.if condition`."""
-    branch = scf.IfOp(condition)
-    with ir.InsertionPoint(branch.then_block):
-        build()
-        scf.YieldOp([])
-
-
-def _cube_side(kernel: ir.Operation, at: ir.Operation, hand: ir.Value, meta: _Handoff,
-               workspace: ir.Value, slots: int) -> None:
-    with ir.InsertionPoint(at), at.location:
-        ring = _ring(kernel, meta, slots)
-        _when(ring.reused, lambda: ascend.cross_core_wait_flag(FREE, pipe=ascend.pipe_attr("fix")))
-        zero = irb.index(0)
-        tile.copy(hand, [zero, zero], workspace, [ring.row, zero])
-        ascend.cross_core_set_flag(MIX_MODE, ascend.pipe_attr("fix"), READY)
-
-
-def _vector_side(kernel: ir.Operation, at: ir.Operation, hand: ir.Value, meta: _Handoff,
-                 workspace: ir.Value, slots: int) -> None:
-    body = kernel.regions[0].blocks[0]
-    later = [o.operation for o in body.operations]
-    later = later[later.index(at):]
-    halved = _row_tiles(hand, later, body, meta.rows)
-    rows = meta.rows // 2
-    halves: dict[ir.Value, ir.Value] = {}
-    with ir.InsertionPoint.at_block_begin(body), at.location:
-        for value in halved:
-            type_ = ir.MemRefType(value.type)
-            halves[value] = tile.alloc(
-                tile.memref_type([rows, *type_.shape[1:]], type_.element_type, tile.Scope.ub))
-    with ir.InsertionPoint(at), at.location:
-        half = arith.muli(ascend.sub_block_idx(ir.IndexType.get()), irb.index(rows))
-        ring = _ring(kernel, meta, slots)
-        ascend.cross_core_wait_flag(READY, pipe=ascend.pipe_attr("mte2"))
-        zero = irb.index(0)
-        tile.copy(workspace, [arith.addi(ring.row, half), zero], halves[hand], [zero, zero])
-        _when(ring.again,
-              lambda: ascend.cross_core_set_flag(MIX_MODE, ascend.pipe_attr("mte2"), FREE))
-    _halve(halves, hand, later, body, half, meta.rows)
-
-
-def _is_later(op: ir.Operation, later: list[ir.Operation], body: ir.Block) -> bool:
-    top = _top(op, body)
-    return any(top == o for o in later)
-
-
-def _tile_operand(op: ir.Operation, number: int) -> tuple[ir.Value, ir.Value | None] | None:
-    """The index of dimension 0 with which a memref.load/store addresses its memref."""
-    at = 1 if op.name == "memref.store" else 0
-    if number != at or op.name not in ("memref.load", "memref.store"):
-        return None
-    indices = list(op.operands)[at + 1:]
-    return op.operands[at], indices[0] if indices else None
-
-
-def _row_use(use: ir.OpOperand, candidates: set[ir.Value], rows: int) -> str | None:
-    """Why one use of a tile keeps the AIVs from splitting it by rows (None: it does not)."""
-    op, number = _owner(use), use.operand_number
-    access = _tile_operand(op, number)
-    if access is not None:
-        region = irb.enclosing(op, {"tile.parallel"})
-        extents = [] if region is None else list(ir.DenseI64ArrayAttr(region.attributes["extents"]))
-        if region is None or access[1] != region.regions[0].blocks[0].arguments[0] \
-                or extents[0] != rows:
-            return "must be indexed by the rows of its tile.parallel"
-        return None
-    if op.name == "tile.reduce":
-        dim = ir.IntegerAttr(op.attributes["dim"]).value
-        if dim == 0 or not all(v in candidates for v in list(op.operands)[:2]):
-            return "is reduced across its rows"
-        return None
-    if op.name == "tile.copy":
-        src, _, dst, _, _ = copy_operands(op)
-        other = dst[0] if number == 0 else src[0]
-        if _scope(other) in CUBE_SPACES | {"ub"} and other not in candidates:
-            return "is copied to or from a tile the AIVs do not split"
-        return None
-    if op.name in ("tile.fill", "tile.clear"):
-        return None
-    return f"is used by '{op.name}'"
-
-
-def _row_tiles(hand: ir.Value, later: list[ir.Operation], body: ir.Block,
-               rows: int) -> set[ir.Value]:
-    """The accumulator and every UB tile of as many rows that the vector work
-    uses row by row with it: each AIV keeps only its half of their rows."""
-    order = {op: i for i, op in enumerate(irb.every_op(body.owner))}
-    # In program order, so an error points at the first offending use.
-    uses = {hand: sorted((u for u in hand.uses if _is_later(_owner(u), later, body)),
-                         key=lambda u: order[_owner(u)])}
-    for op in body.operations:
-        op = op.operation
-        if op.name == "tile.alloc" and op.results[0] != hand:
-            value = op.results[0]
-            type_ = ir.MemRefType(value.type)
-            if _scope(value) == "ub" and type_.shape and type_.shape[0] == rows:
-                uses[value] = list(value.uses)
-    candidates = set(uses)
-    changed = True
-    while changed:
-        changed = False
-        for value in list(candidates):
-            for use in uses[value]:
-                why = _row_use(use, candidates, rows)
-                if why is None:
-                    continue
-                if value == hand:
-                    op = _owner(use)
-                    raise _fail(op, f"tile-ascend-split-cores: the accumulator handed to the "
-                                    f"vector cores {why} (not supported yet)")
-                candidates.discard(value)
-                changed = True
-                break
-    return candidates
-
-
-def _halve(halves: dict[ir.Value, ir.Value], hand: ir.Value, later: list[ir.Operation],
-           body: ir.Block, half: ir.Value, rows: int) -> None:
-    """Points the uses of the split tiles at this AIV's halves, shifts the
-    global rows of their copies by the half's offset, and runs the
-    tile.parallel regions over them on half the rows."""
-    parallels: list[ir.Operation] = []
-    copies: list[ir.Operation] = []
-    order = {op: i for i, op in enumerate(irb.every_op(body.owner))}
-    for value, new in halves.items():
-        for use in list(value.uses):
-            op = _owner(use)
-            if value == hand and not _is_later(op, later, body):
-                continue
-            if _tile_operand(op, use.operand_number) is not None:
-                region = irb.enclosing(op, {"tile.parallel"})
-                if not any(p == region for p in parallels):
-                    parallels.append(region)
-            elif op.name == "tile.copy" and not any(c == op for c in copies):
-                copies.append(op)
-            op.operands[use.operand_number] = new
-    for copy in sorted(copies, key=lambda c: order.get(c, 0)):
-        src, src_offsets, dst, dst_offsets, _ = copy_operands(copy)
-        halved = set(halves.values())
-        # (the split tile, the global side, where the global side's row offset is)
-        sides = ((src[0], dst[0], dst_offsets, len(src) + len(src_offsets) + 1),
-                 (dst[0], src[0], src_offsets, 1))
-        for split, other, offsets, start in sides:
-            if split in halved and _scope(other) not in CUBE_SPACES | {"ub"}:
-                with ir.InsertionPoint(copy), copy.location:
-                    copy.operands[start] = arith.addi(offsets[0], half)
-    for region in parallels:
-        _halve_rows(region, set(halves.values()), half, rows)
-
-
-def _halve_rows(region: ir.Operation, halved: set[ir.Value], half: ir.Value, rows: int) -> None:
-    extents = list(ir.DenseI64ArrayAttr(region.attributes["extents"]))
-    region.attributes["extents"] = ir.DenseI64ArrayAttr.get([rows // 2, *extents[1:]])
-    block = region.regions[0].blocks[0]
-    row = block.arguments[0]
-    with ir.InsertionPoint.at_block_begin(block), region.location:
-        global_row = arith.addi(row, half)
-    for use in list(row.uses):
-        op = _owner(use)
-        if op == global_row.owner.operation:
-            continue
-        access = _tile_operand(op, use.operand_number - 1)
-        if access is not None and access[0] in halved:
-            continue
-        op.operands[use.operand_number] = global_row
-
-
-def _erase_side(body: ir.Block, sides: list[str], drop: str) -> None:
-    ops = [op.operation for op in body.operations]
-    for op, side in reversed(list(zip(ops, sides, strict=False))):
-        if side != drop:
-            continue
-        for result in op.results:
-            user = next(iter(result.uses), None)
-            if user is not None:
-                raise _fail(_owner(user), f"tile-ascend-split-cores: '{_owner(user).name}' on "
-                                          f"the other kind of core uses a value of '{op.name}'")
-        op.erase()
-
-
-def _split(func: ir.Operation, kernel: ir.Operation, slots: int) -> bool:
-    body = kernel.regions[0].blocks[0]
-    ops = [op.operation for op in body.operations]
-    allocs = [a for a in irb.collect(kernel, "tile.alloc")]
-    cube = {a.results[0] for a in allocs if _scope(a.results[0]) in CUBE_SPACES}
-    ub = {a.results[0] for a in allocs if _scope(a.results[0]) == "ub"}
-    hand = _handoff(body, ops, cube)
-    if hand is None:
+    order = {op: i for i, op in enumerate(_pre_order(func))}
+    handoffs = handoff_rings.find_handoffs(kernel, order, flag_ids)
+    if not handoffs:
         return False
+    allocs = irb.collect(kernel, "tile.alloc")
     for alloc in allocs:
         if alloc.block != body:
             raise _fail(alloc, "tile-ascend-split-cores: a tile.alloc of a mixed kernel must be "
                                "at the top of the kernel body")
-    sides = _sides(ops, cube, ub, hand)
-    workspace = _add_workspace(func, hand, slots)
-    position = ops.index(hand.value.owner.operation)
+    rows = handoffs[0].rows
+    for hand in handoffs[1:]:
+        if hand.rows != rows:
+            raise _fail(hand.site, f"tile-ascend-split-cores: the tiles handed between the "
+                                   f"cores must have as many rows each ({hand.rows}, not {rows})")
+    kinds = _Kinds(
+        cube={a.results[0] for a in allocs if _scope(a.results[0]) in CUBE_SPACES},
+        ub={a.results[0] for a in allocs if _scope(a.results[0]) == "ub"},
+        down={h.tile: h.position for h in handoffs if h.down}, order=order)
+    core_sides.assign_sides(body, kinds.of_use, kinds.of_result,
+                            [h.site for h in handoffs if not h.down])
+    handoff_rings.mark_sites(handoffs)
+    for hand in handoffs:
+        if hand.down:
+            hand.tile.owner.operation.attributes[_HANDED] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(64), hand.ring)
+    workspaces = [_add_workspace(func, hand, slots) for hand in handoffs]
     copies = {}
     for core in ("aic", "aiv"):
         # Tile ops may not sit in an ascend.core region (it needs an
@@ -455,34 +199,99 @@ def _split(func: ir.Operation, kernel: ir.Operation, slots: int) -> bool:
             region.attributes[CORE_REGION] = ascend.core_attr(core)
             block = region.regions[0].blocks.append()
         with ir.InsertionPoint(block), kernel.location:
-            copies[core] = kernel.clone()
+            copies[core] = kernel.clone().operation
             scf.YieldOp([])
     kernel.erase()
-    for core, builder, drop in (("aic", _cube_side, "aiv"), ("aiv", _vector_side, "aic")):
-        clone = copies[core].operation
-        clone_body = clone.regions[0].blocks[0]
-        clone_ops = [op.operation for op in clone_body.operations]
-        builder(clone, clone_ops[hand.at], clone_ops[position].results[0], hand, workspace, slots)
-        _erase_side(clone_body, _spread(sides, clone_ops, clone_body), drop)
-        for alloc in [o.operation for o in clone_body.operations]:
-            if alloc.name == "tile.alloc" and not list(alloc.results[0].uses):
-                alloc.erase()  # a whole tile the AIVs now hold halves of
+    for core, clone in copies.items():
+        _build_core(core, clone, handoffs, workspaces, slots)
     return True
 
 
-def _spread(sides: list[str], marks: list[ir.Operation], body: ir.Block) -> list[str]:
-    """`sides` of the original ops over the clone's body, whose new handoff ops
-    (the vector side's tiles first, the rest between the marked original ones)
-    go with the core they were built for."""
-    ops = [op.operation for op in body.operations]
-    result, original = [], 0
-    for op in ops:
-        if original < len(marks) and op == marks[original]:
-            result.append(sides[original])
-            original += 1
-        else:
-            result.append("keep")
-    return result
+def _build_core(core: str, clone: ir.Operation, handoffs: list[Handoff],
+                workspaces: list[ir.Value], slots: int) -> None:
+    """One core's copy of the kernel: its side of every handoff, its ops only."""
+    body = clone.regions[0].blocks[0]
+    handed: dict[int, ir.Value] = {}
+    for op in _pre_order(clone):
+        if _HANDED in op.attributes:
+            handed[ir.IntegerAttr(op.attributes[_HANDED]).value] = op.results[0]
+            del op.attributes[_HANDED]
+    forced: list[ir.Value] = []
+    for site in [op for op in _pre_order(clone) if HANDOFF in op.attributes]:
+        for ring in [ir.IntegerAttr(r).value for r in ir.ArrayAttr(site.attributes[HANDOFF])]:
+            hand = handoffs[ring]
+            value = handed[ring] if hand.down else site.operands[0]
+            producer = (core == "aic") == hand.down
+            handoff_rings.build(clone, site, hand, value, workspaces[ring], producer, slots)
+            if core == "aiv" and not any(value == v for v in forced):
+                forced.append(value)
+        del site.attributes[HANDOFF]
+    core_sides.prune(body, core)
+    if core == "aiv":
+        row_halves.halve(body, row_halves.row_tiles(body, forced, rows=handoffs[0].rows),
+                         handoffs[0].rows)
+    loops: list[ir.Operation] = []
+    for op in _pre_order(clone):
+        if STAGE_START in op.attributes or STAGE_END in op.attributes:
+            loop = op.parent.operation if hasattr(op.parent, "operation") else op.parent
+            if not any(loop == seen for seen in loops):
+                loops.append(loop)
+    for loop in loops:
+        cross_core_pipelining.pipeline(loop, body)
+    for alloc in [o.operation for o in body.operations]:
+        if alloc.name == "tile.alloc" and not list(alloc.results[0].uses):
+            alloc.erase()  # the other core's tile
+
+
+def _core_region(op: ir.Operation, core: str) -> ir.Operation:
+    """A marked scf.execute_region in front of `op` (its body empty but the yield)."""
+    with ir.InsertionPoint(op), op.location:
+        region = scf.ExecuteRegionOp([])
+        region.attributes[CORE_REGION] = ascend.core_attr(core)
+        block = region.regions[0].blocks.append()
+        with ir.InsertionPoint(block):
+            scf.YieldOp([])
+    return region.operation
+
+
+def _kind_of(kernel: ir.Operation) -> str:
+    """The core a kernel that needs one kind only runs on."""
+    for alloc in irb.collect(kernel, "tile.alloc"):
+        if _scope(alloc.results[0]) in CUBE_SPACES:
+            return "aic"
+    return "aiv"
+
+
+def _join_kernels(func: ir.Operation) -> None:
+    """The other kernels of a mix function go in a region of their core kind,
+    and the kernels run one after the other: each after the first starts
+    with an `ascend.sync_all` that every core of the launch reaches (the AIC
+    and the AIVs alike), as it may read what any core of an earlier one
+    wrote."""
+    ops = [o.operation for o in func.regions[0].blocks[0].operations]
+    steps: list[list[ir.Operation]] = []
+    skip = None
+    for op, following in zip(ops, [*ops[1:], None], strict=True):
+        if skip is not None and op == skip:
+            continue
+        if op.name == "scf.execute_region" and CORE_REGION in op.attributes:
+            steps.append([op, following])  # a split kernel: its aic then its aiv region
+            skip = following
+        elif op.name == "tile.kernel":
+            kind = _kind_of(op)
+            if kind == "aiv":
+                op.attributes[SPREAD] = ir.UnitAttr.get()
+            region = _core_region(op, kind)
+            op.move_before(list(region.regions[0].blocks[0].operations)[-1])
+            steps.append([region])
+    for step in steps[1:]:
+        kinds = {str(r.attributes[CORE_REGION]) for r in step}
+        for core in ("aic", "aiv"):
+            if str(ascend.core_attr(core)) not in kinds:
+                step.append(_core_region(step[0], core))  # it reaches the barrier too
+        for region in step:
+            with ir.InsertionPoint.at_block_begin(region.regions[0].blocks[0]), region.location:
+                ascend.sync_all()
 
 
 def seal_cores(func: ir.Operation) -> bool:
@@ -521,5 +330,8 @@ class AscendSplitCoresPass(Pass):
 
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:
-            for kernel in irb.collect(op, "tile.kernel"):
-                _split(op, kernel, int(self.slots))
+            flag_ids = get_profile(self.profile).cross_core_flag_ids
+            kernels = irb.collect(op, "tile.kernel")
+            mixed = [k for k in kernels if _split(op, k, int(self.slots), flag_ids)]
+            if mixed and len(kernels) > 1:
+                _join_kernels(op)

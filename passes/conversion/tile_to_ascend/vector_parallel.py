@@ -13,7 +13,11 @@ coordinates is broadcast (`ascend.vbrcb` for a per-row value, copies for a
 per-column one). A store writes the tile, or the value is computed straight
 into it when nothing later reads the old contents; to global memory it is a
 DMA, which drops what falls outside the tensor. Coordinates used as numbers
-(`t * 128 + j < N`) come from an i32 iota made once per function.
+(`t * 128 + j < N`) come from an i32 iota made once per function (per AIV
+region of a mix kernel). `math.exp2` is `exp` of the value times ln 2 (the
+vector unit has no exp2), and an and/or of masks that only selects use
+becomes nested selects (the vector unit has no logic on masks), as
+attention's causal and sequence-end mask needs.
 
 A body the vector unit cannot express (loads at data-dependent indices,
 gathers, `scf` control flow, ops without a vector form) is lowered as it is
@@ -49,6 +53,7 @@ from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend import buffers
+from tilec.passes.conversion.tile_to_ascend.split_cores import CORE_REGION
 from tilec.passes.conversion.tile_to_ascend.vector_copy import at_copy_rank
 from tilec.targets import TargetDescription
 
@@ -71,6 +76,7 @@ _UNARY = {
     "math.absi": ascend.VUnaryKind.abs, "math.sqrt": ascend.VUnaryKind.sqrt,
     "math.rsqrt": ascend.VUnaryKind.rsqrt,
 }  # fmt: skip
+_LOGIC = ("arith.andi", "arith.ori")
 _CASTS = {
     "arith.extf",
     "arith.truncf",
@@ -199,6 +205,10 @@ class _Analysis:
             if coordinate is not None and not _broadcastable([coordinate.dim], len(self.extents)):
                 return "a coordinate of an inner dimension used as a number"
         types = [v.type for v in (*operands, *op.results)]
+        if name in _LOGIC and irb.is_bool(op.results[0].type):
+            if _only_conditions(op.results[0]):
+                return None
+            return f"'{name}' of bools that is not only the condition of selects"
         if any(irb.is_bool(t) for t in types) and name not in (
             "arith.cmpf",
             "arith.cmpi",
@@ -215,7 +225,7 @@ class _Analysis:
             if not any(int(k) == predicate for k in table):
                 return f"'{name}' predicate {predicate} has no vector form"
             return None
-        if name in _BINARY or name in _UNARY or name in _CASTS or name == "math.fma":
+        if name in _BINARY or name in _UNARY or name in _CASTS or name in ("math.fma", "math.exp2"):
             return None
         return f"'{name}' has no vector form"
 
@@ -254,6 +264,19 @@ class _Analysis:
         return None
 
 
+def _only_conditions(value: ir.Value) -> bool:
+    """Whether every use of a bool is the condition of an arith.select, directly
+    or through more ands and ors (which the selects then nest)."""
+    for use in value.uses:
+        owner = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        if owner.name == "arith.select" and use.operand_number == 0:
+            continue
+        if owner.name in _LOGIC and _only_conditions(owner.results[0]):
+            continue
+        return False
+    return True
+
+
 def _broadcastable(dims: list[int], rank: int) -> bool:
     """Loads that follow a leading or a trailing run of the coordinates."""
     return dims == list(range(len(dims))) or dims == list(range(rank - len(dims), rank))
@@ -281,6 +304,13 @@ class _Emitter:
         for n, inner in enumerate(analysis.ops):
             for operand in inner.operands:
                 self.last_use[operand] = n
+        self.logic: dict[ir.Value, tuple[str, ir.Value, ir.Value]] = {}
+        """Ands and ors of masks: the selects they are conditions of nest them."""
+        for inner in reversed(analysis.ops):
+            if inner.name in _LOGIC and irb.is_bool(inner.results[0].type):
+                for operand in inner.operands:
+                    self.last_use[operand] = max(self.last_use.get(operand, -1),
+                                                 self.last_use.get(inner.results[0], -1))
 
     # -- tiles ---------------------------------------------------------------
 
@@ -329,10 +359,14 @@ class _Emitter:
         return tile
 
     def _iota(self, dim: int) -> ir.Value:
-        """`[0, 1, ..., extent)` in i32, written once per function by the S pipe."""
+        """`[0, 1, ..., extent)` in i32, written once per function (per AIV
+        region of a mix kernel: the AIC has no UB) by the S pipe."""
         extent = self.extents[dim]
         type_ = buffers.ub_type([extent], _index_element())
         func = irb.enclosing(self.op, {"func.func"})
+        region = irb.enclosing(self.op, {"scf.execute_region"})
+        if region is not None and CORE_REGION in region.attributes:
+            func = region
         for inner in func.regions[0].blocks[0].operations:
             if (
                 inner.name == "memref.alloc"
@@ -492,10 +526,19 @@ class _Emitter:
             kind = next(v for k, v in table.items() if int(k) == predicate)
             ascend.vcmp(kind, self._destination(op, n), a, b)
             return
+        if name in _LOGIC and irb.is_bool(result.type):
+            self.logic[result] = (name, operands[0], operands[1])
+            return
         if name == "arith.select":
-            mask = self.operand(operands[0], irb.i1())
             a, b = (self.operand(v, element) for v in operands[1:])
-            ascend.vsel(self._destination(op, n), mask, a, b)
+            self._select(self._destination(op, n), operands[0], a, b)
+            return
+        if name == "math.exp2":
+            # 2^x = e^(x ln 2): the vector unit has exp only.
+            dst = self._destination(op, n)
+            ln2 = irb.constant(element, math.log(2.0))
+            ascend.vbins(ascend.VBinsKind.muls, dst, self.tile_of(operands[0]), ln2)
+            ascend.vunary(ascend.VUnaryKind.exp, dst, dst)
             return
         if name in _UNARY:
             ascend.vunary(_UNARY[name], self._destination(op, n), self.tile_of(operands[0]))
@@ -515,6 +558,21 @@ class _Emitter:
             self._binary_tiles(_VBIN.add, sum_, product, operands[2], element)
             return
         self._binary(_BINARY[name], self._destination(op, n), operands[0], operands[1], element)
+
+    def _select(self, dst: ir.Value, condition: ir.Value, a: ir.Value, b: ir.Value) -> None:
+        """`dst = condition ? a : b`; an and or an or of masks as nested selects."""
+        logic = self.logic.get(condition)
+        if logic is None:
+            ascend.vsel(dst, self.operand(condition, irb.i1()), a, b)
+            return
+        name, first, second = logic
+        inner = self.scratch.take(self.extents, ir.MemRefType(dst.type).element_type)
+        self.transient.append(inner)
+        self._select(inner, second, a, b)
+        if name == "arith.andi":
+            self._select(dst, first, inner, b)  # first && second ? a : b
+        else:
+            self._select(dst, first, a, inner)  # first || second ? a : b
 
     def _binary(self, kind, dst: ir.Value, a: ir.Value, b: ir.Value, element: ir.Type) -> None:
         a_tile, b_tile = self.a.is_tile(a), self.a.is_tile(b)

@@ -252,5 +252,6 @@ def _result(program: Program, profile: Profile, machine: Machine,
         memory_peak=_memory_peak(cores),
         races=machine.races.diagnostics(), deadlocks=deadlocks, errors=machine.findings,
         sync_counts={name: machine.sync_counts[name] for name in SYNC_KINDS},
+        cross_wait_cycles=dict(machine.cross_wait_cycles),
         flag_identity=machine.flag_identity)
 

@@ -118,15 +118,18 @@ def _dealloc(c: Compiler, op: ir.Operation) -> None:
 
 
 def _keep_mask(sizes: list[int], result_shape: list[int]) -> list[bool]:
-    """Which source dims a rank-reducing subview keeps (dropped dims have size 1)."""
-    keep, j = [], 0
+    """Which source dims a rank-reducing subview keeps: static unit dims are
+    dropped, from the left, until the ranks agree, except where the result
+    has a static unit dim there too (a `?` in the result is never a dropped
+    dim: [1, 1, ?, 32] -> [?, 32] drops the first two)."""
+    keep, j, to_drop = [], 0, len(sizes) - len(result_shape)
     for size in sizes:
-        if j < len(result_shape) and (result_shape[j] == size or size == _DYNAMIC
-                                      or result_shape[j] == _DYNAMIC):
+        if to_drop > 0 and size == 1 and not (j < len(result_shape) and result_shape[j] == 1):
+            keep.append(False)
+            to_drop -= 1
+        else:
             keep.append(True)
             j += 1
-        else:
-            keep.append(False)
     return keep
 
 

@@ -54,6 +54,9 @@ class SimResult:
     """Synchronization instructions executed, all cores together, by kind:
     `set_flag`, `wait_flag`, `pipe_barrier` (one pipe) and
     `pipe_barrier_all` (`ascend.pipe_barrier all`, which drains every pipe)."""
+    cross_wait_cycles: dict[str, int] = dataclasses.field(default_factory=dict)
+    """Cycles spent waiting for cross-core flags, summed over the cores of
+    each kind ("aic", "aiv"): how long one side of a mix kernel waited for the other."""
     flag_identity: str = "pair"
     """How flags were named in this run (`tilec.sim.scheduler.FLAG_IDENTITIES`)."""
 
@@ -122,6 +125,9 @@ def format_report(result: SimResult) -> str:
         usage = ", ".join(f"{space} {_bytes(peak)} of {_bytes(profile.usable_bytes(space))}"
                           for space, peak in result.memory_peak.items())
         lines.append(f"on-chip memory (peak per core): {usage}")
+    if result.cross_wait_cycles:
+        lines.append("cross-core waits (cycles summed over cores): " + ", ".join(
+            f"{kind} {cycles}" for kind, cycles in sorted(result.cross_wait_cycles.items())))
     lines.append(f"races: {len(result.races)}")
     lines.append(f"deadlocks: {len(result.deadlocks)}")
     if result.errors:

@@ -137,6 +137,8 @@ class Machine:
                              f"(known: {', '.join(FLAG_IDENTITIES)})")
         self.flag_identity = flag_identity
         self.sync_counts: collections.Counter[str] = collections.Counter()
+        self.cross_wait_cycles: collections.Counter[str] = collections.Counter()
+        """Cycles pipes (or scalar units) spent blocked on cross-core flags, per core kind."""
         """set_flag, wait_flag, pipe_barrier (one pipe) and pipe_barrier_all
         instructions executed, all cores together."""
         self.program = program
@@ -252,6 +254,8 @@ class Machine:
         if core.stall is not stall:
             return
         core.stall = None
+        if stall.kind == "cross":
+            self.cross_wait_cycles[core.kind] += self.now - stall.since
         if stall.site is not None and self.timeline is not None and self.now > stall.since:
             self.timeline.append((core.index, S, stall.since, self.now - stall.since,
                                   stall.site, "stall"))
@@ -328,6 +332,8 @@ class Machine:
         if core.blocked[pipe] is instr:
             core.blocked[pipe] = None
             since = core.blocked_since[pipe]
+            if instr.kind == CROSS_WAIT:
+                self.cross_wait_cycles[core.kind] += self.now - since
             if self.timeline is not None and self.now > since:
                 self.timeline.append((core.index, pipe, since, self.now - since, instr.site,
                                       "wait"))

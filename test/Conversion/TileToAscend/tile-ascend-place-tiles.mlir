@@ -109,3 +109,47 @@ func.func @relu_epilogue(%a: memref<32x32xf16>, %c: memref<32x32xf32>, %d: memre
   }
   return
 }
+
+// -----
+
+// Vector work writes %s before a gemm accumulates onto it (a mask): the
+// gemm writes a fresh L0C accumulator (cleared) and an element-wise add puts
+// it onto %s, which lives in UB. %acc is only read by vector work after its
+// gemm: it stays the gemm's accumulator in L0C.
+// CHECK-LABEL: func.func @gemm_onto_vector_results
+// CHECK: %[[FRESH:.*]] = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+// CHECK: %[[S:.*]] = tile.alloc : memref<32x32xf32, #tile.scope<ub>>
+// CHECK: %[[ACC:.*]] = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+// CHECK: tile.parallel
+// CHECK: memref.store %{{.*}}, %[[S]]
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[FRESH]] clear_accum
+// CHECK-NEXT: tile.parallel (%[[I:.*]], %[[J:.*]]) in (32, 32) {
+// CHECK-NEXT: %[[OLD:.*]] = memref.load %[[S]][%[[I]], %[[J]]]
+// CHECK-NEXT: %[[NEW:.*]] = memref.load %[[FRESH]][%[[I]], %[[J]]]
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[OLD]], %[[NEW]] : f32
+// CHECK-NEXT: memref.store %[[SUM]], %[[S]][%[[I]], %[[J]]]
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[ACC]] clear_accum
+func.func @gemm_onto_vector_results(%a: memref<32x32xf16>, %c: memref<32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %minus = arith.constant -1.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %l = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
+    %s = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+    tile.copy %a[%c0, %c0], %l[%c0, %c0] : memref<32x32xf16>, memref<32x32xf16, #tile.scope<shared>>
+    tile.parallel (%i, %j) in (32, 32) {
+      memref.store %minus, %s[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
+    }
+    tile.gemm %l, %l, %s : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+    tile.gemm %l, %l, %acc clear_accum : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (32, 32) {
+      %x = memref.load %s[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
+      %y = memref.load %acc[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
+      %z = arith.mulf %x, %y : f32
+      memref.store %z, %s[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
+    }
+    tile.copy %s[%c0, %c0], %c[%c0, %c0] : memref<32x32xf32, #tile.scope<fragment>>, memref<32x32xf32>
+  }
+  return
+}

@@ -209,3 +209,180 @@ func.func @double_rounding_epilogue(%a: memref<32x32xf16>, %c: memref<32x32xf32>
   }
   return
 }
+
+// -----
+
+// Attention's K/V loop in small, starting at 1: S = Q K^T is handed down
+// every iteration (a fresh accumulator: the vector work writes %s before the
+// gemm adds to it), the AIVs hand their UB tile %s up as the f16 A operand of
+// the second gemm (cast on the way), whose partial product goes down again
+// onto the running output %o (rescaled by the AIVs every iteration, so it
+// lives on them). Three rings of 2 slots x 32 rows; after the loop each
+// producer takes the "free" sets of the last uses of its rings.
+// CHECK-LABEL: func.func @loop_handoffs
+// CHECK-SAME: %{{.*}}: memref<?x32xf32> {ascend.workspace = 64 : i64}, %[[WP:.*]]: memref<?x32xf16> {ascend.workspace = 64 : i64}, %{{.*}}: memref<?x32xf32> {ascend.workspace = 64 : i64})
+// CHECK: tile.kernel
+// CHECK-NOT: #tile.scope<ub>
+// CHECK: tile.pipelined %[[I:.*]] = %[[C1:.*]] to %[[N:[^ ]*]] step
+// CHECK: tile.gemm {{.*}} transpose_b clear_accum
+// CHECK: arith.subi %[[I]], %[[C1]]
+// CHECK: arith.cmpi uge
+// CHECK: ascend.cross_core_wait_flag 1, fix
+// CHECK: tile.copy {{.*}} : memref<32x32xf32, #tile.scope<l0c>>, memref<?x32xf32>
+// CHECK-NEXT: ascend.cross_core_set_flag mode 2, fix, 0
+// CHECK: ascend.cross_core_wait_flag 2, mte2
+// CHECK-NEXT: tile.copy %[[WP]]{{.*}} : memref<?x32xf16>, memref<32x32xf16, #tile.scope<l1>>
+// CHECK-NEXT: ascend.cross_core_set_flag mode 2, mte2, 3
+// CHECK: tile.gemm {{.*}} clear_accum
+// CHECK: ascend.cross_core_wait_flag 5, fix
+// CHECK: ascend.cross_core_set_flag mode 2, fix, 4
+// CHECK: arith.minui
+// CHECK: scf.for
+// CHECK-NEXT: ascend.cross_core_wait_flag 5, fix
+// CHECK: arith.minui
+// CHECK: scf.for
+// CHECK-NEXT: ascend.cross_core_wait_flag 1, fix
+// CHECK-NOT: tile.parallel
+// CHECK: } {ascend.core_region = #ascend.core<aic>}
+// CHECK: tile.kernel
+// CHECK-NOT: tile.gemm
+// CHECK: tile.alloc : memref<16x32xf32, #tile.scope<ub>>
+// CHECK: tile.pipelined
+// CHECK: tile.parallel (%{{.*}}, %{{.*}}) in (16, 32)
+// CHECK: ascend.cross_core_wait_flag 0, mte2
+// CHECK: tile.copy {{.*}} : memref<?x32xf32>, memref<16x32xf32, #tile.scope<ub>>
+// CHECK-NEXT: ascend.cross_core_set_flag mode 2, mte2, 1
+// CHECK: ascend.cross_core_wait_flag 3, mte3
+// CHECK: tile.copy {{.*}} : memref<16x32xf32, #tile.scope<ub>>, memref<?x32xf16>
+// CHECK-NEXT: ascend.cross_core_set_flag mode 2, mte3, 2
+// CHECK: ascend.cross_core_wait_flag 4, mte2
+// CHECK: tile.copy {{.*}} : memref<?x32xf32>, memref<16x32xf32, #tile.scope<ub>>
+// CHECK-NEXT: ascend.cross_core_set_flag mode 2, mte2, 5
+// CHECK: scf.for
+// CHECK-NEXT: ascend.cross_core_wait_flag 3, mte3
+// CHECK: tile.copy {{.*}} : memref<16x32xf32, #tile.scope<ub>>, memref<32x32xf32>
+// CHECK: } {ascend.core_region = #ascend.core<aiv>}
+// MIX-LABEL: func.func @loop_handoffs
+// MIX-SAME: ascend.kernel = #ascend.core<mix>
+// MIX: ascend.core aic {
+// MIX-NOT: #ascend.mem<ub>
+// MIX: ascend.mmad
+// MIX: ascend.fixpipe
+// MIX: ascend.copy_nd2nz
+// MIX: ascend.mmad
+// MIX: ascend.core aiv {
+// MIX-NOT: ascend.mmad
+// MIX: ascend.vcast
+// MIX: ascend.cross_core_set_flag mode 2, mte3, 2
+func.func @loop_handoffs(%q: memref<32x32xf16>, %k: memref<4x32x32xf16>, %out: memref<32x32xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %half = arith.constant 0.5 : f32
+  %bias = arith.constant 1.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %qs = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
+    %ks = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
+    %s = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+    %p = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
+    %o = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+    tile.copy %q[%c0, %c0], %qs[%c0, %c0] : memref<32x32xf16>, memref<32x32xf16, #tile.scope<shared>>
+    tile.clear %o : memref<32x32xf32, #tile.scope<fragment>>
+    tile.pipelined %i = %c1 to %n step %c1 num_stages = 2 {
+      tile.copy %k[%i, %c0, %c0], %ks[%c0, %c0] sizes [1, 32, 32] : memref<4x32x32xf16>, memref<32x32xf16, #tile.scope<shared>>
+      tile.parallel (%a, %b) in (32, 32) {
+        memref.store %bias, %s[%a, %b] : memref<32x32xf32, #tile.scope<fragment>>
+      }
+      tile.gemm %qs, %ks, %s transpose_b : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+      tile.copy %s[%c0, %c0], %p[%c0, %c0] : memref<32x32xf32, #tile.scope<fragment>>, memref<32x32xf16, #tile.scope<shared>>
+      tile.parallel (%a, %b) in (32, 32) {
+        %v = memref.load %o[%a, %b] : memref<32x32xf32, #tile.scope<fragment>>
+        %w = arith.mulf %v, %half : f32
+        memref.store %w, %o[%a, %b] : memref<32x32xf32, #tile.scope<fragment>>
+      }
+      tile.gemm %p, %ks, %o : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+    }
+    tile.copy %o[%c0, %c0], %out[%c0, %c0] : memref<32x32xf32, #tile.scope<fragment>>, memref<32x32xf32>
+  }
+  return
+}
+
+// -----
+
+// The same loop with its own V tile: both cores are pipelined. The AIC
+// computes S for the first key tile before the loop and, in the loop, S(k+1)
+// before it waits for P(k); the AIVs turn S(k+1) into P(k+1) before they take
+// P(k) V(k), the output's rescale sunk next to that add and reading a shadow
+// of the factor %r, copied at the top of the body before stage 1 of the next
+// iteration overwrites it.
+// CHECK-LABEL: func.func @pipelined_handoffs
+// CHECK: %[[LB:.*]] = arith.constant 1 : index
+// CHECK: tile.kernel
+// CHECK: %[[FIRST:.*]] = arith.cmpi slt, %[[LB]], %[[N:[^ ]*]] : index
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: tile.gemm {{.*}} transpose_b clear_accum
+// CHECK: ascend.cross_core_set_flag mode 2, fix, 0
+// CHECK: tile.pipelined %[[I:.*]] = %[[LB]] to %[[N]] step %[[STEP:[^ ]*]]
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[I]], %[[STEP]] : index
+// CHECK-NEXT: %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %[[N]] : index
+// CHECK-NEXT: scf.if %[[MORE]] {
+// CHECK: tile.gemm {{.*}} transpose_b clear_accum
+// CHECK: ascend.cross_core_set_flag mode 2, fix, 0
+// CHECK: }
+// CHECK-NOT: tile.gemm
+// CHECK: ascend.cross_core_wait_flag 2, mte2
+// CHECK: tile.gemm
+// CHECK: ascend.cross_core_set_flag mode 2, fix, 4
+// CHECK: } {ascend.core_region = #ascend.core<aic>}
+// CHECK: %[[SHADOW:.*]] = tile.alloc : memref<16xf32, #tile.scope<ub>>
+// CHECK: %[[R:.*]] = tile.alloc : memref<16xf32, #tile.scope<ub>>
+// CHECK: scf.if
+// CHECK: ascend.cross_core_set_flag mode 2, mte3, 2
+// CHECK: tile.pipelined
+// CHECK-NOT: scf.if
+// CHECK: tile.copy %[[R]][%{{.*}}], %[[SHADOW]][%{{.*}}]
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %[[R]]
+// CHECK: ascend.cross_core_set_flag mode 2, mte3, 2
+// CHECK: }
+// CHECK: tile.parallel
+// CHECK: memref.load %[[SHADOW]]
+// CHECK: ascend.cross_core_wait_flag 4, mte2
+// CHECK: } {ascend.core_region = #ascend.core<aiv>}
+func.func @pipelined_handoffs(%q: memref<32x32xf16>, %k: memref<4x32x32xf16>, %out: memref<32x32xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %half = arith.constant 0.5 : f32
+  %bias = arith.constant 1.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %qs = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
+    %ks = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
+    %vs = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
+    %s = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+    %p = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
+    %o = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+    %r = tile.alloc : memref<32xf32, #tile.scope<fragment>>
+    tile.copy %q[%c0, %c0], %qs[%c0, %c0] : memref<32x32xf16>, memref<32x32xf16, #tile.scope<shared>>
+    tile.clear %o : memref<32x32xf32, #tile.scope<fragment>>
+    tile.pipelined %i = %c1 to %n step %c1 num_stages = 2 {
+      tile.copy %k[%i, %c0, %c0], %ks[%c0, %c0] sizes [1, 32, 32] : memref<4x32x32xf16>, memref<32x32xf16, #tile.scope<shared>>
+      tile.parallel (%a, %b) in (32, 32) {
+        memref.store %bias, %s[%a, %b] : memref<32x32xf32, #tile.scope<fragment>>
+      }
+      tile.gemm %qs, %ks, %s transpose_b : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+      tile.parallel (%a) in (32) {
+        memref.store %half, %r[%a] : memref<32xf32, #tile.scope<fragment>>
+      }
+      tile.parallel (%a, %b) in (32, 32) {
+        %v = memref.load %o[%a, %b] : memref<32x32xf32, #tile.scope<fragment>>
+        %f = memref.load %r[%a] : memref<32xf32, #tile.scope<fragment>>
+        %w = arith.mulf %v, %f : f32
+        memref.store %w, %o[%a, %b] : memref<32x32xf32, #tile.scope<fragment>>
+      }
+      tile.copy %s[%c0, %c0], %p[%c0, %c0] : memref<32x32xf32, #tile.scope<fragment>>, memref<32x32xf16, #tile.scope<shared>>
+      tile.copy %k[%i, %c0, %c0], %vs[%c0, %c0] sizes [1, 32, 32] : memref<4x32x32xf16>, memref<32x32xf16, #tile.scope<shared>>
+      tile.gemm %p, %vs, %o : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+    }
+    tile.copy %o[%c0, %c0], %out[%c0, %c0] : memref<32x32xf32, #tile.scope<fragment>>, memref<32x32xf32>
+  }
+  return
+}

@@ -1,12 +1,11 @@
 """The example kernels (examples/*.py) on the ascend target, both profiles, against the
 same numpy references as on cpu, ragged shapes included. Every run is in the simulator
-and fails on any race, deadlock or unbalanced flag; kernels that need cube and vector
-cores together are a located error until mixed kernels exist."""
+and fails on any race, deadlock or unbalanced flag; flash attention needs cube and vector
+cores together (a mix kernel)."""
 
 import pytest
 from example_kernels import example
 
-from tilec.diagnostics import CompileError
 from tilec.targets import AscendTarget
 
 PROFILES = [f"ascend:{p}" for p in AscendTarget.variants]
@@ -62,7 +61,16 @@ def test_topk_gather(target, shape, dtype, dynamic, tolerance):
 
 
 @pytest.mark.parametrize("target", PROFILES)
-def test_flash_attention_needs_mixed_kernels(target):
-    with pytest.raises(CompileError,
-                       match=r"flash_attention\.py:\d+:\d+: error: .*both cube and vector cores"):
-        example("flash_attention").check(1, 1, 64, 32, causal=False, target=target)
+@pytest.mark.parametrize(
+    ("shape", "variant", "tolerance"),
+    [
+        ((1, 1, 64, 32), {"causal": False}, 1e-5),
+        ((2, 1, 100, 32), {"causal": True, "dynamic_seq": True}, 1e-5),
+        ((1, 2, 90, 32), {"causal": False, "dtype": "float16"}, 2e-3),
+        ((1, 4, 70, 32), {"causal": True, "heads_kv": 2}, 1e-5),
+    ],
+)
+def test_flash_attention(target, shape, variant, tolerance):
+    """A mix kernel: the AIC runs both gemms of the K/V loop, the AIVs the
+    mask and the online softmax (see test_ascend_attention.py)."""
+    assert example("flash_attention").check(*shape, target=target, **variant) <= tolerance

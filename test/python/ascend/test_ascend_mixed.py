@@ -225,3 +225,67 @@ def test_the_ready_flag_is_what_orders_the_handoff():
     broken = re.sub(r"ascend\.cross_core_wait_flag 0, mte2\n", "", _ascend_ir(kernel))
     result = _simulate(broken, 64, 64, 32, 2)
     assert not result.ok
+
+
+def mix_then_vector(M, N, K, *, block_M=32):
+    """Two kernels in one launch: a gemm with a vector epilogue (a mix kernel)
+    writes C, then a vector-only kernel reads the rows another block wrote."""
+    blocks = T.ceildiv(M, block_M)
+
+    @T.prim_func
+    def kernel(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+               C: T.Tensor((M, N), "float32"), D: T.Tensor((M, N), "float32")):
+        with T.Kernel(blocks, threads=128) as bx:
+            A_s = T.alloc_shared((block_M, K), "float16")
+            B_s = T.alloc_shared((K, N), "float16")
+            acc = T.alloc_fragment((block_M, N), "float32")
+            T.copy(A[bx * block_M, 0], A_s)
+            T.copy(B[0, 0], B_s)
+            T.gemm(A_s, B_s, acc, clear_accum=True)
+            for i, j in T.Parallel(block_M, N):
+                acc[i, j] = acc[i, j] * 2.0
+            T.copy(acc, C[bx * block_M, 0])
+        with T.Kernel(blocks, threads=128) as bx:
+            t = T.alloc_fragment((block_M, N), "float32")
+            T.copy(C[(blocks - 1 - bx) * block_M, 0], t)
+            for i, j in T.Parallel(block_M, N):
+                t[i, j] = t[i, j] + 1.0
+            T.copy(t, D[bx * block_M, 0])
+
+    return kernel
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(("M", "block_dim"), [(128, None), (96, 1)])
+def test_a_vector_kernel_after_a_mix_kernel(profile, M, block_dim):
+    N, K = 32, 48
+    options = {"block_dim": block_dim} if block_dim else {}
+    kernel = tilec.compile(mix_then_vector(M, N, K), target="ascend", profile=profile, **options)
+    rng = np.random.default_rng(M)
+    A = rng.standard_normal((M, K)).astype(np.float16)
+    B = rng.standard_normal((K, N)).astype(np.float16)
+    C, D = np.zeros((M, N), np.float32), np.zeros((M, N), np.float32)
+    kernel(A, B, C, D)
+    product = (A.astype(np.float32) @ B.astype(np.float32)) * 2.0
+    tolerance = 1e-6 * np.abs(product).max()
+    assert np.abs(C - product).max() <= tolerance
+    blocks = product.reshape(M // 32, 32, N)[::-1].reshape(M, N)
+    assert np.abs(D - (blocks + 1.0)).max() <= tolerance
+    assert kernel.report().ok
+    # The vector kernel runs on every AIV (each takes blocks of its own) after
+    # an ascend.sync_all that the AICs reach too.
+    text = _ascend_ir(kernel)
+    assert text.count("ascend.sync_all") == 2
+    assert text.count("ascend.core aiv") == 2 and text.count("ascend.core aic") == 2
+
+
+def test_the_barrier_between_the_kernels_is_what_orders_them():
+    kernel = tilec.compile(mix_then_vector(64, 32, 32), target="ascend", profile="910b")
+    broken = re.sub(r"ascend\.sync_all\n", "", _ascend_ir(kernel))
+    rng = np.random.default_rng(2)
+    args = [rng.standard_normal((64, 32)).astype(np.float16),
+            rng.standard_normal((32, 32)).astype(np.float16),
+            np.zeros((64, 32), np.float32), np.zeros((64, 32), np.float32),
+            np.zeros((2 * 64, 32), np.float32)]
+    assert simulate(_ascend_ir(kernel), args, profile="910b", block_dim=2).ok
+    assert not simulate(broken, args, profile="910b", block_dim=2).ok

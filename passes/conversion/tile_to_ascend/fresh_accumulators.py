@@ -1,0 +1,137 @@
+"""Part of tile-ascend-place-tiles: a gemm that accumulates onto a tile the
+vector code also writes gets a fresh accumulator.
+
+An L0C tile is the cube's alone: the vector cores cannot write it. When
+vector work writes a tile that a later `tile.gemm` accumulates onto
+(attention's scores, initialised by a mask before their gemm; its output,
+rescaled every iteration before the next gemm adds to it), the tile cannot
+stay in L0C. Each such gemm instead writes a fresh accumulator (cleared)
+and an element-wise add puts its result onto the tile, which then lives in
+UB like any vector tile; the add is vector work on the fresh accumulator,
+so `tile-ascend-split-cores` hands it to the vector cores. The loop-carried
+dependence (the running output) thus lives on one core.
+
+"Writes" and "later" come from uses, never from names: a `memref.store`,
+a `tile.reduce` result or a copy into the tile is a vector write; it
+reaches a gemm if it comes first in program order or both sit in one loop.
+A gemm that overwrites such a tile (`clear_accum`) becomes a fresh gemm and
+a copy into it.
+
+Before:
+
+    tile.parallel (%i, %j) in (32, 32) { ... memref.store %m, %s[%i, %j] }
+    tile.gemm %q, %k, %s transpose_b
+
+After:
+
+    %f = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (32, 32) { ... memref.store %m, %s[%i, %j] }
+    tile.gemm %q, %k, %f transpose_b clear_accum
+    tile.parallel (%i, %j) in (32, 32) {
+      %x = memref.load %s[%i, %j]   %y = memref.load %f[%i, %j]
+      memref.store (%x + %y), %s[%i, %j]
+    }
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, memref
+
+from tilec.dialects import tile
+from tilec.passes.conversion import ir_builders as irb
+
+LOOPS = frozenset({"scf.for", "scf.while", "tile.pipelined"})
+_PORTABLE = frozenset({tile.Scope.shared, tile.Scope.fragment, tile.Scope.local})
+
+
+def _owner(use: ir.OpOperand) -> ir.Operation:
+    owner = use.owner
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def _is_vector_write(op: ir.Operation, number: int) -> bool:
+    if op.name == "memref.store":
+        return number == 1
+    if op.name == "tile.reduce":
+        return number == 1
+    return op.name == "tile.copy" and number == _copy_dst_number(op)
+
+
+def _copy_dst_number(copy: ir.Operation) -> int:
+    counts = list(copy.attributes["operandSegmentSizes"])
+    return counts[0] + counts[1]
+
+
+def _loops(op: ir.Operation, kernel: ir.Operation) -> list[ir.Operation]:
+    found, parent = [], op.parent
+    while parent is not None and parent != kernel:
+        parent = parent.operation if hasattr(parent, "operation") else parent
+        if parent.name in LOOPS:
+            found.append(parent)
+        parent = parent.parent
+    return found
+
+
+def _reaches(write: ir.Operation, gemm: ir.Operation, kernel: ir.Operation,
+             order: dict[ir.Operation, int]) -> bool:
+    if order[write] < order[gemm]:
+        return True
+    loops = _loops(gemm, kernel)
+    return any(any(loop == other for other in loops) for loop in _loops(write, kernel))
+
+
+def _needs_fresh(value: ir.Value, kernel: ir.Operation,
+                 order: dict[ir.Operation, int]) -> list[ir.Operation]:
+    """The gemms onto `value` to rewrite (all of them, or none)."""
+    uses = [(_owner(u), u.operand_number) for u in value.uses]
+    gemms = [op for op, n in uses if op.name == "tile.gemm" and n == 2]
+    writes = [op for op, n in uses if _is_vector_write(op, n)]
+    if not gemms or not writes:
+        return []
+    accumulating = [g for g in gemms if "clear_accum" not in g.attributes]
+    if any(_reaches(w, g, kernel, order) for w in writes for g in accumulating):
+        return gemms
+    return []
+
+
+def _add_onto(target: ir.Value, fresh: ir.Value, shape: list[int]) -> None:
+    """`target += fresh`, element by element (vector work)."""
+    region = tile.ParallelOp(shape)
+    block = region.regions[0].blocks.append(*([ir.IndexType.get()] * len(shape)))
+    with ir.InsertionPoint(block):
+        ivs = list(block.arguments)
+        old = memref.load(target, ivs)
+        new = memref.load(fresh, ivs)
+        total = arith.addf(old, new) if irb.is_float(old.type) else arith.addi(old, new)
+        memref.store(total, target, ivs)
+        tile.YieldOp()
+
+
+def rewrite_fresh_accumulators(func: ir.Operation, order: dict[ir.Operation, int]) -> None:
+    """Gives every gemm that accumulates onto a vector-written tile a fresh
+    accumulator (see the module docstring); `order` numbers the ops in
+    program order."""
+    for kernel in irb.collect(func, "tile.kernel"):
+        for alloc in irb.collect(kernel, "tile.alloc"):
+            value = alloc.results[0]
+            type_ = ir.MemRefType(value.type)
+            if tile.scope_of(type_) not in _PORTABLE or len(type_.shape) != 2:
+                continue
+            gemms = _needs_fresh(value, kernel, order)
+            if not gemms:
+                continue
+            for gemm in gemms:
+                # One per gemm: each is a tile of its own for the handoff.
+                with ir.InsertionPoint(alloc), alloc.location:
+                    fresh = tile.alloc(type_)
+                overwrite = "clear_accum" in gemm.attributes
+                gemm.operands[2] = fresh
+                gemm.attributes["clear_accum"] = ir.UnitAttr.get()
+                with ir.InsertionPoint.after(gemm), gemm.location:
+                    if overwrite:
+                        zero = irb.index(0)
+                        tile.copy(fresh, [zero, zero], value, [zero, zero])
+                    else:
+                        _add_onto(value, fresh, list(type_.shape))
+

@@ -1,0 +1,309 @@
+"""Part of tile-ascend-split-cores: the tiles a mix kernel hands between its
+cores, and the ring of GM workspace slots each goes through.
+
+Two kinds of handoff, both found from uses:
+
+- down (AIC -> AIVs): an L0C tile that vector work reads. It is handed
+  over before the first op that does, in the block it shares with the
+  last cube write before that read (so a gemm in a K loop hands its
+  accumulator over once, after the loop; attention's gemms inside the K/V
+  loop hand theirs over every iteration). The AIC fixpipes it into its
+  slot, each AIV copies its half of the rows back into UB.
+- up (AIVs -> AIC): a copy of a UB tile into a cube tile (attention's P,
+  the A operand of the second gemm). Each AIV copies its half of the rows
+  into the slot (casting to the cube tile's type), the AIC copies the
+  slot into L1 (nd2nz).
+
+Ring r uses cross-core flags 2r ("ready", producer -> consumer) and 2r+1
+("free", consumer -> producer), in mode 2 (the AIC and both its AIVs);
+ids stop below the profile's budget, so 11-14 stay free for
+`ascend.sync_all`. Slot positions come from the loops both cores run
+alike, so the cores agree without exchanging anything:
+
+- a handoff directly in the kernel body uses the trip number of the
+  grid-stride loop, k = (block - block_idx) / block_num: slot k mod slots.
+  The producer waits for "free" only when k >= slots, the consumer sets
+  "free" only when block + slots * block_num is still in the grid;
+- a handoff directly in a loop (scf.for, tile.pipelined) uses the loop's
+  trip number t = (iv - lb) / step. The consumer sets "free" after every
+  copy; the producer waits for it when t >= slots, and after the loop for
+  the last min(slots, trips) of them, so the ring is empty when the loop
+  ends (whatever its trip count: zero, fewer than the slots, not a
+  multiple, a causal bound that differs per block) and the next run of
+  the loop starts afresh.
+
+Either way every set is consumed and at most `slots` are outstanding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, scf
+
+from tilec.dialects import ascend, tile
+from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_ascend.cross_core_pipelining import STAGE_END, STAGE_START
+from tilec.passes.conversion.tile_to_ascend.place_tiles import CUBE_SPACES, copy_operands
+from tilec.passes.registry import PassFailure
+
+MIX_MODE = 2  # AIC <-> both AIVs of its AI core
+HANDOFF = "ascend.handoff"
+"""On the op a handoff goes before (down) or replaces (up): its ring numbers."""
+LOOPS = frozenset({"scf.for", "tile.pipelined"})
+_CUBE_ROLES = {("tile.gemm", 2), ("tile.clear", 0), ("tile.fill", 0)}
+
+
+def _fail(op: ir.Operation, message: str) -> PassFailure:
+    op.location.emit_error(message)
+    return PassFailure(message)
+
+
+def _scope(value: ir.Value) -> str:
+    return str(tile.scope_of(ir.MemRefType(value.type)))
+
+
+def _owner(use: ir.OpOperand) -> ir.Operation:
+    owner = use.owner
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def _parent(op: ir.Operation) -> ir.Operation | None:
+    parent = op.parent
+    return None if parent is None else parent.operation if hasattr(parent, "operation") else parent
+
+
+def _ancestors(op: ir.Operation, kernel: ir.Operation) -> list[ir.Operation]:
+    """`op` and the ops around it, up to the one in the kernel body."""
+    chain = [op]
+    while _parent(chain[-1]) != kernel:
+        chain.append(_parent(chain[-1]))
+    return chain
+
+
+@dataclass
+class Handoff:
+    """One tile handed between the cores."""
+
+    ring: int
+    down: bool
+    """AIC -> AIVs (else AIVs -> AIC)."""
+    tile: ir.Value
+    """Down: the L0C tile. Up: the UB tile copied."""
+    site: ir.Operation
+    """Down: the op the handoff goes before. Up: the copy it replaces."""
+    position: int
+    """Of the site in program order (ops hash by their attributes: no dict key once marked)."""
+    element: ir.Type
+    """Of the workspace: what the consumer receives."""
+    rows: int
+    cols: int
+
+    @property
+    def ready(self) -> int:
+        return 2 * self.ring
+
+    @property
+    def free(self) -> int:
+        return 2 * self.ring + 1
+
+
+def _is_vector_use(op: ir.Operation, number: int) -> bool:
+    """Whether a use of an L0C tile needs the vector cores: anything but a
+    gemm onto it, a clear or fill, or a copy of it to global memory."""
+    if (op.name, number) in _CUBE_ROLES:
+        return False
+    if op.name == "tile.copy" and number == 0:
+        return _scope(copy_operands(op)[2][0]) in CUBE_SPACES | {"ub"}
+    return True
+
+
+def _down_site(kernel: ir.Operation, value: ir.Value,
+               order: dict[ir.Operation, int]) -> ir.Operation | None:
+    uses = sorted(((_owner(u), u.operand_number) for u in value.uses), key=lambda u: order[u[0]])
+    first = next((op for op, n in uses if _is_vector_use(op, n)), None)
+    if first is None:
+        return None
+    cube = [op for op, n in uses if not _is_vector_use(op, n) and order[op] < order[first]]
+    chain = _ancestors(first, kernel)
+    site = chain[-1]
+    if cube:
+        around = _ancestors(cube[-1], kernel)
+        site = next((op for op in chain if any(_parent(op) == _parent(o) for o in around)),
+                    chain[-1])
+    for op, number in uses:
+        if order[op] >= order[site] and (op.name, number) in _CUBE_ROLES:
+            raise _fail(op, f"tile-ascend-split-cores: '{op.name}' does cube work on a tile "
+                            f"after it is handed to the vector cores (not supported yet)")
+    return site
+
+
+def _shape(op: ir.Operation, value: ir.Value) -> tuple[int, int]:
+    shape = ir.MemRefType(value.type).shape
+    if len(shape) != 2 or shape[0] % 2:
+        raise _fail(op, "tile-ascend-split-cores: a tile handed between the cores must be 2-D "
+                        "with an even number of rows (one half per AIV)")
+    return shape[0], shape[1]
+
+
+def find_handoffs(kernel: ir.Operation, order: dict[ir.Operation, int],
+                  flag_ids: int) -> list[Handoff]:
+    """Every handoff of `kernel`, in program order of their sites."""
+    found: list[tuple[bool, ir.Value, ir.Operation, ir.Type]] = []
+    for alloc in irb.collect(kernel, "tile.alloc"):
+        value = alloc.results[0]
+        if _scope(value) == "l0c":
+            site = _down_site(kernel, value, order)
+            if site is not None:
+                found.append((True, value, site, ir.MemRefType(value.type).element_type))
+    for copy in irb.collect(kernel, "tile.copy"):
+        src, _, dst, _, _ = copy_operands(copy)
+        if _scope(src[0]) == "ub" and _scope(dst[0]) in CUBE_SPACES:
+            if _scope(dst[0]) != "l1":
+                raise _fail(copy, "tile-ascend-split-cores: the vector cores hand tiles to the "
+                                  "cube through L1 only")
+            if ir.MemRefType(src[0].type).shape != ir.MemRefType(dst[0].type).shape \
+                    or "sizes" in copy.attributes \
+                    or any(irb.constant_int(o) != 0 for o in copy_operands(copy)[1]):
+                raise _fail(copy, "tile-ascend-split-cores: a tile handed to the cube must be "
+                                  "copied whole")
+            found.append((False, src[0], copy, ir.MemRefType(dst[0].type).element_type))
+    found.sort(key=lambda item: order[item[2]])
+    if 2 * len(found) > flag_ids:
+        raise _fail(found[0][2], f"tile-ascend-split-cores: {len(found)} tiles handed between "
+                                 f"the cores need {2 * len(found)} cross-core flags, more than "
+                                 f"the {flag_ids} there are")
+    handoffs = []
+    for ring, (down, value, site, element) in enumerate(found):
+        rows, cols = _shape(site, value)
+        _ring_loop(kernel, site)  # checks where it is
+        handoffs.append(Handoff(ring, down, value, site, order[site], element, rows, cols))
+    return handoffs
+
+
+def mark_sites(handoffs: list[Handoff]) -> None:
+    """Marks each site with its rings, so the copies of the kernel find them."""
+    for hand in handoffs:
+        site = hand.site
+        marks = list(ir.ArrayAttr(site.attributes[HANDOFF])) if HANDOFF in site.attributes else []
+        site.attributes[HANDOFF] = ir.ArrayAttr.get(
+            [*marks, ir.IntegerAttr.get(ir.IntegerType.get_signless(64), hand.ring)])
+
+
+def _ring_loop(kernel: ir.Operation, site: ir.Operation) -> ir.Operation | None:
+    """The loop whose trips number a handoff's uses (None: the grid's)."""
+    parent = _parent(site)
+    if parent == kernel:
+        return None
+    if parent.name not in LOOPS:
+        raise _fail(site, f"tile-ascend-split-cores: a tile handed between the cores must be "
+                          f"handed in the kernel body or directly in a loop, not in "
+                          f"'{parent.name}' (not supported yet)")
+    return parent
+
+
+@dataclass
+class _Position:
+    """Where this use of the ring is, and which flags it owes."""
+
+    row: ir.Value
+    """First workspace row of the slot."""
+    wait_free: ir.Value
+    """The producer must wait for the slot to be free."""
+    set_free: ir.Value | None
+    """The consumer must free the slot (None: always)."""
+
+
+def _grid_position(kernel: ir.Operation, hand: Handoff, slots: int) -> _Position:
+    body = kernel.regions[0].blocks[0]
+    linear, stride = None, None
+    for coordinate, size in zip(body.arguments, list(kernel.operands), strict=True):
+        term = coordinate if stride is None else arith.muli(coordinate, stride)
+        linear = term if linear is None else arith.addi(linear, term)
+        stride = size if stride is None else arith.muli(stride, size)
+    index = ir.IndexType.get()
+    first, step = ascend.block_idx(index), ascend.block_num(index)
+    trip = arith.divui(arith.subi(linear, first), step)
+    row = _slot_row(first, trip, hand, slots)
+    reused = arith.cmpi(arith.CmpIPredicate.uge, trip, irb.index(slots))
+    later = arith.addi(linear, arith.muli(step, irb.index(slots)))
+    again = arith.cmpi(arith.CmpIPredicate.ult, later, stride)
+    return _Position(row, reused, again)
+
+
+def _slot_row(first: ir.Value, trip: ir.Value, hand: Handoff, slots: int) -> ir.Value:
+    slot = arith.remui(trip, irb.index(slots))
+    return arith.muli(arith.addi(arith.muli(first, irb.index(slots)), slot), irb.index(hand.rows))
+
+
+def _loop_position(loop: ir.Operation, hand: Handoff, slots: int) -> _Position:
+    lower, _, step = list(loop.operands)[:3]
+    iv = loop.regions[0].blocks[0].arguments[0]
+    trip = arith.divui(arith.subi(iv, lower), step)
+    row = _slot_row(ascend.block_idx(ir.IndexType.get()), trip, hand, slots)
+    reused = arith.cmpi(arith.CmpIPredicate.uge, trip, irb.index(slots))
+    return _Position(row, reused, None)
+
+
+def _when(condition: ir.Value | None, build: Callable[[], object]) -> None:
+    """`build()` inside `scf.if condition` (None: always)."""
+    if condition is None:
+        build()
+        return
+    branch = scf.IfOp(condition)
+    with ir.InsertionPoint(branch.then_block):
+        build()
+        scf.YieldOp([])
+
+
+def _pipes(hand: Handoff) -> tuple[str, str]:
+    """The pipes of the producer's copy and of the consumer's."""
+    return ("fix", "mte2") if hand.down else ("mte3", "mte2")
+
+
+def build(kernel: ir.Operation, site: ir.Operation, hand: Handoff, value: ir.Value,
+          workspace: ir.Value, producer: bool, slots: int) -> None:
+    """One core's side of a handoff at `site` in its copy `kernel` of the
+    kernel, whose copy of the handed tile is `value`: the producer copies
+    it into its slot, the consumer out of it (into the L1 tile of an up
+    handoff)."""
+    loop = _ring_loop(kernel, site)
+    produce, consume = _pipes(hand)
+    with ir.InsertionPoint(site), site.location:
+        zero = irb.index(0)
+        where = _grid_position(kernel, hand, slots) if loop is None \
+            else _loop_position(loop, hand, slots)
+        if producer:
+            _when(where.wait_free,
+                  lambda: ascend.cross_core_wait_flag(hand.free, pipe=ascend.pipe_attr(produce)))
+            tile.copy(value, [zero, zero], workspace, [where.row, zero])
+            ready = ascend.cross_core_set_flag(MIX_MODE, ascend.pipe_attr(produce), hand.ready)
+            if not hand.down and loop is not None:
+                ready.attributes[STAGE_END] = ir.UnitAttr.get()
+        else:
+            target = value if hand.down else copy_operands(site)[2][0]
+            wait = ascend.cross_core_wait_flag(hand.ready, pipe=ascend.pipe_attr(consume))
+            if not hand.down and loop is not None:
+                wait.attributes[STAGE_START] = ir.UnitAttr.get()
+            tile.copy(workspace, [where.row, zero], target, [zero, zero])
+            _when(where.set_free,
+                  lambda: ascend.cross_core_set_flag(MIX_MODE, ascend.pipe_attr(consume),
+                                                     hand.free))
+    if producer and loop is not None:
+        _drain(loop, hand, slots, produce)
+
+
+def _drain(loop: ir.Operation, hand: Handoff, slots: int, pipe: str) -> None:
+    """After `loop`, the producer takes the "free" sets of the last
+    min(slots, trips) uses of the ring."""
+    lower, upper, step = list(loop.operands)[:3]
+    with ir.InsertionPoint.after(loop), loop.location:
+        span = arith.maxsi(arith.subi(upper, lower), irb.index(0))
+        trips = arith.ceildivui(span, step)
+        pending = arith.minui(trips, irb.index(slots))
+        drain = scf.ForOp(irb.index(0), pending, irb.index(1))
+        with ir.InsertionPoint(drain.body):
+            ascend.cross_core_wait_flag(hand.free, pipe=ascend.pipe_attr(pipe))
+            scf.YieldOp([])
