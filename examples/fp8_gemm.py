@@ -41,8 +41,8 @@ def fp8_gemm(
 ):
     """C (M, N) = block-scaled A (M, K) @ B (N, K)^T.
 
-    M (the tokens) may be T.symbolic; N and K, the weight's dims, are ints, since they
-    give the scale tensors' shapes and a shape cannot be computed from a symbolic dim.
+    Any of M, N and K may be T.symbolic: the scale tensors' dims are then expressions
+    of them (`T.ceildiv(K, 128)`), which a call checks against A's and B's shapes.
     """
     block_K = GROUP
     in_dtype = "float8_e4m3"
@@ -121,19 +121,23 @@ def random_inputs(M, N, K, rng):
     return a_fp8, b_fp8, a_scale, b_scale
 
 
-def check(M, N, K, *, out_dtype="bfloat16", dynamic_M=False, target=None, **tiles):
+def check(
+    M, N, K, *, out_dtype="bfloat16", dynamic_M=False, dynamic_NK=False, target=None, **tiles
+):
     """Runs the GEMM on random quantized inputs; returns the max error relative to max |C|.
 
-    With `dynamic_M` the kernel is compiled for any M (a symbolic dim); tiles (block_M,
-    block_N, num_stages, threads) reach the kernel.
+    With `dynamic_M` the kernel is compiled for any M (a symbolic dim), with `dynamic_NK`
+    for any N and K; tiles (block_M, block_N, num_stages, threads) reach the kernel.
     """
     rng = np.random.default_rng(0)
     a, b, a_scale, b_scale = random_inputs(M, N, K, rng)
     c = np.zeros((M, N), numpy_dtype(out_dtype))
-    kernel = tilec.compile(
-        fp8_gemm(T.symbolic("M") if dynamic_M else M, N, K, out_dtype=out_dtype, **tiles),
-        target=target,
+    dims = (
+        T.symbolic("M") if dynamic_M else M,
+        T.symbolic("N") if dynamic_NK else N,
+        T.symbolic("K") if dynamic_NK else K,
     )
+    kernel = tilec.compile(fp8_gemm(*dims, out_dtype=out_dtype, **tiles), target=target)
     kernel(a, b, a_scale, b_scale, c)
     expected = reference(a, b, a_scale, b_scale)
     return float(np.max(np.abs(c.astype(np.float64) - expected)) / np.max(np.abs(expected)))
@@ -146,13 +150,15 @@ def main():
         (256, 256, 512, "bfloat16", {}, 5e-3),
         (100, 200, 300, "float32", {"block_N": 64}, 1e-5),
         (77, 300, 200, "bfloat16", {"block_N": 256}, 5e-3),
+        (90, 129, 257, "float32", {"dynamic_M": True, "dynamic_NK": True}, 1e-5),
     ]:
         error = check(M, N, K, out_dtype=out_dtype, **tiles)
         ok = error <= tolerance
         failures += not ok
+        dynamic = " (M, N, K symbolic)" if tiles.get("dynamic_NK") else ""
         print(
             f"fp8 gemm {M}x{N}x{K} {out_dtype:<8} block_N {tiles.get('block_N', 128):<3} "
-            f"rel. error {error:.2e} {'ok' if ok else 'FAIL'}"
+            f"rel. error {error:.2e} {'ok' if ok else 'FAIL'}{dynamic}"
         )
     return 1 if failures else 0
 

@@ -24,9 +24,10 @@ offending line; a TileLang name tilec lacks says so, with the alternative.
 
 Surface:
 - kernels: `prim_func` (also `tilec.kernel`), `macro`, `Tensor(shape, dtype)` (with
-  `data`, a view), `symbolic`/`dynamic`/`const` dims, `empty` outputs returned by the
-  kernel, scalar parameters annotated with a dtype (`int32` becomes `index`, a narrower
-  or unsigned integer keeps its dtype)
+  `data`, a view), `symbolic`/`dynamic`/`const` dims and tensor dims computed from them
+  (`T.ceildiv(K, 128)`, `2 * N`), `empty` outputs returned by the kernel, scalar
+  parameters annotated with a dtype (`int32` becomes `index`, a narrower or unsigned
+  integer keeps its dtype)
 - launch and loops: `Kernel`, `Parallel`, `Pipelined` (with `order`/`stage`/...),
   `Persistent`, `serial`, `unroll`; `get_thread_binding` / `thread_binding` (per-thread
   code, run once per thread), `get_block_binding`; in per-thread code, warp shuffles

@@ -4,7 +4,8 @@ A decorated function is traced when IR is asked for (`.build(context)` or
 `.ir()`): its source is rewritten so that its control flow on traced values
 can be traced (`rewrite`), and it runs once with proxy values for its
 parameters; the DSL calls it makes build a `func.func` marked `tile.entry`.
-Tensor parameters become memrefs (symbolic dims as `?`), integer scalars
+Tensor parameters become memrefs (symbolic dims, and expressions of them
+such as `T.ceildiv(K, 128)`, as `?`), integer scalars
 `index`, float scalars their float type; in the kernel an int32 or int64
 scalar is an `index` value, a narrower or unsigned one (`T.uint8`) a value
 of its dtype, whose range a call checks. A kernel returns nothing (a bare
@@ -21,7 +22,7 @@ import inspect
 import re
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from types import FrameType
@@ -39,7 +40,7 @@ from .dtypes import DType, index, int32, int64
 from .errors import DSLError, SourceLoc
 from .rewrite import rewrite
 from .source import at, dsl_api, recursion_loc, traceback_loc
-from .values import Buffer, Dim, Scalar, SymbolicDim
+from .values import Buffer, Dim, DimExpr, Scalar, SymbolicDim
 
 
 def _dims(what: str, name: object, dtype: object) -> SymbolicDim | tuple[SymbolicDim, ...]:
@@ -93,7 +94,8 @@ class TensorType:
 def Tensor(
     shape: object, dtype: str | DType = "float32", data: object = None
 ) -> TensorType | Buffer:
-    """A tensor parameter in global memory: ints are static dims, names or T.symbolic dynamic.
+    """A tensor parameter in global memory: ints are static dims, names or T.symbolic dynamic,
+    and so are expressions of them (`T.ceildiv(K, 128)`, `2 * N`), whose sizes a call checks.
 
     With `data` (`T.Tensor(shape, dtype, buf.data)` in a kernel's body), a view of the
     contiguous buffer `buf` with another shape of as many elements, as in TileLang.
@@ -111,7 +113,7 @@ def Tensor(
         if isinstance(d, bool) or not isinstance(d, int | SymbolicDim):
             raise semantic.error(
                 f"T.Tensor: dim {axis} must be a Python int, a name or T.symbolic(name) but "
-                f"got {d!r}"
+                f"got {d!r} (or an expression of them: {semantic.DIM_OPERATIONS})"
             )
         if isinstance(d, int) and d < 0:
             raise semantic.error(f"T.Tensor: dim {axis} must not be negative but got {d}")
@@ -172,6 +174,7 @@ class _Source:
 
     function: SourceLoc
     params: dict[str, SourceLoc]
+    annotations: dict[str, SourceLoc]
     # `return <value>` statements, where a wrong result is reported (see PrimFunc._run).
     value_returns: tuple[SourceLoc, ...]
 
@@ -192,12 +195,12 @@ def _value_returns(function: ast.FunctionDef) -> list[ast.Return]:
 
 
 def _read_source(fn: Callable[..., object]) -> _Source:
-    """Where `def`, each parameter and each `return <value>` of `fn` are.
+    """Where `def`, each parameter, its annotation and each `return <value>` of `fn` are.
 
     Falls back to the code object's first line when the source is unavailable.
     """
     code = fn.__code__  # type: ignore[attr-defined]
-    fallback = _Source(SourceLoc(code.co_filename, code.co_firstlineno, 1), {}, ())
+    fallback = _Source(SourceLoc(code.co_filename, code.co_firstlineno, 1), {}, {}, ())
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError):
@@ -221,7 +224,8 @@ def _read_source(fn: Callable[..., object]) -> _Source:
 
     args = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
     returns = tuple(map(loc, _value_returns(node)))
-    return _Source(loc(node), {a.arg: loc(a) for a in args}, returns)
+    annotations = {a.arg: loc(a.annotation) for a in args if a.annotation is not None}
+    return _Source(loc(node), {a.arg: loc(a) for a in args}, annotations, returns)
 
 
 def _read_params(
@@ -229,6 +233,7 @@ def _read_params(
     namespace: dict[str, object],
     def_loc: SourceLoc,
     positions: dict[str, SourceLoc],
+    annotations: dict[str, SourceLoc],
 ) -> tuple[Param, ...]:
     params = []
     for p in inspect.signature(fn).parameters.values():
@@ -240,6 +245,9 @@ def _read_params(
             if isinstance(annotation, str):
                 try:
                     annotation = eval(annotation, fn.__globals__, namespace)  # type: ignore[attr-defined]
+                except DSLError as exc:
+                    # A DSL rule the annotation breaks (`M / 2`), already at its parameter.
+                    raise exc.with_traceback(None) from None
                 except Exception as exc:
                     raise semantic.error(
                         f"the annotation of parameter '{p.name}' ({p.annotation}) cannot be "
@@ -252,7 +260,33 @@ def _read_params(
                     "for a tensor, or a dtype such as T.int32 or T.float32 for a scalar"
                 )
             params.append(Param(p.name, annotation, where))
+    _check_recoverable(params, annotations)
     return tuple(params)
+
+
+def _check_recoverable(params: list[Param], annotations: dict[str, SourceLoc]) -> None:
+    """A dim expression (`T.ceildiv(K, 128)`) is computed from symbolic dims that some
+    tensor parameter has plainly: a call gives their sizes, from which the runtime
+    checks the expression's dim and the kernel computes its value. A dim used only
+    inside expressions would have to be solved for, which tilec does not do."""
+    tensors = [p for p in params if isinstance(p.type, TensorType)]
+    plain = {
+        d.name
+        for p in tensors
+        for d in p.type.shape  # type: ignore[union-attr]
+        if isinstance(d, SymbolicDim) and not isinstance(d, DimExpr)
+    }
+    for p in tensors:
+        for axis, d in enumerate(p.type.shape):  # type: ignore[union-attr]
+            missing = [n for n in d.symbols() if n not in plain] if isinstance(d, DimExpr) else []
+            if missing:
+                raise DSLError(
+                    f"T.Tensor dim {axis} of '{p.name}' is {d.name}, but dim '{missing[0]}' is "
+                    "not a dim of any tensor parameter by itself, so it cannot be recovered "
+                    f"from the arguments; add a tensor parameter that has {missing[0]} as a "
+                    f"dim, or make {missing[0]} a Python int",
+                    annotations.get(p.name, p.loc),
+                )
 
 
 # The kernels being traced in this context, outermost first: one that is
@@ -288,7 +322,7 @@ class PrimFunc:
         source = _read_source(fn)
         self.loc = source.function
         self._value_returns = source.value_returns
-        self.params = _read_params(fn, namespace, self.loc, source.params)
+        self.params = _read_params(fn, namespace, self.loc, source.params, source.annotations)
         self._text: str | None = None
         self._outputs: int | None = None
 
@@ -386,6 +420,7 @@ class PrimFunc:
             trace = Trace(context, function)
             with builder.tracing(trace):
                 body = trace.open(RegionKind.FUNCTION, block, self.loc)
+                self._bind_dims(trace, block.arguments)
                 args = [
                     self._bind(trace, p, a)
                     for p, a in zip(self.params, block.arguments, strict=True)
@@ -410,14 +445,30 @@ class PrimFunc:
                 return Scalar(arg, dtype, body)
             with at(param.loc):
                 return semantic.convert(Scalar(arg, index, body), dtype)
-        dims = semantic.symbolic_dims(trace)
-        with at(param.loc):
-            for axis, d in enumerate(param.type.shape):
-                if isinstance(d, SymbolicDim) and d.name not in dims:
-                    dims[d.name] = Scalar(builder.dim(arg, axis), index, body)
         return Buffer(
             arg, param.type.shape, param.type.dtype, "global", param.name, body, param.loc
         )
+
+    def _bind_dims(self, trace: Trace, arguments: Sequence[ir.Value]) -> None:
+        """The value of each symbolic dim: the size of the first tensor that has it
+        plainly; then each dim expression's, computed from those (so every tensor's
+        dims are known before any expression needs them)."""
+        dims = semantic.symbolic_dims(trace)
+        tensors = [
+            (p, a) for p, a in zip(self.params, arguments, strict=True)
+            if isinstance(p.type, TensorType)
+        ]
+        for param, arg in tensors:
+            with at(param.loc):
+                for axis, d in enumerate(param.type.shape):  # type: ignore[union-attr]
+                    plain = isinstance(d, SymbolicDim) and not isinstance(d, DimExpr)
+                    if plain and d.name not in dims:
+                        dims[d.name] = Scalar(builder.dim(arg, axis), index, trace.current)
+        for param, _ in tensors:
+            with at(param.loc):
+                for d in param.type.shape:  # type: ignore[union-attr]
+                    if isinstance(d, DimExpr) and d.name not in dims:
+                        dims[d.name] = semantic.derived_value(d)
 
 
 def _verify(module: ir.Module) -> None:

@@ -265,8 +265,9 @@ def empty(shape: object, dtype_name: object) -> v.Buffer:
     """`C = T.empty(shape, dtype)`: an output tensor, a new last parameter of the kernel.
 
     As in TileLang the kernel returns it (`return C`); the caller allocates it
-    (the runtime's `out_idx`), so its dims are Python ints or dims of the
-    input tensors.
+    (the runtime's `out_idx`), so its dims are Python ints, dims of the input
+    tensors or expressions of these made outside the kernel's body
+    (`T.ceildiv(K, 128)`).
     """
     what = "T.empty"
     trace = require_trace(what)
@@ -282,12 +283,17 @@ def empty(shape: object, dtype_name: object) -> v.Buffer:
             d = v.SymbolicDim(d)
         if isinstance(d, v.SymbolicDim) and d.name in symbolic_dims(trace):
             dims.append(d)
+        elif isinstance(d, v.DimExpr) and set(d.symbols()) <= symbolic_dims(trace).keys():
+            # The caller computes it as the kernel does (`T.ceildiv(K, 128)`).
+            symbolic_dims(trace)[d.name] = derived_value(d)
+            dims.append(d)
         elif size is not None and size >= 0:
             dims.append(size)
         else:
             raise error(
                 f"{what}: dim {axis} must be a Python int or a dim of an input tensor (a "
-                f"T.symbolic name), so that the caller can allocate it, but got {_describe(d)}"
+                "T.symbolic name, or an expression of them made outside the kernel's body), so "
+                f"that the caller can allocate it, but got {_describe(d)}"
             )
     dtype = as_dtype(dtype_name, what)
     here = site()
@@ -410,12 +416,64 @@ def check_result(trace: Trace, result: object) -> None:
 
 
 def dim_value(dim: v.SymbolicDim) -> v.Scalar:
+    """The value of a symbolic dim in the kernel: bound by the tensor parameters that
+    have it (see PrimFunc), or, for a dim expression that is no tensor's dim, computed
+    here from the dims it uses."""
+    if builder.active() is None:
+        raise error(
+            f"symbolic dim '{dim.name}' can only be used inside the body of a @T.prim_func "
+            f"kernel, or in a T.Tensor dim as {DIM_OPERATIONS} of symbolic dims and ints"
+        )
     trace = require_trace(f"symbolic dim '{dim.name}'")
     value = symbolic_dims(trace).get(dim.name)
+    if value is None and isinstance(dim, v.DimExpr):
+        return derived_value(dim)
     if value is None:
         raise error(
             f"symbolic dim '{dim.name}' is not a dim of any T.Tensor parameter of this kernel"
         )
+    return value
+
+
+# -- dims computed from symbolic dims -------------------------------------------
+# TileLang's tensor shapes are expressions (`T.ceildiv(K, 128)`): outside a
+# kernel's body, where a symbolic dim has no value yet, the integer operations
+# on symbolic dims record the expression, a `DimExpr`, for a T.Tensor dim.
+
+DIM_OPERATIONS = "+ - * // % T.ceildiv T.min T.max"
+
+
+def _has_dim(*operands: object) -> bool:
+    return any(isinstance(x, v.SymbolicDim) for x in operands)
+
+
+def dim_expression(op: str, lhs: object, rhs: object, what: str) -> v.DimExpr:
+    """`lhs op rhs` on symbolic dims and ints outside a kernel: the dim expression."""
+    if op not in v.DimExpr.PRECEDENCE and op not in v.DimExpr.CALLS:
+        raise error(
+            f"{what} on symbolic dims outside a kernel: a T.Tensor dim computed from symbolic "
+            f"dims may use {DIM_OPERATIONS} on them and on ints"
+        )
+    operands: list[int | v.SymbolicDim] = []
+    for x in (lhs, rhs):
+        size = python_int(x, what)
+        if not isinstance(x, v.SymbolicDim) and size is None:
+            raise error(
+                f"{what} on symbolic dims outside a kernel: a T.Tensor dim is computed from "
+                f"symbolic dims and Python ints, but got {_describe(x)}"
+            )
+        operands.append(x if size is None else size)
+    if op in ("//", "%", "ceildiv") and isinstance(operands[1], int):
+        check_divisor(operands[1], what)
+    return v.DimExpr(op, (operands[0], operands[1]))
+
+
+def derived_value(dim: v.DimExpr) -> v.Scalar:
+    """The value of a dim expression, computed as the same expression written in the
+    kernel's body would be: from the values of the dims it uses."""
+    lhs, rhs = dim.operands
+    value = ceildiv(lhs, rhs) if dim.op == "ceildiv" else binary(dim.op, lhs, rhs)
+    assert isinstance(value, v.Scalar), "a dim expression uses a symbolic dim"
     return value
 
 
@@ -526,7 +584,7 @@ _PYTHON_BINARY: dict[str, Callable[[Number, Number], Number]] = {
 }
 
 
-def binary(op: str, lhs: object, rhs: object) -> v.Scalar | Number:
+def binary(op: str, lhs: object, rhs: object) -> v.Scalar | v.DimExpr | Number:
     """`lhs op rhs` for the arithmetic and bit operators, `max` and `min`.
 
     Two Python numbers are combined by Python: they are constants of the trace.
@@ -535,8 +593,11 @@ def binary(op: str, lhs: object, rhs: object) -> v.Scalar | Number:
     numpy's floor_divide and mod. By an integer zero known at run time both
     give what the target defines for division: 0 on cpu (as numpy), so
     `x % 0` is 0, not x; by a float zero, `%` is NaN and `//` is `x / 0`.
+    Outside a kernel's body, on symbolic dims, it is a `DimExpr`.
     """
     what = f"'{op}'" if op not in ("max", "min") else f"T.{op}"
+    if builder.active() is None and _has_dim(lhs, rhs):
+        return dim_expression(op, lhs, rhs, what)
     x, y = operand(lhs, what), operand(rhs, what)
     if not isinstance(x, v.Scalar) and not isinstance(y, v.Scalar):
         return _PYTHON_BINARY[op](x, y)
@@ -683,7 +744,9 @@ def cast(x: object, dtype_name: object) -> v.Scalar:
     return convert(a, dtype)
 
 
-def ceildiv(lhs: object, rhs: object) -> v.Scalar | int:
+def ceildiv(lhs: object, rhs: object) -> v.Scalar | v.DimExpr | int:
+    if builder.active() is None and _has_dim(lhs, rhs):
+        return dim_expression("ceildiv", lhs, rhs, "T.ceildiv")
     x, y = operand(lhs, "T.ceildiv"), operand(rhs, "T.ceildiv")
     if not isinstance(x, v.Scalar) and not isinstance(y, v.Scalar):
         if isinstance(x, float) or isinstance(y, float):

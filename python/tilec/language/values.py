@@ -2,12 +2,13 @@
 
 While a kernel is traced its parameters, block indices, loop variables and
 everything computed from them are proxies for MLIR values: `Scalar` (one
-value with a DSL dtype), `SymbolicDim` (a tensor dim known only at run time),
-`Buffer` (a tensor or tile; a `Var` is a one-element one that reads as its
-value), and what indexing a buffer gives: an `Element` (a loaded element that
-can also serve as the start of a region) or a `BufferRegion` (a sliced
-region). An index `Scalar` may carry its `Affine` form, with which T.copy
-checks slice extents.
+value with a DSL dtype), `SymbolicDim` (a tensor dim known only at run time;
+a `DimExpr` is one computed from others, `T.ceildiv(K, 128)`), `Buffer` (a
+tensor or tile; a `Var` is a one-element one that reads as its value), and
+what indexing a buffer gives: an `Element` (a loaded element that can also
+serve as the start of a region) or a `BufferRegion` (a sliced region). An
+index `Scalar` may carry its `Affine` form, with which T.copy checks slice
+extents.
 
 These classes are plain data. What Python's operators, subscripts and truth
 tests mean on them is a rule of the semantic layer, so `semantic` attaches
@@ -84,6 +85,61 @@ class SymbolicDim(Expr):
 
     def __repr__(self) -> str:
         return f"T.symbolic({self.name!r})"
+
+
+class DimExpr(SymbolicDim):
+    """A tensor dim computed from symbolic dims and ints (`T.ceildiv(K, 128)`, `2 * N`),
+    as TileLang's shapes are PrimExprs: what `+ - * // %`, T.ceildiv, T.min and T.max
+    give on symbolic dims outside a kernel's body, where there is no value to compute.
+
+    Its `name` is its text in Python syntax (`ceildiv(K, 128)`): dims compare by
+    name, the tensor's `tile.dims` carries it, and the runtime evaluates it to check
+    a call's shapes. In a kernel it is the expression's value.
+    """
+
+    __slots__ = ("op", "operands")
+
+    # The infix operators by binding strength; the others are written as calls.
+    PRECEDENCE = {"+": 1, "-": 1, "*": 2, "//": 2, "%": 2}
+    CALLS = ("ceildiv", "min", "max")
+
+    def __init__(self, op: str, operands: tuple[int | SymbolicDim, int | SymbolicDim]):
+        self.op = op
+        self.operands = operands
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        lhs, rhs = (_operand_text(x) for x in self.operands)
+        if self.op in self.CALLS:
+            return f"{self.op}({lhs}, {rhs})"
+        strength = self.PRECEDENCE[self.op]
+        # Parentheses where Python would group otherwise: `(M + 1) * 2`, `M - (N - 1)`.
+        if _binds_weaker(self.operands[0], strength):
+            lhs = f"({lhs})"
+        if _binds_weaker(self.operands[1], strength + 1):
+            rhs = f"({rhs})"
+        return f"{lhs} {self.op} {rhs}"
+
+    def symbols(self) -> tuple[str, ...]:
+        """The names of the plain symbolic dims it is computed from, in order of use."""
+        found: dict[str, None] = {}
+        for x in self.operands:
+            if isinstance(x, DimExpr):
+                found.update(dict.fromkeys(x.symbols()))
+            elif isinstance(x, SymbolicDim):
+                found[x.name] = None
+        return tuple(found)
+
+    def __repr__(self) -> str:
+        return f"<dim {self.name}>"
+
+
+def _operand_text(x: int | SymbolicDim) -> str:
+    return x.name if isinstance(x, SymbolicDim) else f"({x})" if x < 0 else str(x)
+
+
+def _binds_weaker(x: int | SymbolicDim, strength: int) -> bool:
+    return isinstance(x, DimExpr) and DimExpr.PRECEDENCE.get(x.op, 3) < strength
 
 
 Dim = int | SymbolicDim

@@ -37,7 +37,7 @@ from tilec.runtime.compiler import TILE_STAGE, CompiledKernel
 from tilec.runtime.signature import Param
 from tilec.targets import TargetDescription
 
-FORMAT = 3
+FORMAT = 4
 _TILE = "kernel.tile.mlir"
 _META = "meta.json"
 

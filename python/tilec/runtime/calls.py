@@ -10,8 +10,9 @@ and is an error for the others.
 
 With `out_idx=[-1]` a kernel `gemm(A, B, C)` is called as `C = gemm(A, B)`:
 the parameters at those positions are not passed but allocated, with their
-static dims and, for a symbolic dim, the size the inputs give that name,
-and returned (one array, or a tuple of them in parameter order).
+static dims and, for a symbolic dim, the size the inputs give that name
+(for an expression of symbolic dims, `T.ceildiv(K, 128)`, its value for
+those), and returned (one array, or a tuple of them in parameter order).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tilec.runtime.signature import ArgumentError, Param, numpy_dtype
+from tilec.runtime.signature import ArgumentError, Param, derived_size, numpy_dtype
 
 
 def output_positions(out_idx: int | Sequence[int] | None, count: int) -> tuple[int, ...]:
@@ -56,14 +57,15 @@ def on_device(value: object) -> bool:
         return False
 
 
-def _sizes_by_name(params: Sequence[Param], args: Sequence[object]) -> dict[str, int]:
-    sizes: dict[str, int] = {}
+def _sizes_by_name(params: Sequence[Param], args: Sequence[object]) -> dict[str, tuple[int, str]]:
+    """The size of each symbolic dim of the inputs, with the input it comes from."""
+    sizes: dict[str, tuple[int, str]] = {}
     for param, arg in zip(params, args, strict=True):
         shape = tuple(getattr(arg, "shape", ()))
         if param.is_array and hasattr(arg, "shape") and len(shape) == len(param.dim_names):
             for name, size in zip(param.dim_names, shape, strict=True):
                 if name is not None:
-                    sizes.setdefault(name, size)
+                    sizes.setdefault(name, (int(size), param.name))
     return sizes
 
 
@@ -125,13 +127,20 @@ def call_arguments(
         assert param.shape is not None
         names = param.dim_names or (None,) * len(param.shape)
         for dim, (size, name) in enumerate(zip(param.shape, names, strict=True)):
-            if size is None:
+            if size is None and param.dim_expr(dim) is not None:
+                size, origin = derived_size(param, dim, sizes)
+                if size < 0:
+                    raise ArgumentError(
+                        f"cannot allocate output '{param.name}': its dim {dim} "
+                        f"({param.dim_exprs[dim]}) is {size} with {origin}"
+                    )
+            elif size is None:
                 if name is None or name not in sizes:
                     raise ArgumentError(
                         f"cannot allocate output '{param.name}': its dim {dim} "
                         f"({name or '?'}) is not the size of any input's dim"
                     )
-                size = sizes[name]
+                size = sizes[name][0]
             shape.append(size)
         output = np.zeros(shape, numpy_dtype(param.element))
         args.append(output)

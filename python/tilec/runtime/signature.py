@@ -10,7 +10,9 @@ attributes, so that errors speak the user's names:
 
 Without them, parameters are called arg0, arg1, ... and each dynamic dim is
 free. A symbolic dim that occurs in several parameters must have one value
-in a call. An array the kernel may write (found once, from the tile IR)
+in a call, and a dim named by an expression of symbolic dims
+(`tile.dims = ["M", "ceildiv(K, 128)"]`, see `dim_exprs`) must be its value
+for those. An array the kernel may write (found once, from the tile IR)
 must be writeable, and an integer scalar must fit its type. How the checked
 arguments reach the kernel is each backend's driver's business
 (`tilec.backends`).
@@ -18,11 +20,14 @@ arguments reach the kernel is each backend's driver's business
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from mlir import ir
+
+from tilec.runtime import dim_exprs
+from tilec.runtime.dim_exprs import DimExpr
 
 
 class ArgumentError(TypeError):
@@ -68,9 +73,12 @@ _UNSIGNED = {f"uint{bits}": f"ui{bits}" for bits in (8, 16, 32, 64)}
 class Param:
     """One parameter: an array (`shape` with None for dynamic dims) or a scalar.
 
-    `written` says whether the kernel may write the array (see `written_arguments`);
-    `dtype`, for an integer scalar passed as `index` that the kernel sees as a
-    narrower or unsigned dtype (`uint8`), is that dtype, whose range a call checks.
+    `dim_names` names its symbolic dims (None for the others) and `dim_exprs` has
+    the text of each dim that is an expression of them (None for the others, or
+    empty when there is none). `written` says whether the kernel may write the
+    array (see `written_arguments`); `dtype`, for an integer scalar passed as
+    `index` that the kernel sees as a narrower or unsigned dtype (`uint8`), is
+    that dtype, whose range a call checks.
     """
 
     name: str
@@ -79,18 +87,31 @@ class Param:
     dim_names: tuple[str | None, ...] = ()
     written: bool = False
     dtype: str | None = None
+    dim_exprs: tuple[str | None, ...] = ()
 
     @property
     def is_array(self) -> bool:
         return self.shape is not None
 
+    def dim_expr(self, dim: int) -> DimExpr | None:
+        """Dim `dim` as an expression of symbolic dims, if it is one."""
+        text = self.dim_exprs[dim] if dim < len(self.dim_exprs) else None
+        return None if text is None else dim_exprs.parse(text)
+
     def describe_shape(self) -> str:
         assert self.shape is not None
         parts = [
-            str(size) if size is not None else (self.dim_names[i] or "?")
+            str(size) if size is not None else self._dim_label(i)
             for i, size in enumerate(self.shape)
         ]
         return "(" + ", ".join(parts) + (",)" if len(parts) == 1 else ")")
+
+    def _dim_label(self, dim: int) -> str:
+        """What a dynamic dim is called: its symbolic name or expression, else `?`."""
+        for labels in (self.dim_names, self.dim_exprs):
+            if dim < len(labels) and labels[dim]:
+                return labels[dim]  # type: ignore[return-value]
+        return "?"
 
     def to_json(self) -> dict:
         return {
@@ -98,6 +119,7 @@ class Param:
             "element": self.element,
             "shape": None if self.shape is None else list(self.shape),
             "dim_names": list(self.dim_names),
+            "dim_exprs": list(self.dim_exprs),
             "written": self.written,
             "dtype": self.dtype,
         }
@@ -112,6 +134,7 @@ class Param:
             tuple(data["dim_names"]),
             data["written"],
             data.get("dtype"),
+            tuple(data["dim_exprs"]),
         )
 
 
@@ -190,15 +213,21 @@ def entry_params(func: ir.Operation) -> list[Param]:
             memref = ir.MemRefType(type_)
             shape = tuple(None if ir.ShapedType.is_dynamic_size(d) else d for d in memref.shape)
             dims: tuple[str | None, ...] = (None,) * len(shape)
+            exprs: tuple[str | None, ...] = ()
             if attrs is not None and "tile.dims" in attrs:
                 texts = [ir.StringAttr(a).value for a in ir.ArrayAttr(attrs["tile.dims"])]
-                dims = tuple(None if t.isdigit() else t for t in texts)
+                derived = [dim_exprs.parse(t) is not None for t in texts]
+                dims = tuple(
+                    None if t.isdigit() or d else t for t, d in zip(texts, derived, strict=True)
+                )
+                if any(derived):
+                    exprs = tuple(t if d else None for t, d in zip(texts, derived, strict=True))
             element = str(memref.element_type)
             if attrs is not None and "tile.dtype" in attrs:
                 # Unsigned tensors are signless memrefs; the DSL names their
                 # dtype, so that they take numpy's unsigned arrays.
                 element = _UNSIGNED[ir.StringAttr(attrs["tile.dtype"]).value]
-            params.append(Param(name, element, shape, dims, written[i]))
+            params.append(Param(name, element, shape, dims, written[i], dim_exprs=exprs))
         else:
             dtype = None
             if attrs is not None and "tile.dtype" in attrs:
@@ -212,18 +241,23 @@ def _shape_text(shape: Sequence[int]) -> str:
 
 
 def check_arguments(kernel: str, params: Sequence[Param], args: Sequence[object]) -> None:
-    """Raises ArgumentError naming the first parameter that `args` do not fit."""
+    """Raises ArgumentError naming the first parameter that `args` do not fit.
+
+    Dims that are expressions of symbolic dims are checked once all the
+    symbolic dims have their sizes, whichever arguments give them."""
     if len(args) != len(params):
         names = ", ".join(p.name for p in params)
         raise ArgumentError(
             f"kernel '{kernel}' expects {len(params)} arguments ({names}) but got {len(args)}"
         )
     bound: dict[str, tuple[int, str]] = {}
+    shapes: list[tuple[Param, tuple[int, ...]]] = []
     for param, arg in zip(params, args, strict=True):
         if not param.is_array:
             _check_scalar(param, arg)
             continue
         shape = _check_array(param, arg)
+        shapes.append((param, shape))
         for dim, name in enumerate(param.dim_names):
             if name is None:
                 continue
@@ -235,6 +269,42 @@ def check_arguments(kernel: str, params: Sequence[Param], args: Sequence[object]
                     f"has {name} = {other_size}"
                 )
             bound.setdefault(name, (size, param.name))
+    for param, shape in shapes:
+        for dim, text in enumerate(param.dim_exprs):
+            if text is None:
+                continue
+            expected, origin = derived_size(param, dim, bound)
+            if shape[dim] != expected:
+                raise ArgumentError(
+                    f"argument '{param.name}' expects dim {dim} to be {text} = {expected}, "
+                    f"with {origin}, but got {shape[dim]} (shape {_shape_text(shape)})"
+                )
+
+
+def derived_size(
+    param: Param, dim: int, bound: Mapping[str, tuple[int, str]]
+) -> tuple[int, str]:
+    """The size of dim `dim` of `param`, an expression of symbolic dims, for their
+    sizes in `bound` (each with the argument it comes from), and the words that say
+    where these come from ("K = 300 from argument 'A'")."""
+    expr = param.dim_expr(dim)
+    assert expr is not None, f"dim {dim} of {param.name} is an expression"
+    missing = [name for name in expr.names if name not in bound]
+    if missing:
+        raise ArgumentError(
+            f"argument '{param.name}' has dim {dim} = {expr.text}, but no argument has a dim "
+            f"{missing[0]} to compute it from"
+        )
+    origin = ", ".join(
+        f"{name} = {bound[name][0]} from argument '{bound[name][1]}'" for name in expr.names
+    )
+    try:
+        return expr.value({name: bound[name][0] for name in expr.names}), origin
+    except ZeroDivisionError:
+        raise ArgumentError(
+            f"argument '{param.name}' has dim {dim} = {expr.text}, which divides by zero with "
+            f"{origin}"
+        ) from None
 
 
 # The width of each integer scalar type that is checked against its range:
