@@ -5,6 +5,7 @@ The pass resolves each tile op of a function to its one ascend lowering
 tiles: `buffers.py`), reporting at the op when none or several apply,
 before it rewrites anything. It lowers the ops in phases (data movement and
 compute, then element-wise regions, loops, tiles and the grid last), then
+turns global scratch into arguments the host allocates (`global_scratch`),
 retypes every memref to its NPU memory (GM arguments to `#ascend.mem<gm>`)
 and marks a function that held a `tile.kernel` as an `ascend.kernel`: `aic`
 when its buffers are cube buffers, `aiv` otherwise.
@@ -40,6 +41,7 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import lower_ops, resolve_all
 from tilec.passes.conversion.tile_to_ascend import (  # noqa: F401 (they register their lowerings)
     buffers,
+    global_scratch,
     kernel,
     vector_copy,
     vector_fill,
@@ -111,6 +113,8 @@ class ConvertTileToAscendPass(Pass):
                 for marker in (buffers.SCRATCH, buffers.IOTA):
                     if marker in alloc.attributes:
                         del alloc.attributes[marker]
+            if is_kernel:
+                global_scratch.scratch_to_arguments(op)
             irb.retype(op, buffers.ascend_type)
             seal_cores(op)
             if is_kernel:

@@ -26,8 +26,11 @@ from tilec.passes.registry import PassFailure
 SIDE = "ascend.split_side"
 CONTROL = frozenset({"scf.for", "scf.if", "scf.while", "scf.execute_region", "scf.index_switch",
                      "tile.pipelined"})
+VIEWS = ("memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast",
+         "memref.reinterpret_cast")
+"""Views: of a tile, on the tile's side (`kind_of` sees the tile); of GM, on both."""
 _PURE_PREFIXES = ("arith.", "index.", "affine.apply", "affine.min", "affine.max", "memref.dim",
-                  "ascend.block_idx", "ascend.block_num", "math.")
+                  "ascend.block_idx", "ascend.block_num", "math.", *VIEWS)
 
 
 def _fail(op: ir.Operation, message: str) -> PassFailure:

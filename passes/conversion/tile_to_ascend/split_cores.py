@@ -82,6 +82,7 @@ from tilec.passes.conversion.tile_to_ascend import (
     row_halves,
 )
 from tilec.passes.conversion.tile_to_ascend.cross_core_pipelining import STAGE_END, STAGE_START
+from tilec.passes.conversion.tile_to_ascend.global_scratch import append_argument
 from tilec.passes.conversion.tile_to_ascend.handoff_rings import HANDOFF, Handoff
 from tilec.passes.conversion.tile_to_ascend.kernel import SPREAD
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
@@ -120,19 +121,18 @@ def _pre_order(root: ir.Operation) -> list[ir.Operation]:
 def _add_workspace(func: ir.Operation, hand: Handoff, slots: int) -> ir.Value:
     """A GM workspace argument at the end of `func`: `slots` tiles per AI core."""
     type_ = ir.MemRefType.get([ir.ShapedType.get_dynamic_size(), hand.cols], hand.element)
-    entry = func.regions[0].blocks[0]
-    workspace = entry.add_argument(type_, func.location)
-    signature = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
-    func.attributes["function_type"] = ir.TypeAttr.get(
-        ir.FunctionType.get([*signature.inputs, type_], signature.results))
     rows = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), slots * hand.rows)
-    mark = ir.DictAttr.get({WORKSPACE: rows})
-    if "arg_attrs" in func.attributes:
-        old = list(ir.ArrayAttr(func.attributes["arg_attrs"]))
-    else:
-        old = [ir.DictAttr.get({})] * len(signature.inputs)
-    func.attributes["arg_attrs"] = ir.ArrayAttr.get([*old, mark])
-    return workspace
+    return append_argument(func, type_, {WORKSPACE: rows})
+
+
+def _viewed(value: ir.Value) -> ir.Value:
+    """The buffer a view (of a view...) of `value` shows: a use of a view is
+    a use of its tile."""
+    owner = value.owner
+    while isinstance(owner, ir.Operation | ir.OpView) and owner.name in core_sides.VIEWS:
+        value = owner.operands[0]
+        owner = value.owner
+    return value
 
 
 @dataclass
@@ -146,6 +146,7 @@ class _Kinds:
     order: dict[ir.Operation, int]
 
     def of_use(self, op: ir.Operation, value: ir.Value) -> str | None:
+        value = _viewed(value)
         if value in self.down:
             return "vector" if self.order[op] >= self.down[value] else "cube"
         if value in self.cube:
@@ -294,6 +295,15 @@ def _join_kernels(func: ir.Operation) -> None:
                 ascend.sync_all()
 
 
+def _order_kernels(kernels: list[ir.Operation]) -> None:
+    """The kernels of a function of one core kind run one after the other
+    too: an `ascend.sync_all` before each after the first, as it may read
+    what any core of an earlier one wrote (global scratch, an output)."""
+    for kernel in kernels[1:]:
+        with ir.InsertionPoint(kernel), kernel.location:
+            ascend.sync_all()
+
+
 def seal_cores(func: ir.Operation) -> bool:
     """Turns the marked regions of a lowered mix kernel into `ascend.core`
     regions (convert-tile-to-ascend calls it once the function is a kernel);
@@ -335,3 +345,5 @@ class AscendSplitCoresPass(Pass):
             mixed = [k for k in kernels if _split(op, k, int(self.slots), flag_ids)]
             if mixed and len(kernels) > 1:
                 _join_kernels(op)
+            elif len(kernels) > 1:
+                _order_kernels(kernels)

@@ -274,3 +274,57 @@ def test_running_out_of_event_ids_shrinks_multi_buffering_and_says_so():
     z = np.zeros_like(x)
     kernel(x, x, z)
     np.testing.assert_array_equal(z, 2 * x)
+
+
+N_ROWS = T.dynamic("N")
+
+
+@T.prim_func
+def shifted_through_scratch(X: T.Tensor((N_ROWS,), "float32"), Y: T.Tensor((N_ROWS,), "float32")):
+    scratch = T.alloc_global((N_ROWS,), "float32")
+    with T.Kernel(T.ceildiv(N_ROWS, 64)) as b:
+        t = T.alloc_fragment((64,), "float32")
+        T.copy(X[b * 64], t)
+        for i in T.Parallel(64):
+            t[i] = t[i] + 1
+        T.copy(t, scratch[b * 64])
+    with T.Kernel(1):
+        first = T.alloc_fragment((64,), "float32")
+        T.copy(scratch[0], first)
+        T.copy(first, Y[0])
+
+
+def test_the_disk_cache_keeps_global_scratch(tmp_path, monkeypatch):
+    """The cached IR carries the scratch argument and its sizes (jit
+    specializes the shapes: 100 rows), so a kernel loaded from disk
+    allocates it too."""
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    for _ in range(2):  # compiled, then loaded from disk
+        x = np.arange(100, dtype=np.float32)
+        y = np.zeros_like(x)
+        tilec.jit(shifted_through_scratch, target="ascend:910b")(x, y)
+        np.testing.assert_array_equal(y[:64], x[:64] + 1)
+        np.testing.assert_array_equal(y[64:], 0)
+    entries = list(tmp_path.glob("*/kernel.ascend.mlir"))
+    assert len(entries) == 1
+    assert "ascend.scratch = [100]" in entries[0].read_text()
+
+
+def test_workspaces_and_scratch_are_allocated_in_argument_order():
+    """A mix kernel with scratch: the workspaces of its handoffs (zeroed,
+    block_dim x rows) come before the scratch (sized from the call's
+    arguments, all-ones bytes: not initialized, as on cpu)."""
+    from tilec.backends.ascend.driver import extra_arguments
+
+    mla = example("mla_decode").mla_decode(1, 16, 100, 64, 16, dtype="float32", num_split=2,
+                                           block_H=16, block_N=32)
+    kernel = tilec.compile(mla, target="ascend", profile="910b")
+    func = kernel.binary.program.func
+    args = [np.zeros((1, 16, 64), np.float32), np.zeros((1, 16, 16), np.float32),
+            np.zeros((1, 100, 64), np.float32), np.zeros((1, 100, 16), np.float32),
+            np.zeros((1, 16, 64), np.float32)]
+    arrays = extra_arguments(func, 3, args)
+    scratch = [a for a in arrays if np.isnan(a).all()]
+    workspaces = arrays[:len(arrays) - len(scratch)]
+    assert workspaces and all(not w.any() and w.shape[0] % 3 == 0 for w in workspaces)
+    assert [a.shape for a in scratch] == [(1, 2, 16, 64), (1, 2, 16)]

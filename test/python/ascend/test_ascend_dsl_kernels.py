@@ -32,9 +32,6 @@ NOT_ON_ASCEND = {
         "both blocks store the same tile to the same GM bytes, a write-after-write race "
         "the simulator reports"
     ),
-    "test_split_reduction_through_a_global_workspace": (
-        "T.alloc_global (a GM workspace) has no ascend lowering yet"
-    ),
 }
 
 

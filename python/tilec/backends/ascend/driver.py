@@ -20,6 +20,7 @@ from mlir import ir
 from tilec import ir as tilec_ir
 from tilec.backends.ascend.options import AscendOptions
 from tilec.backends.base import Binary, Driver, Launcher, Options
+from tilec.passes.conversion.tile_to_ascend.global_scratch import SCRATCH, scratch_sizes
 from tilec.runtime.signature import Param
 from tilec.sim import SimError, SimResult, simulate
 from tilec.sim.api import load_program
@@ -91,21 +92,31 @@ WORKSPACE_ATTRIBUTE = "ascend.workspace"
 many rows per AI core (set by `tilec.passes.conversion.tile_to_ascend.split_cores`)."""
 
 
-def workspaces(func: ir.Operation, block_dim: int) -> list[np.ndarray]:
-    """Zeroed GM workspaces for the trailing workspace arguments of a mix
-    kernel: `rows` per AI core of the launch, the argument's other extents."""
+def extra_arguments(func: ir.Operation, block_dim: int, args: Sequence[object]
+                    ) -> list[np.ndarray]:
+    """The GM buffers of the trailing arguments the kernel's parameters do not
+    have, allocated for one call with `args` (the parameters' values), in
+    argument order: a mix kernel's workspaces, zeroed (`rows` per AI core of
+    the launch, the argument's other extents), and global scratch
+    (`T.alloc_global`, `global_scratch.SCRATCH`) sized from `args` and, as on
+    cpu, not initialized: filled with all-ones bytes."""
     if "arg_attrs" not in func.attributes:
         return []
     arrays = []
     inputs = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs
     for attrs, type_ in zip(ir.ArrayAttr(func.attributes["arg_attrs"]), inputs, strict=True):
         attrs = ir.DictAttr(attrs)
-        if WORKSPACE_ATTRIBUTE not in attrs:
+        if WORKSPACE_ATTRIBUTE not in attrs and SCRATCH not in attrs:
             continue
-        rows = ir.IntegerAttr(attrs[WORKSPACE_ATTRIBUTE]).value
         memref = ir.MemRefType(type_)
         dtype = element_type(memref.element_type).compute_dtype
-        arrays.append(np.zeros((block_dim * rows, *memref.shape[1:]), dtype))
+        if WORKSPACE_ATTRIBUTE in attrs:
+            rows = ir.IntegerAttr(attrs[WORKSPACE_ATTRIBUTE]).value
+            arrays.append(np.zeros((block_dim * rows, *memref.shape[1:]), dtype))
+            continue
+        scratch = np.empty(scratch_sizes(ir.ArrayAttr(attrs[SCRATCH]), args), dtype)
+        scratch.view(np.uint8)[...] = 0xFF
+        arrays.append(scratch)
     return arrays
 
 
@@ -132,7 +143,7 @@ class AscendDriver(Driver):
         def launch(args: Sequence[object]) -> None:
             options = binary.options
             inputs = [_simulator_value(p, a) for p, a in zip(params, args, strict=True)]
-            inputs += workspaces(binary.program.func, binary.block_dim())
+            inputs += extra_arguments(binary.program.func, binary.block_dim(), inputs)
             result = simulate(
                 binary.program, inputs, profile=binary.profile, block_dim=binary.block_dim(),
                 trace=options.trace or None, max_steps=options.max_steps)

@@ -31,6 +31,12 @@ from tilec.backends.ascend.ascendc.text import (
 from tilec.backends.ascend.ascendc.vector import Vector
 from tilec.diagnostics import CompileError, error
 
+_INFIX = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divsi": "/",
+          "arith.divui": "/", "arith.floordivsi": "/", "arith.remsi": "%", "arith.remui": "%"}
+_MIN_MAX = {"arith.minsi": "min", "arith.minui": "min", "arith.maxsi": "max",
+            "arith.maxui": "max"}
+"""The size expressions of global scratch (`global_scratch`) as C++."""
+
 
 @dataclass
 class AscendCSource:
@@ -114,12 +120,16 @@ class Emitter(Statements, Sync, Copies, Cube, Vector):
         self.gm_decls: list[str] = []
         self.workspace_rows: dict[str, int] = {}
         self.workspace_bytes: dict[str, tuple[int, list[int], int]] = {}
+        attr_list = [ir.DictAttr(a) for a in arg_attrs] if arg_attrs is not None else []
+        # a kernel that hands several tiles between its cores has a workspace per tile
+        workspaces = [i for i, a in enumerate(attr_list) if "ascend.workspace" in a]
         for index, (arg, t) in enumerate(zip(block.arguments, func_type.inputs, strict=True)):
-            attrs = ir.DictAttr(arg_attrs[index]) if arg_attrs is not None else None
+            attrs = attr_list[index] if attr_list else None
             tile_name = (ir.StringAttr(attrs["tile.name"]).value
                          if attrs is not None and "tile.name" in attrs
-                         else "workspace" if attrs is not None and "ascend.workspace" in attrs
-                         else f"arg{index}")
+                         else ("workspace" if len(workspaces) == 1
+                               else f"workspace_{workspaces.index(index)}")
+                         if index in workspaces else f"arg{index}")
             name = ident(tile_name)
             if isinstance(t, ir.MemRefType):
                 mt = ir.MemRefType(t)
@@ -188,11 +198,12 @@ class Emitter(Statements, Sync, Copies, Cube, Vector):
 
     def launcher(self, name: str) -> str:
         params = ", ".join(f"{t} {n}" for t, n in self.params)
+        sizes, notes = self.scratch_sizes()
         host = ", ".join(("uint8_t* " + n) if t == "GM_ADDR" else f"{t} {n}"
-                         for t, n in self.params if n not in self.workspace_rows)
+                         for t, n in self.params if n not in self.workspace_rows
+                         and n not in sizes)
         args = ", ".join(f"static_cast<int64_t>(blockDim) * {self.workspace_rows[n]}"
                          if n in self.workspace_rows else n for _, n in self.params)
-        notes = []
         for ws, (rows, inner, size) in self.workspace_bytes.items():
             row_bytes = size
             for d in inner:
@@ -214,11 +225,60 @@ class Emitter(Statements, Sync, Copies, Cube, Vector):
             f"void launch_{name}(uint32_t blockDim, aclrtStream stream"
             f"{', ' if host else ''}{host})",
             "{",
+            *(f"    int64_t {n} = {size};" for n, size in sizes.items()),
             f"    {name}<<<blockDim, nullptr, stream>>>({args});",
             "}",
             "#endif",
             "",
         ])
+
+    def scratch_sizes(self) -> tuple[dict[str, str], list[str]]:
+        """For the global scratch arguments (`ascend.scratch`): the launcher's
+        values of the dims no other argument has (computed from the host's
+        arguments, not passed by the host), and a note per scratch saying
+        how many bytes the host allocates for it."""
+        arguments = list(self.func.regions[0].blocks[0].arguments)
+        if "arg_attrs" not in self.func.attributes:
+            return {}, []
+        scratch = [(arguments[i], ir.ArrayAttr(ir.DictAttr(a)["ascend.scratch"]))
+                   for i, a in enumerate(ir.ArrayAttr(self.func.attributes["arg_attrs"]))
+                   if "ascend.scratch" in ir.DictAttr(a)]
+        shared = {d for arg, tensor in self.tensors.items()
+                  if not any(arg == s for s, _ in scratch) for d in tensor.shape}
+
+        def cpp(expr: ir.Attribute) -> str:
+            if isinstance(expr, ir.IntegerAttr):
+                return str(ir.IntegerAttr(expr).value)
+            items = list(ir.ArrayAttr(expr))
+            kind = ir.StringAttr(items[0]).value
+            numbers = [ir.IntegerAttr(i).value for i in items[1:]] if kind in ("arg", "dim") else []
+            if kind == "arg":
+                return self.names[arguments[numbers[0]]]
+            if kind == "dim":
+                return self.tensors[arguments[numbers[0]]].shape[numbers[1]]
+            operands = [cpp(item) for item in items[1:]]
+            if len(operands) == 1:  # an integer cast
+                return operands[0]
+            a, b = operands
+            if kind in ("arith.ceildivsi", "arith.ceildivui"):
+                return f"(({a} + {b} - 1) / {b})"
+            if kind in _MIN_MAX:
+                return f"std::{_MIN_MAX[kind]}<int64_t>({a}, {b})"
+            return f"({a} {_INFIX[kind]} {b})"  # sizes are never negative: / and % floor
+
+        sizes: dict[str, str] = {}
+        notes = []
+        for arg, dims in scratch:
+            tensor = self.tensors[arg]
+            for name, dim in zip(tensor.shape, dims, strict=True):
+                if not name.isdigit() and name not in shared:
+                    sizes[name] = cpp(dim)
+            nbytes = " * ".join([*(sizes.get(d, d) for d in tensor.shape),
+                                 str(BYTES[tensor.element])])
+            notes.append(f"// {tensor.base.removesuffix('_gm')}: a GM buffer of {nbytes} bytes "
+                         "(not initialized, as on cpu), the global")
+            notes.append("// scratch (T.alloc_global) that the kernels of the function share.")
+        return sizes, notes
 
 
 def kernel_functions(module: ir.Module) -> list[ir.Operation]:
