@@ -574,18 +574,23 @@ LogicalResult CopyNd2NzOp::verify() {
       failed(verifyOffsets(*this, getSrcOffsets(), "src", 2)) ||
       failed(verifySizes(*this, getSizes(), 2, "[rows, cols]")) ||
       failed(verifySameElementType(*this, getSrc(), "src", getDst(), "dst")) ||
-      failed(verifyFractalElementType(*this, getDst(), "dst")) ||
-      failed(verifyFractalShape(*this, getDst(), "dst", Fractal::Nz, getSizes()[0],
-                                getSizes()[1])))
+      failed(verifyFractalElementType(*this, getDst(), "dst")))
+    return failure();
+  if (getTranspose() && getZz())
+    return emitOpError() << "expected at most one of transpose (Nz of the transpose) and zz";
+  int64_t rows = getSizes()[0], cols = getSizes()[1];
+  if (failed(getTranspose() ? verifyFractalShape(*this, getDst(), "dst", Fractal::Nz, cols, rows)
+             : getZz()      ? verifyFractalShape(*this, getDst(), "dst", Fractal::Zz, rows, cols)
+                            : verifyFractalShape(*this, getDst(), "dst", Fractal::Nz, rows, cols)))
     return failure();
   return verifyCorePlacement(*this, {getPipe()}, {getSrc(), getDst()});
 }
 
 /// Shared by the two L1 -> L0 loads: `dst` holds the rows x cols operand in
-/// `dstLayout`; `src` holds it in Nz, or its transpose in Nz.
+/// `dstLayout`; `src` holds it, or its transpose, in Nz (Zz with `zz`).
 static LogicalResult verifyL0Load(Operation *op, Value src, Value dst, MemSpace dstSpace,
                                   Fractal dstLayout, ArrayRef<int64_t> sizes, bool transpose,
-                                  StringRef form) {
+                                  bool zz, StringRef form) {
   if (failed(verifySpace(op, src, "src", {MemSpace::l1})) ||
       failed(verifySpace(op, dst, "dst", {dstSpace})) ||
       failed(verifySizes(op, sizes, 2, form)) ||
@@ -593,8 +598,9 @@ static LogicalResult verifyL0Load(Operation *op, Value src, Value dst, MemSpace 
       failed(verifyFractalElementType(op, dst, "dst")))
     return failure();
   int64_t rows = sizes[0], cols = sizes[1];
-  if (failed(transpose ? verifyFractalShape(op, src, "src", Fractal::Nz, cols, rows)
-                       : verifyFractalShape(op, src, "src", Fractal::Nz, rows, cols)) ||
+  Fractal srcLayout = zz ? Fractal::Zz : Fractal::Nz;
+  if (failed(transpose ? verifyFractalShape(op, src, "src", srcLayout, cols, rows)
+                       : verifyFractalShape(op, src, "src", srcLayout, rows, cols)) ||
       failed(verifyFractalShape(op, dst, "dst", dstLayout, rows, cols)))
     return failure();
   return verifyCorePlacement(op, {Pipe::mte1}, {src, dst});
@@ -604,14 +610,14 @@ Pipe LoadL0AOp::getPipe() { return Pipe::mte1; }
 
 LogicalResult LoadL0AOp::verify() {
   return verifyL0Load(*this, getSrc(), getDst(), MemSpace::l0a, Fractal::Zz, getSizes(),
-                      getTranspose(), "[M, K]");
+                      getTranspose(), getZz(), "[M, K]");
 }
 
 Pipe LoadL0BOp::getPipe() { return Pipe::mte1; }
 
 LogicalResult LoadL0BOp::verify() {
   return verifyL0Load(*this, getSrc(), getDst(), MemSpace::l0b, Fractal::Zn, getSizes(),
-                      getTranspose(), "[K, N]");
+                      getTranspose(), getZz(), "[K, N]");
 }
 
 Pipe MmadOp::getPipe() { return Pipe::m; }

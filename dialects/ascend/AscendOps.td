@@ -208,6 +208,19 @@ def Ascend_CopyNd2NzOp : Ascend_Op<"copy_nd2nz"> {
     tile-to-ascend lowering produces it for a `tile.copy` of a cube operand
     from global memory; `ascend.load_l0a`/`load_l0b` consume its output.
 
+    Two other L1 layouts serve 32-bit operands that the cube needs transposed
+    (no L1 -> L0 load transposes 16 x 8 fractals out of Nz):
+
+    - `{transpose}`: `dst` holds the Nz layout of the region's C x R transpose,
+      shape `(ceil(R/C0), ceil(C/16), 16, C0)`, element (r, c) at
+      `[r / C0, c / 16, c % 16, r % C0]` (AscendC `DataCopy(l1, gm,
+      Dn2NzParams{...})`, arch 3510: the GM matrix read column-major);
+    - `{zz}`: `dst` holds the region in Zz layout, shape
+      `(ceil(R/16), ceil(C/C0), 16, C0)`, element (r, c) at
+      `[r / 16, c / C0, r % 16, c % C0]` (one `Nd2NzParams` matrix per 16 rows),
+      where two fractals side by side are the 16 x 16 square that
+      `LoadDataWithTranspose` transposes (`ascend.load_l0a`/`load_l0b` `{zz}`).
+
     Example:
 
     ```mlir
@@ -223,7 +236,9 @@ def Ascend_CopyNd2NzOp : Ascend_Op<"copy_nd2nz"> {
   let arguments = (ins Arg<AnyMemRef, "row-major GM matrix", [MemRead]>:$src,
                        Variadic<Index>:$src_offsets,
                        Arg<AnyMemRef, "L1 buffer in Nz layout", [MemWrite]>:$dst,
-                       DenseI64ArrayAttr:$sizes);
+                       DenseI64ArrayAttr:$sizes,
+                       UnitAttr:$transpose,
+                       UnitAttr:$zz);
   let assemblyFormat = [{
     $src `[` $src_offsets `]` `,` $dst `sizes` $sizes attr-dict `:` type($src) `,` type($dst)
   }];
@@ -239,8 +254,11 @@ def Ascend_LoadL0AOp : Ascend_Op<"load_l0a"> {
     `dst` is its Zz layout, shape `(ceil(M/16), ceil(K/C0), 16, C0)` with
     element (m, k) at `[m/16, k/C0, m%16, k%C0]`. With `transpose`, `src`
     holds the K x M matrix in Nz layout, shape `(ceil(M/C0), ceil(K/16), 16, C0)`,
-    and it is transposed on the way (A = srcᵀ). MTE1 pipe; AscendC
-    `LoadData(..., LoadData2DParams{..., ifTranspose})`. Produced by the
+    and it is transposed on the way (A = srcᵀ). With `zz` (and `transpose`),
+    `src` holds that K x M matrix in Zz layout, shape `(ceil(K/16), ceil(M/C0),
+    16, C0)` (`ascend.copy_nd2nz {zz}`), whose 16 x 16 squares of two fractals
+    are transposed. MTE1 pipe; AscendC `LoadData(..., LoadData2DParams{...,
+    ifTranspose})`, with `zz` `LoadDataWithTranspose`. Produced by the
     tile-to-ascend lowering of `tile.gemm`; feeds `ascend.mmad`.
 
     Note: the optional `{transpose}` is the op's attribute dictionary and
@@ -264,6 +282,7 @@ def Ascend_LoadL0AOp : Ascend_Op<"load_l0a"> {
   let arguments = (ins Arg<AnyMemRef, "L1 buffer in Nz layout", [MemRead]>:$src,
                        Arg<AnyMemRef, "L0A buffer in Zz layout", [MemWrite]>:$dst,
                        UnitAttr:$transpose,
+                       UnitAttr:$zz,
                        DenseI64ArrayAttr:$sizes);
   let assemblyFormat = [{
     $src `,` $dst attr-dict `sizes` $sizes `:` type($src) `,` type($dst)
@@ -281,8 +300,12 @@ def Ascend_LoadL0BOp : Ascend_Op<"load_l0b"> {
     element (k, n) at `[k/C0, n/16, n%16, k%C0]` (the fractals are
     column-major). With `transpose`, `src` holds the N x K matrix in Nz
     layout, shape `(ceil(K/C0), ceil(N/16), 16, C0)` (byte-for-byte the Zn
-    layout of B), and B = srcᵀ. MTE1 pipe; AscendC `LoadData`. Produced by
-    the tile-to-ascend lowering of `tile.gemm`; feeds `ascend.mmad`.
+    layout of B), and B = srcᵀ. With `zz` (and no `transpose`), `src` holds
+    the K x N matrix in Zz layout, shape `(ceil(K/16), ceil(N/C0), 16, C0)`
+    (`ascend.copy_nd2nz {zz}`), whose 16 x 16 squares of two fractals are
+    transposed into Zn. MTE1 pipe; AscendC `LoadData`, with `zz`
+    `LoadDataWithTranspose`. Produced by the tile-to-ascend lowering of
+    `tile.gemm`; feeds `ascend.mmad`.
 
     Example:
 
@@ -302,6 +325,7 @@ def Ascend_LoadL0BOp : Ascend_Op<"load_l0b"> {
   let arguments = (ins Arg<AnyMemRef, "L1 buffer in Nz layout", [MemRead]>:$src,
                        Arg<AnyMemRef, "L0B buffer in Zn layout", [MemWrite]>:$dst,
                        UnitAttr:$transpose,
+                       UnitAttr:$zz,
                        DenseI64ArrayAttr:$sizes);
   let assemblyFormat = [{
     $src `,` $dst attr-dict `sizes` $sizes `:` type($src) `,` type($dst)

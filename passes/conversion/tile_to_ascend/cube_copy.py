@@ -3,7 +3,10 @@
 Each path of the cube has its instruction:
 
 - global -> L1: `ascend.copy_nd2nz` (row-major to Nz; reads past the tensor's
-  edge and the fractal padding are zero, so ragged tiles need nothing else);
+  edge and the fractal padding are zero, so ragged tiles need nothing else),
+  or to the layout the gemm lowering chose for a 32-bit operand it must
+  transpose (`cube_gemm.l1_layout`: `{zz}` on the 910b, `{transpose}`, the
+  Nz of the region's transpose, on the 950);
 - L0C -> global: `ascend.fixpipe` (Nz to row-major, the cast to the
   tensor's element type, writes past the edge dropped, and the ReLU of an
   epilogue that `tile-ascend-place-tiles` folded into the copy);
@@ -45,9 +48,12 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend import buffers
 from tilec.passes.conversion.tile_to_ascend.cube_gemm import (
+    L1_TRANSPOSED,
+    L1_ZZ,
     cleared_since,
     fractal_view,
     is_clear,
+    l1_layout,
     matrix_shape,
 )
 from tilec.passes.conversion.tile_to_ascend.place_tiles import MIXED, RELU, copy_operands
@@ -194,7 +200,10 @@ class CopyOnCube(TileOpLowering):
             if plan.path == ("gm", "l1"):
                 matrix, offsets = global_matrix(plan.src, plan.src_offsets, _extent(
                     op, plan.src, plan.dst))
-                ascend.copy_nd2nz(matrix, offsets, fractal_view(plan.dst), plan.sizes)
+                layout = l1_layout(plan.dst)
+                ascend.copy_nd2nz(matrix, offsets, fractal_view(plan.dst), plan.sizes,
+                                  transpose=True if layout == L1_TRANSPOSED else None,
+                                  zz=True if layout == L1_ZZ else None)
             elif plan.path[0] == "l0c":
                 acc = fractal_view(plan.src)
                 relu = True if RELU in op.attributes else None

@@ -35,11 +35,35 @@ becomes
       }
     }
 
-(the tile.clear itself is then erased by the cube fill lowering). A gemm
-under an `scf.if` inside such a loop is an error (the first iteration may
-skip it), and so is a clear that no gemm follows before the copy out. Not
-handled: a K loop that runs zero times at run time leaves the accumulator
-as it was instead of zero (L0C can only be zeroed by an mmad).
+(the tile.clear itself is then erased by the cube fill lowering).
+
+Cube layout facts the loads rest on (f32: 16 x 8 fractals, C0 = 8):
+
+- L0A wants each fractal as 16 rows of M by C0 of K, L0B as 16 rows of N by
+  C0 of K. An Nz L1 tile of A (M x K) or of Bᵀ (N x K, `transpose_b`) has
+  exactly those fractals: the load only reorders them. A (K x M, with
+  `transpose_a`) or B (K x N) has them transposed, and a transposing load
+  of 16-bit fractals (LoadData2D `ifTranspose`) or 8-bit pairs handles that;
+- no load transposes 32-bit fractals out of Nz: LoadDataWithTranspose joins
+  two 16 x 8 fractals that lie side by side (Zz or Zn in L1, arch 2201) into
+  a 16 x 16 square, Nz keeps them one above the other, and the 950 (arch
+  3510) has no such load into L0A and documents no fractal order of its V2
+  form for 32 bits. So an f32 operand that needs transposing is put in L1
+  in a layout that serves: on the 910b in Zz (`ascend.copy_nd2nz {zz}`, one
+  Nd2Nz matrix per 16 rows), loaded by `ascend.load_l0a/l0b {zz}`
+  (LoadDataWithTranspose of squares); on the 950 as the Nz of its transpose
+  (`ascend.copy_nd2nz {transpose}`, DataCopy with Dn2NzParams: the GM matrix
+  read column-major), which the plain load takes like any A or Bᵀ.
+  The gemm records the layout on the tile (`ascend.l1_layout`), and the
+  copy into L1 lowers to it. Squares need whole 16 x 16 blocks: a tile
+  whose extents are not multiples of 16, or one that anything but copies
+  from GM writes, stays Nz (the simulator runs it; the AscendC emitter
+  reports that no load transposes it).
+
+A gemm under an `scf.if` inside a loop after its clear is an error (the
+first iteration may skip it), and so is a clear that no gemm follows before
+the copy out. Not handled: a K loop that runs zero times at run time leaves
+the accumulator as it was instead of zero (L0C can only be zeroed by an mmad).
 """
 
 from __future__ import annotations
@@ -158,15 +182,45 @@ def first_iteration(loops: tuple[ir.Operation, ...]) -> ir.Value:
     return functools.reduce(arith.andi, tests)
 
 
+L1_LAYOUT = "ascend.l1_layout"
+"""Attribute of an L1 tile's `tile.alloc` that the gemm lowering sets when the
+tile holds a 32-bit operand that needs transposing: `zz` or `transposed`."""
+L1_ZZ, L1_TRANSPOSED = "zz", "transposed"
+_TRANSPOSING_LAYOUT = {"dav-c220": L1_ZZ, "dav-c310": L1_TRANSPOSED}
+"""The L1 layout of such an operand per architecture (see the module docstring)."""
+
+
+def l1_layout(tile: ir.Value) -> str | None:
+    """The layout the gemm lowering chose for L1 tile `tile`, None for Nz."""
+    owner = tile.owner
+    if isinstance(owner, ir.Operation | ir.OpView) and L1_LAYOUT in owner.attributes:
+        return ir.StringAttr(owner.attributes[L1_LAYOUT]).value
+    return None
+
+
+def l1_shape(tile: ir.Value) -> list[int]:
+    """The 4-D shape of L1 tile `tile` (R x C) in its layout: Nz of R x C, Zz of
+    R x C, or Nz of the C x R transpose."""
+    type_ = ir.MemRefType(tile.type)
+    rows, cols = type_.shape
+    layout = l1_layout(tile)
+    if layout == L1_ZZ:
+        return fractal_shape("l0a", rows, cols, type_.element_type)  # Zz
+    if layout == L1_TRANSPOSED:
+        return fractal_shape("l1", cols, rows, type_.element_type)
+    return fractal_shape("l1", rows, cols, type_.element_type)
+
+
 def fractal_view(tile: ir.Value) -> ir.Value:
     """The tile `tile` as its fractal buffer (a 4-D memref in its own memory
     space): the tile itself once the alloc lowering gave it that shape, else
-    a view of its bytes in that shape."""
+    a view of its bytes in that shape (an L1 tile's in its `l1_layout`)."""
     type_ = ir.MemRefType(tile.type)
     if type_.rank == 4:
         return tile
     space = str(buffers.memory_space(type_))
-    shape = fractal_shape(space, *type_.shape, type_.element_type)
+    shape = (l1_shape(tile) if space == "l1"
+             else fractal_shape(space, *type_.shape, type_.element_type))
     strides = [math.prod(shape[d + 1 :]) for d in range(4)]
     result = ir.MemRefType.get(shape, type_.element_type, None, type_.memory_space)
     return memref.reinterpret_cast(result, tile, [], [], [], [0], shape, strides)
@@ -200,6 +254,46 @@ class GemmPlan:
     operands' L1 layouts, at most `k`."""
     init: tuple[ir.Operation, ...] | None
     """`cleared_since` of the gemm: when its first mmad overwrites C."""
+
+
+def _only_gemm_operand(tile: ir.Value, gemm: ir.Operation, position: int, flag: str) -> bool:
+    """Whether `tile` is written only by copies from GM and read only as operand
+    `position` of gemms with the same transpose flag (so its layout serves all)."""
+    for use in tile.uses:
+        user = use.owner.operation
+        if user.name == "tile.gemm":
+            if use.operand_number != position or \
+                    (flag in user.attributes) != (flag in gemm.attributes):
+                return False
+        elif user.name == "tile.copy":
+            if user.operands[0] == tile or not buffers.is_global(user.operands[0]):
+                return False
+        else:
+            return False
+    return True
+
+
+def choose_l1_layouts(op: ir.Operation, target: TargetDescription) -> None:
+    """Marks each 32-bit L1 operand of gemm `op` that needs transposing on its way
+    to L0 (A with `transpose_a`, B without `transpose_b`) with the layout of its
+    architecture, where its extents are whole 16 x 16 squares and only copies
+    from GM write it (see the module docstring)."""
+    profile = target.profile  # type: ignore[attr-defined]
+    layout = _TRANSPOSING_LAYOUT.get(profile.arch)
+    a, b = op.operands[0], op.operands[1]
+    for position, (value, flag, transposed) in enumerate(((a, "transpose_a", True),
+                                                          (b, "transpose_b", False))):
+        type_ = ir.MemRefType(value.type)
+        if (flag in op.attributes) != transposed or irb.bit_width(type_.element_type) != 32:
+            continue
+        if str(buffers.memory_space(type_)) != "l1" or layout is None:
+            continue
+        owner = value.owner
+        if not (isinstance(owner, ir.Operation | ir.OpView) and owner.name == "tile.alloc"):
+            continue
+        squares = not any(d % FRACTAL_ROWS for d in type_.shape)
+        if squares and _only_gemm_operand(value, op, position, flag):
+            owner.attributes[L1_LAYOUT] = ir.StringAttr.get(layout)
 
 
 def _k_step(op: ir.Operation, m: int, n: int, k: int, element: ir.Type,
@@ -304,6 +398,15 @@ class GemmToMmad(TileOpLowering):
                  for v in (a, b)]
         l0a = None if in_l0[0] else new_buffer("l0a", plan.m, plan.k_step, element, op)
         l0b = None if in_l0[1] else new_buffer("l0b", plan.k_step, plan.n, element, op)
+        choose_l1_layouts(op, target)
+        layouts = [l1_layout(a), l1_layout(b)]
+        # An operand in L1 as the Nz of its transpose is loaded as if it were stored
+        # the other way round: A as A, B as Bᵀ.
+        if layouts[0] == L1_TRANSPOSED:
+            trans_a = False
+        if layouts[1] == L1_TRANSPOSED:
+            trans_b = True
+        zz_a, zz_b = (True if layout == L1_ZZ else None for layout in layouts)
         with ir.InsertionPoint(op), op.location:
             a_l1, b_l1, acc = fractal_view(a), fractal_view(b), fractal_view(c)
             if l0a is None:
@@ -312,8 +415,9 @@ class GemmToMmad(TileOpLowering):
                 l0b = b_l1
             # Where K runs in each L1 layout: A (M x K) Nz has K in C0 columns
             # (dim 0), its transpose (K x M) in 16-row blocks (dim 1); B the other way.
-            a_k = (1, FRACTAL_ROWS) if trans_a else (0, k0)
-            b_k = (0, k0) if trans_b else (1, FRACTAL_ROWS)
+            # Zz (K x M or K x N) has K in 16-row blocks along dim 0.
+            a_k = (0, FRACTAL_ROWS) if zz_a else (1, FRACTAL_ROWS) if trans_a else (0, k0)
+            b_k = (0, FRACTAL_ROWS) if zz_b else (0, k0) if trans_b else (1, FRACTAL_ROWS)
             for start in range(0, plan.k, plan.k_step):
                 size = min(plan.k_step, plan.k - start)
                 whole = start == 0 and size == plan.k
@@ -324,9 +428,11 @@ class GemmToMmad(TileOpLowering):
                     dst_a = _prefix(l0a, fractal_shape("l0a", plan.m, size, element)[:2])
                     dst_b = _prefix(l0b, fractal_shape("l0b", size, plan.n, element)[:2])
                 if not in_l0[0]:
-                    ascend.load_l0a(src_a, dst_a, [plan.m, size], transpose=trans_a or None)
+                    ascend.load_l0a(src_a, dst_a, [plan.m, size], transpose=trans_a or None,
+                                    zz=zz_a)
                 if not in_l0[1]:
-                    ascend.load_l0b(src_b, dst_b, [size, plan.n], transpose=trans_b or None)
+                    ascend.load_l0b(src_b, dst_b, [size, plan.n], transpose=trans_b or None,
+                                    zz=zz_b)
                 sizes = [plan.m, plan.n, size]
                 init = plan.init if start == 0 else None
                 if init is None:

@@ -227,13 +227,27 @@ def _copy_nd2nz(c: Compiler, op: ir.Operation) -> None:
     rows, cols = _sizes(op)
     element = _element(src, where)
     c0 = layout.c0(element.itemsize)
-    shape = layout.nz_shape(rows, cols, c0)
+    transpose, zz = "transpose" in op.attributes, "zz" in op.attributes
+    if transpose:  # Dn2Nz: the Nz of the region's transpose
+        shape = layout.nz_shape(cols, rows, c0)
+        padded = (shape[0] * c0, shape[1] * layout.FRACTAL_ROWS)
+        pack = lambda m: layout.nd_to_nz(m.T, c0)  # noqa: E731
+    elif zz:  # one Nd2Nz matrix per 16 rows
+        shape = layout.zz_shape(rows, cols, c0)
+        padded = (shape[0] * layout.FRACTAL_ROWS, shape[1] * c0)
+        pack = lambda m: layout.nd_to_zz(m, c0)  # noqa: E731
+    else:
+        shape = layout.nz_shape(rows, cols, c0)
+        padded = (shape[1] * layout.FRACTAL_ROWS, shape[0] * c0)
+        pack = lambda m: layout.nd_to_nz(m, c0)  # noqa: E731
     if tuple(dst.type.shape) != shape:
         raise fail(where, f"ascend.copy_nd2nz of {rows}x{cols} needs an L1 buffer of shape "
                           f"{'x'.join(map(str, shape))}, not {dst.type}")
-    padded = (shape[1] * layout.FRACTAL_ROWS, shape[0] * c0)
-    site = c.site(op, "ascend.copy_nd2nz gm -> l1")
-    startup = _startup(c, MTE2)
+    form = " dn2nz" if transpose else " zz" if zz else ""
+    site = c.site(op, f"ascend.copy_nd2nz{form} gm -> l1")
+    # The Zz layout takes one Nd2Nz DMA per 16-row block, each with its start-up; the
+    # Dn2Nz reads the same GM rows as an Nd2Nz of the region (no public rate of its own).
+    startup = _startup(c, MTE2) * (shape[0] if zz else 1)
     src_slot, dst_slot, offset_slots = c.slot(src), c.slot(dst), c.slots_of(offsets)
     nxt = c.pc + 1
 
@@ -254,7 +268,7 @@ def _copy_nd2nz(c: Compiler, op: ir.Operation) -> None:
             tile = np.zeros(padded, dtype=nz.dtype)
             if remote is not None:
                 tile[inner] = remote
-            nz[...] = layout.nd_to_nz(tile, c0)
+            nz[...] = pack(tile)
 
         core.issue(Instr(EXEC, MTE2, site, cycles=startup, effect=effect,
                          reads=() if read is None else (read,), writes=_regions((target, nz)),
@@ -270,10 +284,12 @@ def _blocks(extent: int, per_block: int) -> int:
 
 
 def _compile_load(c: Compiler, op: ir.Operation, to_l0a: bool) -> None:
-    """`load_l0a` (Nz -> Zz) and `load_l0b` (Nz -> Zn): whole fractals move."""
+    """`load_l0a` (Nz -> Zz) and `load_l0b` (Nz -> Zn): whole fractals move; with `zz`
+    the L1 tile is Zz (LoadDataWithTranspose of 16 x 16 squares)."""
     where = location(op)
     src, dst = list(op.operands)
     transpose = "transpose" in op.attributes
+    zz = "zz" in op.attributes
     element = _element(src, where)
     c0 = layout.c0(element.itemsize)
     rows, cols = _sizes(op)  # M x K for L0A, K x N for L0B
@@ -286,9 +302,12 @@ def _compile_load(c: Compiler, op: ir.Operation, to_l0a: bool) -> None:
         out_rows, out_cols = layout.ceil_to(rows, c0), layout.ceil_to(cols, r16)
         dst_blocks = (out_rows // c0, out_cols // r16)
         pack = lambda m: layout.nd_to_zn(m, c0)  # noqa: E731
-    # The L1 tile is the Nz layout of the operand (rows x cols), or of its transpose.
-    src_blocks = ((_blocks(rows, c0), _blocks(cols, r16)) if transpose
-                  else (_blocks(cols, c0), _blocks(rows, r16)))
+    # The L1 tile is the Nz (or Zz) layout of the operand (rows x cols), or of its
+    # transpose.
+    held = (cols, rows) if transpose else (rows, cols)
+    src_blocks = ((_blocks(held[0], r16), _blocks(held[1], c0)) if zz
+                  else (_blocks(held[1], c0), _blocks(held[0], r16)))
+    unpack = layout.zz_to_nd if zz else layout.nz_to_nd
     for what, value, blocks in (("source", src, src_blocks), ("destination", dst, dst_blocks)):
         have = tuple(value.type.shape[:2])
         if have[0] < blocks[0] or have[1] < blocks[1]:
@@ -298,7 +317,8 @@ def _compile_load(c: Compiler, op: ir.Operation, to_l0a: bool) -> None:
     path = "l1->l0a" if to_l0a else "l1->l0b"
     bandwidth = c.profile.bandwidth[path]
     startup = _startup(c, MTE1)
-    site = c.site(op, op.operation.name + (" transpose" if transpose else ""))
+    site = c.site(op, op.operation.name + (" transpose" if transpose else "")
+                  + (" zz" if zz else ""))
     src_slot, dst_slot = c.slot(src), c.slot(dst)
     nxt = c.pc + 1
 
@@ -310,7 +330,7 @@ def _compile_load(c: Compiler, op: ir.Operation, to_l0a: bool) -> None:
         out = target.array[:dst_blocks[0], :dst_blocks[1]]
 
         def effect() -> None:
-            matrix = layout.nz_to_nd(nz)
+            matrix = unpack(nz)
             if transpose:
                 matrix = matrix.T
             out[...] = pack(layout.fit(matrix, out_rows, out_cols))

@@ -6,7 +6,8 @@ bytes are the on-chip order (see the dialect spec):
 
 - Nz (L1 tiles, and L0C with C0 = 16): logical (R, C) -> (C1, R1, 16, C0),
   element (r, c) at [c // C0, r // 16, r % 16, c % C0];
-- Zz (L0A): logical (M, K) -> (M1, K1, 16, C0), (m, k) at [m // 16, k // C0, m % 16, k % C0];
+- Zz (L0A; L1 tiles of 32-bit operands the 910b transposes): logical (M, K)
+  -> (M1, K1, 16, C0), (m, k) at [m // 16, k // C0, m % 16, k % C0];
 - Zn (L0B): logical (K, N) -> (K1, N1, 16, C0), (k, n) at [k // C0, n // 16, n % 16, k % C0].
 
 `to_nd` functions return the padded logical matrix (a copy); `from_nd`
@@ -32,6 +33,10 @@ def ceil_to(value: int, multiple: int) -> int:
 
 def nz_shape(rows: int, cols: int, cols_per_block: int) -> tuple[int, int, int, int]:
     return (-(-cols // cols_per_block), -(-rows // FRACTAL_ROWS), FRACTAL_ROWS, cols_per_block)
+
+
+def zz_shape(rows: int, cols: int, cols_per_block: int) -> tuple[int, int, int, int]:
+    return (-(-rows // FRACTAL_ROWS), -(-cols // cols_per_block), FRACTAL_ROWS, cols_per_block)
 
 
 def nz_to_nd(nz: np.ndarray) -> np.ndarray:

@@ -86,17 +86,19 @@ func.func @nested_loops(%n: index, %m: index) {
 // -----
 
 // 128 x 256 f32 operands would take 128 KiB of L0A: K is cut into two
-// 128-deep steps, each an L1 view of 16 C0-column (A) or 8 16-row (B) fractals.
+// 128-deep steps, each an L1 view of 16 C0-column (A, Nz) or 8 16-row (B, in
+// Zz since its fractals reach L0B transposed) fractals.
 // CHECK-LABEL: func.func @k_split
 // CHECK: memref.alloc() : memref<8x16x16x8xf32, #ascend.mem<l0a>>
 // CHECK: %[[A0:.*]] = memref.subview %{{.*}}[0, 0, 0, 0] [16, 8, 16, 8] [1, 1, 1, 1]
-// CHECK: %[[B0:.*]] = memref.subview %{{.*}}[0, 0, 0, 0] [16, 8, 16, 8] [1, 1, 1, 1]
+// CHECK: %[[B0:.*]] = memref.subview %{{.*}}[0, 0, 0, 0] [8, 16, 16, 8] [1, 1, 1, 1]
 // CHECK: ascend.load_l0a %[[A0]], %{{.*}} sizes [128, 128]
+// CHECK: ascend.load_l0b %[[B0]], %{{.*}} {zz} sizes [128, 128]
 // CHECK: ascend.mmad {{.*}} sizes [128, 128, 128] {init}
 // CHECK: %[[A1:.*]] = memref.subview %{{.*}}[16, 0, 0, 0] [16, 8, 16, 8] [1, 1, 1, 1]
-// CHECK: %[[B1:.*]] = memref.subview %{{.*}}[0, 8, 0, 0] [16, 8, 16, 8] [1, 1, 1, 1]
+// CHECK: %[[B1:.*]] = memref.subview %{{.*}}[8, 0, 0, 0] [8, 16, 16, 8] [1, 1, 1, 1]
 // CHECK: ascend.load_l0a %[[A1]], %{{.*}} sizes [128, 128]
-// CHECK: ascend.load_l0b %[[B1]], %{{.*}} sizes [128, 128]
+// CHECK: ascend.load_l0b %[[B1]], %{{.*}} {zz} sizes [128, 128]
 // CHECK: ascend.mmad {{.*}} sizes [128, 128, 128] :
 func.func @k_split() {
   %c1 = arith.constant 1 : index

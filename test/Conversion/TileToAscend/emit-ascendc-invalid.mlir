@@ -22,11 +22,35 @@ func.func @no_hard_event() attributes {ascend.kernel = #ascend.core<aic>} {
 // -----
 
 // LoadData2D transposes 16-bit fractals only: an f32 operand that needs a
-// transpose on the way to L0B has no call here yet.
+// transpose on the way to L0B out of an Nz L1 tile has no call (the cube
+// lowering keeps such operands out of Nz where their tiles are whole squares).
 func.func @f32_transpose() attributes {ascend.kernel = #ascend.core<aic>} {
   %l1 = memref.alloc() {ascend.offset = 0 : i64} : memref<8x1x16x8xf32, #ascend.mem<l1>>
   %l0b = memref.alloc() {ascend.offset = 0 : i64} : memref<2x4x16x8xf32, #ascend.mem<l0b>>
   // expected-error @+1 {{LoadData2D transposes only 16-bit fractals, not f32}}
   ascend.load_l0b %l1, %l0b sizes [16, 64] : memref<8x1x16x8xf32, #ascend.mem<l1>>, memref<2x4x16x8xf32, #ascend.mem<l0b>>
+  return
+}
+
+// -----
+
+// The Nz of a transpose is a Dn2Nz copy, which only arch 3510 (the 950) has.
+func.func @dn2nz_on_the_910b(%b: memref<64x64xf32, #ascend.mem<gm>>) attributes {ascend.kernel = #ascend.core<aic>} {
+  %c0 = arith.constant 0 : index
+  %l1 = memref.alloc() {ascend.offset = 0 : i64} : memref<4x4x16x8xf32, #ascend.mem<l1>>
+  // expected-error @+1 {{the Nz of a transpose (DataCopy with Dn2NzParams) exists on arch 3510 only, not on the 910b}}
+  ascend.copy_nd2nz %b[%c0, %c0], %l1 sizes [32, 64] {transpose} : memref<64x64xf32, #ascend.mem<gm>>, memref<4x4x16x8xf32, #ascend.mem<l1>>
+  return
+}
+
+// -----
+
+// LoadDataWithTranspose of f32 joins two fractals side by side: a Zz tile one
+// fractal (8 columns) wide has no square.
+func.func @zz_without_squares() attributes {ascend.kernel = #ascend.core<aic>} {
+  %l1 = memref.alloc() {ascend.offset = 0 : i64} : memref<2x1x16x8xf32, #ascend.mem<l1>>
+  %l0b = memref.alloc() {ascend.offset = 0 : i64} : memref<4x1x16x8xf32, #ascend.mem<l0b>>
+  // expected-error @+1 {{LoadDataWithTranspose moves 16x16 squares of 32-bit elements: a Zz L1 tile of 2 x 1 fractals does not give the 4 x 1 fractals of L0B in whole squares}}
+  ascend.load_l0b %l1, %l0b {zz} sizes [32, 8] : memref<2x1x16x8xf32, #ascend.mem<l1>>, memref<4x1x16x8xf32, #ascend.mem<l0b>>
   return
 }

@@ -327,6 +327,52 @@ func.func @nd2nz_element_width(%a: memref<?x?xf64, #ascend.mem<gm>>) {
 
 // -----
 
+// {transpose}: dst is the Nz of the 32 x 64 region's 64 x 32 transpose (4x4x16x8).
+func.func @copy_nd2nz_transpose_shape(%a: memref<?x?xf32, #ascend.mem<gm>>) {
+  %c0 = arith.constant 0 : index
+  %l1 = memref.alloc() : memref<8x2x16x8xf32, #ascend.mem<l1>>
+  // expected-error @+1 {{expected dst shaped 4x4x16x8 (Nz of 64x32 f32) but got 8x2x16x8}}
+  ascend.copy_nd2nz %a[%c0, %c0], %l1 sizes [32, 64] {transpose}
+      : memref<?x?xf32, #ascend.mem<gm>>, memref<8x2x16x8xf32, #ascend.mem<l1>>
+  return
+}
+
+// -----
+
+func.func @copy_nd2nz_zz_shape(%a: memref<?x?xf32, #ascend.mem<gm>>) {
+  %c0 = arith.constant 0 : index
+  %l1 = memref.alloc() : memref<8x2x16x8xf32, #ascend.mem<l1>>
+  // expected-error @+1 {{expected dst shaped 2x8x16x8 (Zz of 32x64 f32) but got 8x2x16x8}}
+  ascend.copy_nd2nz %a[%c0, %c0], %l1 sizes [32, 64] {zz}
+      : memref<?x?xf32, #ascend.mem<gm>>, memref<8x2x16x8xf32, #ascend.mem<l1>>
+  return
+}
+
+// -----
+
+func.func @copy_nd2nz_two_layouts(%a: memref<?x?xf32, #ascend.mem<gm>>) {
+  %c0 = arith.constant 0 : index
+  %l1 = memref.alloc() : memref<2x8x16x8xf32, #ascend.mem<l1>>
+  // expected-error @+1 {{expected at most one of transpose (Nz of the transpose) and zz}}
+  ascend.copy_nd2nz %a[%c0, %c0], %l1 sizes [32, 64] {transpose, zz}
+      : memref<?x?xf32, #ascend.mem<gm>>, memref<2x8x16x8xf32, #ascend.mem<l1>>
+  return
+}
+
+// -----
+
+// {zz}: src holds B (32 x 48) in Zz, 2x6x16x8.
+func.func @load_l0b_zz_shape() {
+  %l1 = memref.alloc() : memref<6x2x16x8xf32, #ascend.mem<l1>>
+  %l0b = memref.alloc() : memref<4x3x16x8xf32, #ascend.mem<l0b>>
+  // expected-error @+1 {{expected src shaped 2x6x16x8 (Zz of 32x48 f32) but got 6x2x16x8}}
+  ascend.load_l0b %l1, %l0b {zz} sizes [32, 48]
+      : memref<6x2x16x8xf32, #ascend.mem<l1>>, memref<4x3x16x8xf32, #ascend.mem<l0b>>
+  return
+}
+
+// -----
+
 func.func @nd2nz_dst_shape(%a: memref<?x?xf16, #ascend.mem<gm>>) {
   %c0 = arith.constant 0 : index
   %l1 = memref.alloc() : memref<4x2x16x16xf16, #ascend.mem<l1>>

@@ -468,3 +468,29 @@ func.func @copy_atomic_add(%x: memref<?x?xf32, #ascend.mem<gm>>, %h: memref<?xbf
       : memref<32xi8, #ascend.mem<ub>>, memref<?xi8, #ascend.mem<gm>>
   return
 }
+
+// The L1 layouts of f32 operands the cube needs transposed: the Nz of the
+// region's transpose ({transpose}, Dn2Nz) and Zz ({zz}), which the loads read
+// with {zz} (and {transpose} for A stored K x M).
+// CHECK-LABEL: func.func @transposing_l1_layouts
+// CHECK: ascend.copy_nd2nz %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} sizes [32, 64] {transpose} : memref<?x?xf32, #ascend.mem<gm>>, memref<4x4x16x8xf32, #ascend.mem<l1>>
+// CHECK: ascend.copy_nd2nz %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} sizes [32, 64] {zz} : memref<?x?xf32, #ascend.mem<gm>>, memref<2x8x16x8xf32, #ascend.mem<l1>>
+// CHECK: ascend.load_l0a %{{.*}}, %{{.*}} {transpose, zz} sizes [64, 32] : memref<2x8x16x8xf32, #ascend.mem<l1>>, memref<4x4x16x8xf32, #ascend.mem<l0a>>
+// CHECK: ascend.load_l0b %{{.*}}, %{{.*}} {zz} sizes [32, 64] : memref<2x8x16x8xf32, #ascend.mem<l1>>, memref<4x4x16x8xf32, #ascend.mem<l0b>>
+func.func @transposing_l1_layouts(%a: memref<?x?xf32, #ascend.mem<gm>>)
+    attributes {ascend.kernel = #ascend.core<aic>} {
+  %c0 = arith.constant 0 : index
+  %nz = memref.alloc() : memref<4x4x16x8xf32, #ascend.mem<l1>>
+  %zz = memref.alloc() : memref<2x8x16x8xf32, #ascend.mem<l1>>
+  %l0a = memref.alloc() : memref<4x4x16x8xf32, #ascend.mem<l0a>>
+  %l0b = memref.alloc() : memref<4x4x16x8xf32, #ascend.mem<l0b>>
+  ascend.copy_nd2nz %a[%c0, %c0], %nz sizes [32, 64] {transpose}
+      : memref<?x?xf32, #ascend.mem<gm>>, memref<4x4x16x8xf32, #ascend.mem<l1>>
+  ascend.copy_nd2nz %a[%c0, %c0], %zz sizes [32, 64] {zz}
+      : memref<?x?xf32, #ascend.mem<gm>>, memref<2x8x16x8xf32, #ascend.mem<l1>>
+  ascend.load_l0a %zz, %l0a {transpose, zz} sizes [64, 32]
+      : memref<2x8x16x8xf32, #ascend.mem<l1>>, memref<4x4x16x8xf32, #ascend.mem<l0a>>
+  ascend.load_l0b %zz, %l0b {zz} sizes [32, 64]
+      : memref<2x8x16x8xf32, #ascend.mem<l1>>, memref<4x4x16x8xf32, #ascend.mem<l0b>>
+  return
+}

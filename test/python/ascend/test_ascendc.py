@@ -102,6 +102,18 @@ def _kernels() -> dict[str, object]:
         "gemm_f32": lambda: gemm_tests.gemm_kernel(64, 96, 64, in_dtype="float32"),
         "gemm_f32_trans_b": lambda: gemm_tests.gemm_kernel(64, 96, 64, in_dtype="float32",
                                                            trans_B=True),
+        "gemm_f32_trans_a_ragged": lambda: gemm_tests.gemm_kernel(
+            70, 96, 50, in_dtype="float32", trans_A=True),
+        "gemm_f32_trans_ab_serial": lambda: gemm_tests.gemm_kernel(
+            70, 100, 50, in_dtype="float32", trans_A=True, trans_B=True, loop="serial"),
+        "gemm_f32_ragged_dynamic": lambda: gemm_tests.gemm_kernel(M, 100, 50,
+                                                                  in_dtype="float32"),
+        "gemm_f32_part_squares": lambda: gemm_tests.gemm_kernel(
+            40, 40, 40, in_dtype="float32", block_M=24, block_N=24, block_K=24),
+        "attention_f32": lambda: example("flash_attention").flash_attention(
+            1, 2, 100, 64, causal=False),
+        "attention_f32_causal": lambda: example("flash_attention").flash_attention(
+            1, 1, 70, 32, causal=True, block_M=32, block_N=32),
         "gemm_f16_trans_ab": lambda: gemm_tests.gemm_kernel(64, 96, 64, trans_A=True,
                                                             trans_B=True),
         "gemm_fp8_trans_b": lambda: gemm_tests.gemm_kernel(100, 72, 80, in_dtype="float8_e4m3",
@@ -138,8 +150,8 @@ KERNELS = _kernels()
 _F32_LOADS = {"910b": r"not f32, and no AscendC load transposes them out of an Nz L1 tile",
               "950": r"not f32, and the 950's LoadDataWithTranspose \(LoadData2dTranspose"}
 NOT_EMITTED = {
-    **{("gemm_f32", p): _F32_LOADS[p] for p in PROFILES},
-    **{("epilogue_gemm_f32_in", p): _F32_LOADS[p] for p in PROFILES},
+    # 24 x 24 f32 tiles are not whole 16 x 16 squares: B stays Nz, which no load transposes
+    **{("gemm_f32_part_squares", p): _F32_LOADS[p] for p in PROFILES},
     ("gemm_int8_ragged_transposed", "950"): r"the 950 has no transposing L1 -> L0A load of i8",
     ("gemm_fp8_trans_b", "910b"): r"is not supported on ascend:910b",
     ("column_copies", "910b"): r"the local rows of this copy \(1 x 4 bytes\) are not whole "
@@ -284,6 +296,14 @@ def _expect(op: ir.Operation) -> tuple[set[str], list[str]]:
         return {"DataCopy", "Copy"}, [r"\b(DataCopy|Copy)\("]  # Copy: rows under 32 bytes
     if name == "copy_nd2nz":
         rows, cols = ir.DenseI64ArrayAttr(op.attributes["sizes"])
+        if "transpose" in op.attributes:  # DN: the GM columns are its n, the rows its d
+            return {"DataCopy", "Fill", "PipeBarrier"}, [
+                r"Dn2NzParams p\d+;", r"\bDataCopy\(", _extent("nValue", cols),
+                _extent("dValue", rows), r"\.dnNum = 1;", r"\.dstNzNStride = 1;"]
+        if "zz" in op.attributes:  # one Nd2Nz of at most 16 rows per row block
+            return {"DataCopy", "Fill", "PipeBarrier"}, [
+                r"Nd2NzParams p\d+;", r"\bDataCopy\(", _extent("nValue", min(rows, 16)),
+                _extent("dValue", cols), r"\.dstNzC0Stride = 16;"]
         return {"DataCopy", "Fill", "PipeBarrier"}, [r"Nd2NzParams p\d+;", r"\bDataCopy\(",
                               _extent("nValue", rows), _extent("dValue", cols)]
     if name in ("load_l0a", "load_l0b"):
@@ -342,7 +362,10 @@ def _may_reach_past_the_edge(op: ir.Operation) -> bool:
         sizes = list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
         tile = ir.MemRefType(op.operands[-1].type).shape
         c0 = 32 // (gm.element_type.width // 8)
-        if sizes != [tile[1] * 16, tile[0] * c0]:  # fractal padding past the region
+        holds = ([tile[0] * c0, tile[1] * 16] if "transpose" in op.attributes
+                 else [tile[0] * 16, tile[1] * c0] if "zz" in op.attributes
+                 else [tile[1] * 16, tile[0] * c0])
+        if sizes != holds:  # fractal padding past the region
             return True
     else:
         sources = ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])[1]
@@ -416,8 +439,13 @@ def _check_same_program(ir_text: str, cpp: str) -> int:
         if name in ("ascend.load_l0a", "ascend.load_l0b"):
             dst = ir.MemRefType(op.operands[1].type).shape
             repeats = sum(int(r) for r in re.findall(r"\.repeatTimes = (\d+);", text))
-            per_repeat = 2 if "LoadDataWithTranspose(" in text else 1  # 8-bit: squares
+            per_repeat = 2 if "LoadDataWithTranspose(" in text else 1  # 8/32-bit: squares
             assert per_repeat * repeats == dst[0] * dst[1], f"[{index}] loads {repeats} fractals"
+            assert ("zz" in op.attributes) <= ("LoadDataWithTranspose(" in text), text
+        if name == "ascend.copy_nd2nz" and "zz" in op.attributes:
+            blocks = ir.MemRefType(op.operands[-1].type).shape[0]
+            calls = len(re.findall(r"\bDataCopy\(", text)) + text.count("outside the GM tensor")
+            assert calls == blocks, f"[{index}] {calls} Nd2Nz for {blocks} blocks of 16 rows"
     del module
     return len(ops)
 
@@ -536,13 +564,37 @@ def test_a_fixpipe_into_l1_writes_nz_at_its_block(profile):
 
 def test_32_bit_transposed_loads_are_a_located_error():
     """An f32 B operand needs its fractals transposed into L0B: no AscendC load does that
-    from Nz (the error says why, at the DSL line)."""
-    kernel = compiled("gemm_serial", "910b")  # f16: fine
+    from Nz (the error says why, at the DSL line). The lowering keeps such an operand out
+    of Nz where its tile is whole 16 x 16 squares (the example's 64 x 32 tiles); a 24 x 24
+    tile is not, and stays Nz."""
+    kernel = tilec.compile(example("gemm").matmul(64, 64, 32), target="ascend")
     assert kernel.source()
-    with pytest.raises(CompileError, match=r"gemm\.py:\d+:\d+: error: LoadData2D transposes only "
-                                           r"16-bit fractals, not f32, and no AscendC load"):
-        kernel = tilec.compile(example("gemm").matmul(64, 64, 32), target="ascend")
-        kernel.source()
+    with pytest.raises(CompileError, match=r"test_ascend_gemm\.py:\d+:\d+: error: LoadData2D "
+                                           r"transposes only 16-bit fractals, not f32, and no "
+                                           r"AscendC load"):
+        compiled("gemm_f32_part_squares", "910b").source()
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_f32_operands_that_need_transposing_change_their_l1_layout(profile):
+    """B (K x N, f32) reaches L0B transposed: on the 910b L1 holds it in Zz (an Nd2Nz per
+    16 rows) and LoadDataWithTranspose turns squares into Zn; on the 950 a Dn2Nz copy
+    makes L1 hold the Nz of Bᵀ, which the plain LoadData loads. A (M x K) stays Nz."""
+    text = compiled("gemm_f32", profile).ir("ascend")
+    source = compiled("gemm_f32", profile).source()
+    loads = {c[2]: "\n".join(c[3]) for c in _chunks(source)}
+    if profile == "910b":
+        assert re.search(r"ascend\.copy_nd2nz .* sizes \[32, 64\] \{zz\}", text)
+        assert re.search(r"ascend\.load_l0b .* \{zz\} sizes \[32, 64\]", text)
+        assert "LoadDataWithTranspose(" in loads["ascend.load_l0b"]
+        assert "Dn2NzParams" not in source
+    else:
+        assert re.search(r"ascend\.copy_nd2nz .* sizes \[32, 64\] \{transpose\}", text)
+        assert re.search(r"ascend\.load_l0b .* \{transpose\} sizes \[32, 64\]", text)
+        assert "LoadDataWithTranspose(" not in source and "Dn2NzParams" in source
+        assert re.search(r"\.ifTranspose = false;", loads["ascend.load_l0b"])
+    a_loads = re.findall(r"ascend\.load_l0a [^\n]*", text)
+    assert a_loads and not any("{" in load for load in a_loads)
 
 
 # -- C++ well-formedness (no vendor headers needed) -------------------------------------------
@@ -794,6 +846,22 @@ def test_every_name_the_sources_use_is_declared(profile):
         assert any(re.search(rf"\b{member}\b", b.group(1)) for b in bodies), f"{scope}::{member}"
     assert re.search(r"\bKERNEL_TYPE_AIV_ONLY\b.*\bKERNEL_TYPE_AIC_ONLY\b", headers, re.S)
     assert "#define KERNEL_TASK_TYPE_DEFAULT" in headers
+
+
+@needs_devkit
+def test_the_l1_layouts_of_f32_transposes_use_what_each_arch_declares():
+    """The 950's f32 operands come in through DataCopy with Dn2NzParams, which the headers
+    declare for arch 3510 only; the 910b's go through LoadDataWithTranspose with
+    LoadData2dTransposeParams (declared for 2201), which the 950 sources never call."""
+    dn2nz = re.compile(r"inline[^;{}]*\bDataCopy\s*\([^;{}]*const Dn2NzParams&")
+    assert dn2nz.search(_headers(3510)) and not dn2nz.search(_headers(2201))
+    squares = re.compile(r"inline[^;{}]*\bLoadDataWithTranspose\s*\([^;{}]*"
+                         r"const LoadData2dTransposeParams&")
+    assert squares.search(_headers(2201))
+    new, old = compiled("gemm_f32_trans_a_ragged", "950"), compiled("gemm_f32_trans_a_ragged",
+                                                                    "910b")
+    assert "Dn2NzParams" in new.source() and "LoadDataWithTranspose(" not in new.source()
+    assert "Dn2NzParams" not in old.source() and "LoadDataWithTranspose(" in old.source()
 
 
 def _split_top(text: str) -> list[str]:

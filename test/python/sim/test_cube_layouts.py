@@ -116,3 +116,86 @@ def test_fp8_needs_the_950_cube() -> None:
     np.testing.assert_array_equal(result["c"], np.full((16, 16), 32.0))
     with pytest.raises(SimError, match="the cube of the 910b profile has no f8E4M3FN mode"):
         simulate(text, [a, b, np.zeros((16, 16), np.float32)], profile="910b")
+
+
+def _zz(rows: int, cols: int, c0: int) -> str:
+    return f"{_blocks(rows, 16)}x{_blocks(cols, c0)}x16x{c0}"
+
+
+def transposing_f32_gemm(m: int, n: int, k: int, ta: bool, tb: bool, l1: str,
+                         gm: tuple[int, int, int]) -> str:
+    """One f32 tile C = op(A) op(B) of m x n x k (whole 16 x 16 squares) over GM matrices of
+    `gm` = (M, N, K) (smaller: the copies read zeros past their edges), where each operand
+    that needs transposing (A with `ta`, B without `tb`) is in L1 in layout `l1`: "zz"
+    (the 910b's) or "dn" (the 950's Nz of the transpose)."""
+    gm_m, gm_n, gm_k = gm
+    a_tile, b_tile = ((k, m) if ta else (m, k)), ((n, k) if tb else (k, n))
+    a_gm, b_gm = ((gm_k, gm_m) if ta else (gm_m, gm_k)), ((gm_n, gm_k) if tb else (gm_k, gm_n))
+    a_l1, copy_a, load_a = _nz(*a_tile, 8), "", " {transpose}" if ta else ""
+    b_l1, copy_b, load_b = _nz(*b_tile, 8), "", " {transpose}" if tb else ""
+    if ta:
+        a_l1, copy_a, load_a = ((_zz(k, m, 8), " {zz}", " {transpose, zz}") if l1 == "zz"
+                                else (_nz(m, k, 8), " {transpose}", ""))
+    if not tb:
+        b_l1, copy_b, load_b = ((_zz(k, n, 8), " {zz}", " {zz}") if l1 == "zz"
+                                else (_nz(n, k, 8), " {transpose}", " {transpose}"))
+    l1a, l1b = (f"memref<{s}xf32, #ascend.mem<l1>>" for s in (a_l1, b_l1))
+    l0a = f"memref<{_blocks(m, 16)}x{_blocks(k, 8)}x16x8xf32, #ascend.mem<l0a>>"
+    l0b = f"memref<{_blocks(k, 8)}x{_blocks(n, 16)}x16x8xf32, #ascend.mem<l0b>>"
+    l0c = f"memref<{_blocks(n, 16)}x{_blocks(m, 16)}x16x16xf32, #ascend.mem<l0c>>"
+    ga, gb = (f"memref<{r}x{c}xf32, #ascend.mem<gm>>" for r, c in (a_gm, b_gm))
+    gc = f"memref<{gm_m}x{gm_n}xf32, #ascend.mem<gm>>"
+    return f"""
+func.func @gemm(%a: {ga}, %b: {gb}, %c: {gc}) attributes {{ascend.kernel = #ascend.core<aic>}} {{
+  %c0 = arith.constant 0 : index
+  %l1a = memref.alloc() : {l1a}
+  %l1b = memref.alloc() : {l1b}
+  %l0a = memref.alloc() : {l0a}
+  %l0b = memref.alloc() : {l0b}
+  %l0c = memref.alloc() : {l0c}
+  ascend.copy_nd2nz %a[%c0, %c0], %l1a sizes [{a_tile[0]}, {a_tile[1]}]{copy_a} : {ga}, {l1a}
+  ascend.copy_nd2nz %b[%c0, %c0], %l1b sizes [{b_tile[0]}, {b_tile[1]}]{copy_b} : {gb}, {l1b}
+  ascend.set_flag mte2 -> mte1, 0
+  ascend.wait_flag mte2 -> mte1, 0
+  ascend.load_l0a %l1a, %l0a{load_a} sizes [{m}, {k}] : {l1a}, {l0a}
+  ascend.load_l0b %l1b, %l0b{load_b} sizes [{k}, {n}] : {l1b}, {l0b}
+  ascend.set_flag mte1 -> m, 0
+  ascend.wait_flag mte1 -> m, 0
+  ascend.mmad %l0a, %l0b, %l0c sizes [{m}, {n}, {k}] {{init}} : {l0a}, {l0b}, {l0c}
+  ascend.set_flag m -> fix, 0
+  ascend.wait_flag m -> fix, 0
+  ascend.fixpipe %l0c, %c[%c0, %c0] sizes [{gm_m}, {gm_n}] : {l0c}, {gc}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("l1", ["zz", "dn"])
+@pytest.mark.parametrize(("ta", "tb"), [(False, False), (True, False), (True, True)])
+def test_f32_operands_in_the_transposing_l1_layouts(l1: str, ta: bool, tb: bool) -> None:
+    """The f32 L1 layouts that serve a transposing load (Zz, the Nz of the transpose)
+    give the product numpy gives, GM matrices smaller than the tiles (40 x 24 x 27 under
+    48 x 32 x 32) included."""
+    m, n, k = 48, 32, 32
+    gm_m, gm_n, gm_k = 40, 24, 27
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((gm_m, gm_k)).astype(np.float32)
+    b = rng.standard_normal((gm_k, gm_n)).astype(np.float32)
+    out = np.zeros((gm_m, gm_n), np.float32)
+    text = transposing_f32_gemm(m, n, k, ta, tb, l1, (gm_m, gm_n, gm_k))
+    result = simulate(text, [a.T.copy() if ta else a, b.T.copy() if tb else b, out])
+    assert result.ok, "\n".join(d.render() for d in result.diagnostics)
+    np.testing.assert_allclose(result["c"], a.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)
+
+
+def test_a_zz_copy_costs_one_dma_start_per_16_rows() -> None:
+    """The Zz copy is one Nd2Nz per 16-row block (as the AscendC emitter issues it): its
+    start-ups add up where the Nz copy of the same tile pays one."""
+    def mte2_busy(l1: str) -> int:
+        text = transposing_f32_gemm(64, 32, 64, False, False, l1, (64, 32, 64))
+        a, b = np.ones((64, 64), np.float32), np.ones((64, 32), np.float32)
+        result = simulate(text, [a, b, np.zeros((64, 32), np.float32)])
+        np.testing.assert_allclose(result["c"], np.full((64, 32), 64.0))
+        return result.pipe_busy["MTE2"]
+
+    assert mte2_busy("zz") > mte2_busy("dn")

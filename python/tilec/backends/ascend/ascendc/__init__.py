@@ -44,10 +44,16 @@ Transposing L1 -> L0 loads: 16-bit fractals through LoadData2D's
 `ifTranspose`; 8-bit ones through LoadDataWithTranspose, which transposes a
 32x32 square of two Nz fractals (`transposed_8bit_loads`; to L0B on both
 profiles, to L0A on the 910b only: the 950 has no 8-bit transposing load to
-L0A). Located errors say what the API cannot express: f32 fractals (on the 910b
-that instruction joins two 16x8 fractals lying side by side in L1, and Nz keeps
-them one above the other; the 950's V2 form has no documented fractal order),
-GM rows under 32 bytes on the 910b (DataCopyPad starts
+L0A). 32-bit fractals cannot be transposed out of Nz (on the 910b that
+instruction joins two 16x8 fractals lying side by side in L1, and Nz keeps them
+one above the other; the 950's V2 form has no documented fractal order), so the
+cube lowering puts an f32 operand that needs transposing in L1 as what a load
+serves: on the 910b in Zz (`ascend.copy_nd2nz {zz}`: one Nd2Nz per 16 rows),
+loaded by LoadDataWithTranspose of 16x16 squares (`transposed_32bit_loads`); on
+the 950 as the Nz of its transpose (`{transpose}`: DataCopy with `Dn2NzParams`,
+arch 3510 only), loaded by the plain LoadData. Located errors say what the API
+cannot express: f32 operands the lowering left in Nz (tiles that are not whole
+16x16 squares), GM rows under 32 bytes on the 910b (DataCopyPad starts
 each row at a UB block), fixpipes into UB (the 950's names the vector core's
 UB, the IR does not) and scalar transcendental math (no scalar form). A
 fixpipe into L1 writes Nz (`CFG_NZ`) into 16-bit tiles from a 16-column block.
@@ -64,7 +70,11 @@ a region's rows end inside a block, the bytes after them (outside the region)
 become zero, where the simulator leaves them as they were.
 """
 
-from tilec.backends.ascend.ascendc.cube_loads import TransposedLoad, transposed_8bit_loads
+from tilec.backends.ascend.ascendc.cube_loads import (
+    TransposedLoad,
+    transposed_8bit_loads,
+    transposed_32bit_loads,
+)
 from tilec.backends.ascend.ascendc.emitter import (
     AscendCSource,
     ascendc_text,
@@ -76,4 +86,4 @@ from tilec.diagnostics import CompileError
 
 __all__ = ["API_CALLS", "ARCH", "HARD_EVENTS", "STRUCTS", "AscendCSource", "CompileError",
            "TransposedLoad", "ascendc_text", "emit_ascendc", "kernel_functions",
-           "transposed_8bit_loads"]
+           "transposed_8bit_loads", "transposed_32bit_loads"]

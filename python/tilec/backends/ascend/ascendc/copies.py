@@ -225,14 +225,20 @@ class Copies(EmitterBase):
         offsets = [self.value(v) for v in op.operands[1:-1]]
         dst = self.tensor(op.operands[-1], op)
         rows, cols = list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
-        self.marker(op, f"sizes [{rows}, {cols}]")
+        transpose, zz = "transpose" in op.attributes, "zz" in op.attributes
+        self.marker(op, f"sizes [{rows}, {cols}]{' transpose' if transpose else ''}"
+                        f"{' zz' if zz else ''}")
         valid_rows = self.valid_extent(src.shape[0], offsets[0], rows)
         valid_cols = self.valid_extent(src.shape[1], offsets[1], cols)
-        r1 = dst.static_shape[1]
-        # Nd2Nz zeros a row's tail to its 32-byte block; the other rows and blocks of the
-        # tile read as zero in the IR too
-        partial = self.partial([valid_rows, valid_cols], [r1 * 16, dst.static_shape[0] *
-                                                          (BLOCK_BYTES // BYTES[dst.element])])
+        c0 = BLOCK_BYTES // BYTES[dst.element]
+        # what the tile holds of each GM extent: rows and columns of Nz, Zz, or of the
+        # Nz of the transpose
+        outer, inner = dst.static_shape[0], dst.static_shape[1]
+        capacity = ([outer * c0, inner * 16] if transpose else [outer * 16, inner * c0] if zz
+                    else [inner * 16, outer * c0])
+        # Nd2Nz (Dn2Nz) zeros a row's (column's) tail to its 32-byte block; the other
+        # rows and blocks of the tile read as zero in the IR too
+        partial = self.partial([valid_rows, valid_cols], capacity)
         if partial is not None:
             self.line("// the tile has rows or blocks that no GM element reaches: zero them")
             self.open_guard(partial)
@@ -242,6 +248,53 @@ class Copies(EmitterBase):
             self.fill_l1(op, dst.at(), blocks * BYTES[dst.element] // BLOCK_BYTES)
             self.line("PipeBarrier<PIPE_MTE2>();")
             self.close_guard(partial)
+        if transpose:
+            self.dn2nz(op, src, offsets, dst, valid_rows, valid_cols)
+        elif zz:
+            self.nd2zz(op, src, offsets, dst, rows, valid_cols)
+        else:
+            self.nd2nz(op, src, offsets, dst, valid_rows, valid_cols)
+
+    def dn2nz(self, op: ir.Operation, src: Tensor, offsets: list[str], dst: Tensor,
+              valid_rows: str, valid_cols: str) -> None:
+        """The Nz of the region's transpose: Dn2Nz reads the GM matrix column-major, so
+        its `nValue` is the region's columns, its `dValue` (the C0 direction) its rows."""
+        if self.arch != 3510:
+            raise error(f"the Nz of a transpose (DataCopy with Dn2NzParams) exists on arch "
+                        f"3510 only, not on the {self.profile_name}", op.location)
+        params = self.struct("Dn2NzParams", {
+            "dnNum": "1", "nValue": f"static_cast<uint16_t>({valid_cols})",
+            "dValue": f"static_cast<uint32_t>({valid_rows})", "srcDnMatrixStride": "0",
+            "srcDValue": src.strides[0], "dstNzC0Stride": str(dst.static_shape[1] * 16),
+            "dstNzNStride": "1", "dstNzMatrixStride": "0"}, op)
+        self.line(f"DataCopy({dst.base}, {element_at(src, self.linear(src, offsets))}, "
+                  f"{params});")
+
+    def nd2zz(self, op: ir.Operation, src: Tensor, offsets: list[str], dst: Tensor, rows: int,
+              valid_cols: str) -> None:
+        """Zz: one Nd2Nz per 16-row block, each a row of fractals whose column blocks lie
+        16 rows (one fractal) apart; a block the GM tensor does not reach moves nothing."""
+        fractal_row = dst.static_shape[1] * 16 * (BLOCK_BYTES // BYTES[dst.element])
+        for block in range(dst.static_shape[0]):
+            start = (offsets[0] if not block else str(int(offsets[0]) + 16 * block)
+                     if offsets[0].isdigit() else f"({offsets[0]} + {16 * block})")
+            extent = min(16, rows - 16 * block)
+            valid = self.valid_extent(src.shape[0], start, extent)
+            if valid == "0":
+                self.line(f"// rows {16 * block}.. lie outside the GM tensor: no DMA")
+                continue
+            params = self.struct("Nd2NzParams", {
+                "ndNum": "1", "nValue": f"static_cast<uint16_t>({valid})",
+                "dValue": f"{valid_cols}", "srcNdMatrixStride": "0", "srcDValue": src.strides[0],
+                "dstNzC0Stride": "16", "dstNzNStride": "1", "dstNzMatrixStride": "0"}, op)
+            checks = [e for e in (valid, valid_cols) if not e.isdigit()]
+            guard = f"if ({' && '.join(f'{e} > 0' for e in checks)}) " if checks else ""
+            self.line(f"{guard}DataCopy({dst.at(str(block * fractal_row))}, "
+                      f"{element_at(src, self.linear(src, [start, offsets[1]]))}, {params});")
+
+    def nd2nz(self, op: ir.Operation, src: Tensor, offsets: list[str], dst: Tensor,
+              valid_rows: str, valid_cols: str) -> None:
+        r1 = dst.static_shape[1]
         params = self.struct("Nd2NzParams", {
             "ndNum": "1", "nValue": f"static_cast<uint16_t>({valid_rows})",
             "dValue": f"{valid_cols}", "srcNdMatrixStride": "0", "srcDValue": src.strides[0],

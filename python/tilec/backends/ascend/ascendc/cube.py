@@ -5,7 +5,11 @@ from __future__ import annotations
 from mlir import ir
 
 from tilec.backends.ascend.ascendc.base import EmitterBase
-from tilec.backends.ascend.ascendc.cube_loads import TransposedLoad, transposed_8bit_loads
+from tilec.backends.ascend.ascendc.cube_loads import (
+    TransposedLoad,
+    transposed_8bit_loads,
+    transposed_32bit_loads,
+)
 from tilec.backends.ascend.ascendc.tables import BYTES, CTYPE, FRACTAL_BYTES, QUANT
 from tilec.backends.ascend.ascendc.text import Tensor, add_index, element_at
 from tilec.diagnostics import error
@@ -33,8 +37,10 @@ class Cube(EmitterBase):
         src, dst = self.tensor(op.operands[0], op), self.tensor(op.operands[1], op)
         transpose = "transpose" in op.attributes
         m1, k1 = dst.static_shape[0], dst.static_shape[1]
-        self.marker(op, "transpose" if transpose else "")
-        if transpose and BYTES[src.element] == 1:
+        self.marker(op, " ".join(f for f in ("transpose", "zz") if f in op.attributes))
+        if "zz" in op.attributes:
+            self.load_transposed(op, dst, src, self.square_loads(op, "l0a", dst, src))
+        elif transpose and BYTES[src.element] == 1:
             if self.arch == 3510:
                 raise error(f"the 950 has no transposing L1 -> L0A load of {src.element} "
                             "(LoadDataWithTranspose reaches only L0B there, and LoadData2D "
@@ -54,8 +60,10 @@ class Cube(EmitterBase):
         src, dst = self.tensor(op.operands[0], op), self.tensor(op.operands[1], op)
         transpose = "transpose" in op.attributes
         k1, n1 = dst.static_shape[0], dst.static_shape[1]
-        self.marker(op, "transpose" if transpose else "")
-        if transpose:
+        self.marker(op, " ".join(f for f in ("transpose", "zz") if f in op.attributes))
+        if "zz" in op.attributes:
+            self.load_transposed(op, dst, src, self.square_loads(op, "l0b", dst, src))
+        elif transpose:
             self.load_data(op, dst, src, [(0, 0, k1 * n1, 1, False)])
         elif BYTES[src.element] == 1:
             self.load_transposed(op, dst, src, transposed_8bit_loads(
@@ -63,6 +71,22 @@ class Cube(EmitterBase):
         else:
             self.need_16_bit(op, src)
             self.load_data(op, dst, src, [(k * n1, k, n1, k1, True) for k in range(k1)])
+
+    def square_loads(self, op: ir.Operation, target: str, dst: Tensor,
+                     src: Tensor) -> list[TransposedLoad]:
+        """LoadDataWithTranspose of 32-bit squares out of a Zz L1 tile (arch 2201 only)."""
+        if self.arch == 3510:
+            raise error("not emitted: the 950's LoadDataWithTranspose "
+                        "(LoadData2dTransposeParamsV2) moves four 16x8 fractals a repeat in an "
+                        "order the vendor documents no model of", op.location)
+        if BYTES[src.element] != 4:
+            raise error(f"a load out of a Zz L1 tile transposes 32-bit squares, not "
+                        f"{src.element}", op.location)
+        fractal = FRACTAL_BYTES // BYTES[src.element]
+        strides = [int(t) // fractal if t.isdigit() else 0 for t in (src.strides[0],
+                                                                      dst.strides[0])]
+        return transposed_32bit_loads(target, src.static_shape[:2], strides[0],
+                                      dst.static_shape[:2], strides[1], op.location)
 
     def need_16_bit(self, op: ir.Operation, src: Tensor) -> None:
         """A transposing load through LoadData2D, which transposes 16-bit fractals only; no
@@ -73,11 +97,15 @@ class Cube(EmitterBase):
         if BYTES[src.element] == 4 and self.arch == 3510:
             why = (", and the 950's LoadDataWithTranspose (LoadData2dTransposeParamsV2) moves "
                    "four 16x8 fractals a repeat in an order the vendor documents no model of: "
-                   "not emitted")
+                   "not emitted (tilec copies such an operand in as the Nz of its transpose, "
+                   "Dn2Nz, when its tile is whole 16x16 squares that only copies from GM "
+                   "write)")
         elif BYTES[src.element] == 4:
             why = (", and no AscendC load transposes them out of an Nz L1 tile: "
                    "LoadDataWithTranspose joins two 16x8 fractals that lie side by side in L1 "
-                   "(Zz/Zn), and Nz keeps them one above the other")
+                   "(Zz/Zn), and Nz keeps them one above the other (tilec puts such an "
+                   "operand in Zz when its tile is whole 16x16 squares that only copies from "
+                   "GM write)")
         raise error(f"LoadData2D transposes only 16-bit fractals, not {src.element}{why}",
                     op.location)
 

@@ -1,5 +1,6 @@
-"""Which LoadDataWithTranspose calls turn an Nz L1 tile of 8-bit elements into the
-transposed L0 tile (a pure plan, checked against a model of the instruction)."""
+"""Which LoadDataWithTranspose calls turn an Nz L1 tile of 8-bit elements, or a Zz L1
+tile of 32-bit ones, into the transposed L0 tile (pure plans, checked against a model
+of the instruction)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from tilec.diagnostics import error
 
 @dataclass(frozen=True)
 class TransposedLoad:
-    """One LoadDataWithTranspose of 8-bit fractals (arch 2201 units): `repeats` 32x32
-    squares, each two Nz fractals one above the other in L1, transposed into two
+    """One LoadDataWithTranspose (arch 2201 units): `repeats` squares of two fractals (8-bit:
+    32x32, two Nz fractals one above the other in L1; 32-bit: 16x16, two Zz fractals side
+    by side, see `Cube.square_loads`), each transposed into two
     fractals of L0 `dst_frac_gap` fractals apart; squares `src_stride` apart in L1,
     their first fractals `dst_gap + 1` apart in L0."""
 
@@ -49,3 +51,30 @@ def transposed_8bit_loads(target: str, src_grid: list[int], dst_grid: list[int],
     # L0A: one call per pair of M fractals, down K; the pair lies k1 fractals apart
     return [TransposedLoad(2 * c * inner, c * half, squares_down, 1, 0, inner - 1)
             for c in range(squares_across)]
+
+
+def transposed_32bit_loads(target: str, src_grid: list[int], src_row: int,
+                           dst_grid: list[int], dst_row: int,
+                           location: ir.Location | None = None) -> list[TransposedLoad]:
+    """The loads that turn a Zz L1 tile of 32-bit elements (`src_grid`: row blocks of 16 x
+    column blocks of 8, `src_row` fractals from one row block to the next) into the
+    transposed L0 tile: L0B's Zn (`dst_grid`: K/8 x N/16) from B (K x N), or L0A's Zz
+    (M/16 x K/8) from Aᵀ (K x M); `dst_row` fractals from one L0 row to the next.
+
+    Two fractals side by side, L1 rows 16r.. and columns 16j.., are a 16 x 16 square
+    (square r * src_row / 2 + j); its transpose splits into the fractal of its first 8
+    columns and the one of its last 8: K fractals 2r and 2r + 1 of N block j in L0B, of
+    M block j in L0A. One call per row block, its repeats across the squares of the row."""
+    rows, cols = src_grid
+    across, down = (dst_grid[1], dst_grid[0]) if target == "l0b" else dst_grid
+    if cols % 2 or src_row < cols or src_row % 2 or across != cols // 2 or \
+            down != 2 * rows or dst_row < dst_grid[1]:
+        raise error(f"LoadDataWithTranspose moves 16x16 squares of 32-bit elements: a Zz L1 "
+                    f"tile of {rows} x {cols} fractals does not give the {dst_grid[0]} x "
+                    f"{dst_grid[1]} fractals of {target.upper()} in whole squares", location)
+    squares = src_row // 2
+    if target == "l0b":  # square (r, j) -> Zn fractals (2r, j) and (2r + 1, j)
+        return [TransposedLoad(2 * r * dst_row, r * squares, across, 1, 0, dst_row - 1)
+                for r in range(rows)]
+    # square (r, j) -> Zz fractals (j, 2r) and (j, 2r + 1), M blocks `dst_row` apart
+    return [TransposedLoad(2 * r, r * squares, across, 1, dst_row - 1, 0) for r in range(rows)]
