@@ -15,8 +15,10 @@
 #    the FP8 block-scaled GEMM (examples/fp8_gemm.py, DeepGEMM's scheme) at
 #    8192^3 and of f16 flash attention, compiled for sm_90a, next to torch
 #    (cuBLAS bf16, torch._scaled_mm fp8 with per-tensor scales, SDPA), each
-#    checked against torch. With GPU_CHECK_BUILD_ONLY=1 that part builds the
-#    kernels, prints their wgmma counts and ptxas resources, and stops.
+#    checked against torch, and a ragged 1000^3 bf16 GEMM (TMA boxes past the
+#    edges) against torch. With GPU_CHECK_BUILD_ONLY=1 that part builds the
+#    kernels, prints their wgmma, TMA and mbarrier counts and ptxas resources,
+#    and stops.
 #
 # Kernel times are CUDA-event means over back-to-back launches with the
 # inputs already on the device (tilec.backends.cuda.driver.time_kernel).
@@ -181,10 +183,18 @@ kernels = {
         attention_example.flash_attention(batch, heads, seq, dim, causal=False,
                                           dtype="float16"), target="cuda:sm_90a"),
 }
+# A ragged bf16 gemm: its TMA boxes run past the tensors' edges (zero fill).
+ragged = 1000
+kernels["gemm bf16 ragged"] = tilec.compile(
+    gemm_example.matmul(ragged, ragged, ragged, in_dtype="bfloat16", block_M=128, block_N=128,
+                        block_K=64, num_stages=3), target="cuda:sm_90a")
 for name, kernel in kernels.items():
     ptx = kernel.source()
     assert "wgmma.mma_async" in ptx, f"{name} does not use wgmma"
-    print(f"{name}: {ptx.count('wgmma.mma_async')} wgmma, {kernel.resources()}")
+    assert "cp.async.bulk.tensor" in ptx, f"{name} does not load by TMA"
+    print(f"{name}: {ptx.count('wgmma.mma_async')} wgmma, "
+          f"{ptx.count('cp.async.bulk.tensor')} cp.async.bulk.tensor, "
+          f"{ptx.count('mbarrier.')} mbarrier, {kernel.resources()}")
 if os.environ.get("GPU_CHECK_BUILD_ONLY"):
     sys.exit(0)
 
@@ -222,6 +232,14 @@ seconds = time_kernel(kernels["gemm bf16"], ta, tb, tc, repeats=5)
 error = relative(tc, (ta @ tb).float())
 print(f"{f'gemm bf16 {size}^3 (wgmma)':<34} {flops / seconds / 1e12:>12.1f} "
       f"{flops / torch_seconds(lambda: ta @ tb) / 1e12:>12.1f}  {error:.1e}")
+
+ra = torch.randn(ragged, ragged, device="cuda", dtype=torch.bfloat16)
+rb = torch.randn(ragged, ragged, device="cuda", dtype=torch.bfloat16)
+rc = torch.zeros(ragged, ragged, device="cuda", dtype=torch.float32)
+time_kernel(kernels["gemm bf16 ragged"], ra, rb, rc, repeats=1)
+error = relative(rc, (ra @ rb).float())
+print(f"gemm bf16 {ragged}^3 (TMA past the edges): max rel. error {error:.1e}")
+assert error < 1e-2, "the ragged TMA gemm is wrong"
 
 rng = np.random.default_rng(0)
 a_fp8, b_fp8, a_scale, b_scale = fp8_example.random_inputs(size, size, size, rng)

@@ -49,9 +49,12 @@ from tilec.passes.conversion.tile_to_cuda import (  # noqa: F401 (they register 
     fill,
     gemm,
     kernel,
+    mbarrier_ring,
     parallel,
     pipeline,
     reduce,
+    tma_copy,
+    warp_specialize,
     wgmma_gemm,
 )
 from tilec.passes.conversion.tile_to_cuda.infer_layouts import (

@@ -99,7 +99,7 @@ class _Side:
 
 
 @dataclass(frozen=True)
-class _Copy:
+class TileCopy:
     src: _Side
     dst: _Side
     sizes: list[int]
@@ -158,7 +158,7 @@ class _Copy:
             return None
         if src.tile.element != dst.tile.element or is_workgroup(src.tile.value.type):
             return None
-        if self.pad_operand is not None and not _is_zero(self.pad_operand):
+        if self.pad_operand is not None and not is_zero_pad(self.pad_operand):
             return None
         if not _identity_layout(src.tile.value.type):
             return None
@@ -242,7 +242,7 @@ def _identity_layout(type_: ir.Type) -> bool:
     return memref_type.affine_map == ir.AffineMap.get_identity(memref_type.rank)
 
 
-def _is_zero(value: ir.Value) -> bool:
+def is_zero_pad(value: ir.Value) -> bool:
     owner = value.owner
     if not isinstance(owner, ir.Operation | ir.OpView) or owner.name != "arith.constant":
         return False
@@ -286,8 +286,8 @@ class CopyByThreads(TileOpLowering):
         op.erase()
 
 
-def copy_of(op: ir.Operation) -> _Copy:
-    """tile.copy `op` (its tiles lowered) as a `_Copy`; builds no IR."""
+def copy_of(op: ir.Operation) -> TileCopy:
+    """tile.copy `op` (its tiles lowered) as a `TileCopy`; builds no IR."""
     operands = list(op.operands)
     # The operand counts of the tile op: a register operand's new type has
     # another rank than the tile it stands for.
@@ -299,7 +299,7 @@ def copy_of(op: ir.Operation) -> _Copy:
     dst_offsets = operands[2 + src_rank : 2 + src_rank + dst_rank]
     dst = _Side(dst_tile, dst_offsets, copy_dims(sizes, dst_rank))
     pad_operands = operands[2 + src_rank + dst_rank :]
-    return _Copy(src, dst, sizes, pad_operands[0] if pad_operands else None)
+    return TileCopy(src, dst, sizes, pad_operands[0] if pad_operands else None)
 
 
 def _logical_sizes(op: ir.Operation, src: Tile, dst: Tile) -> list[int]:

@@ -12,7 +12,9 @@ against the arch. A register tile (see tile-cuda-infer-layouts) becomes
 a private `memref<slots x T>` carrying its layout. `tile.barrier` is
 `gpu.barrier`; a `tile.pipelined` loop that cannot be a cp.async
 pipeline (`pipeline.py`) is an `scf.for` whose copies wait for their own
-cp.async groups.
+cp.async groups. A warp-specialized kernel (`warp_specialize.py`) launches
+one more warpgroup, the producer, and its consumers' block barriers become
+a named barrier of the consumer threads.
 
 Before:
 
@@ -38,7 +40,7 @@ from __future__ import annotations
 import math
 
 from mlir import ir
-from mlir.dialects import arith, gpu, memref
+from mlir.dialects import arith, gpu, memref, nvvm
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
@@ -53,10 +55,16 @@ from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
     kernel_threads,
     workgroup_space,
 )
+from tilec.passes.conversion.tile_to_cuda.wgmma_plan import WARPGROUP
 from tilec.passes.registry import PassFailure
 from tilec.targets import CudaTarget
 
 SHARED_BYTES = "tile.cuda_shared_bytes"
+# Set by warp specialization (warp_specialize.py, which imports this module):
+# the tile.kernel's consumer threads, and the scf.if of their code.
+CONSUMERS = "tile.cuda_consumer_threads"
+CONSUMER_BRANCH = "tile.cuda_consumer_branch"
+CONSUMER_BARRIER = 1
 SHARED_ALIGNMENT = 128
 WGMMA_ALIGNMENT = 1024
 
@@ -168,6 +176,9 @@ class KernelToGpuLaunch(TileOpLowering):
         body = op.regions[0].blocks[0]
         grid = list(op.operands)
         threads = ir.IntegerAttr(op.attributes["threads"]).value
+        if CONSUMERS in op.attributes:  # warp-specialized: one more warpgroup, the producer
+            threads += WARPGROUP
+            _consumer_barriers(op)
         with ir.InsertionPoint(op), op.location:
             one = irb.index(1)
             grid_3d = [*grid, one, one][:3]
@@ -185,6 +196,23 @@ class KernelToGpuLaunch(TileOpLowering):
             old.replace_all_uses_with(new)
         irb.move_body(body, end.operation)
         op.erase()
+
+
+def _consumer_barriers(kernel: ir.Operation) -> None:
+    """The block barriers of a warp-specialized kernel's consumer code as a
+    named barrier of the consumer threads (the producer never reaches them)."""
+    consumers = ir.IntegerAttr(kernel.attributes[CONSUMERS]).value
+    i32 = ir.IntegerType.get_signless(32)
+    for branch in irb.collect(kernel, "scf.if"):
+        if CONSUMER_BRANCH not in branch.attributes:
+            continue
+        consumer_ops = [o.operation for o in branch.regions[0].blocks[0].operations]
+        barriers = [b for o in consumer_ops for b in irb.collect(o, "gpu.barrier")]
+        for barrier in barriers:
+            with ir.InsertionPoint(barrier), barrier.location:
+                nvvm.barrier(None, barrier_id=arith.constant(i32, CONSUMER_BARRIER),
+                             number_of_threads=arith.constant(i32, consumers))
+            barrier.erase()
 
 
 @register_lowering

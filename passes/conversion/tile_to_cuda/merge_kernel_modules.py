@@ -6,7 +6,9 @@ several kernels (a split-KV attention and its combine step) is one program:
 this pass moves the kernels of all gpu.modules into the first one (outlining
 names them uniquely) and points each `gpu.launch_func` at its kernel there,
 so the entry has one PTX module, one cubin and one `ptxas -v` report. Run it
-right after gpu-kernel-outlining.
+right after gpu-kernel-outlining. A kernel that reallocates registers between
+warpgroups (`setmaxnreg`, warp_specialize.py) also gets its register budget
+at entry (`nvvm.maxnreg`): ptxas ignores setmaxnreg without one.
 
 Before:
 
@@ -32,6 +34,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_cuda.warp_specialize import KERNEL_REGISTERS
 from tilec.passes.registry import Pass, register_pass
 
 
@@ -49,6 +52,10 @@ class CudaMergeKernelModulesPass(Pass):
 
     def run(self, op: ir.Operation) -> None:
         with op.context:
+            for kernel in irb.collect(op, "gpu.func"):
+                if irb.collect(kernel, "nvvm.setmaxregister"):
+                    kernel.attributes["nvvm.maxnreg"] = ir.IntegerAttr.get(
+                        ir.IntegerType.get_signless(32), KERNEL_REGISTERS)
             modules = [m.operation for m in op.regions[0].blocks[0].operations
                        if m.operation.name == "gpu.module"]
             if len(modules) < 2:

@@ -84,7 +84,7 @@ def _written_in(loop: ir.Operation, buffer: ir.Value) -> bool:
     for inner in irb.every_op(loop):
         if inner.name not in writes:
             continue
-        number = 1 + _src_rank(inner) if inner.name == "tile.copy" else writes[inner.name]
+        number = 1 + src_rank(inner) if inner.name == "tile.copy" else writes[inner.name]
         if inner.operands[number] == buffer:
             return True
     return False
@@ -111,7 +111,7 @@ class _Plan:
     copies: list[ir.Operation]
 
 
-def _stage_copies(op: ir.Operation) -> list[ir.Operation]:
+def stage_copies(op: ir.Operation) -> list[ir.Operation]:
     body = op.regions[0].blocks[0]
     threads = kernel_threads(op)
     found: list[ir.Operation] = []
@@ -138,7 +138,7 @@ def _stage_copies(op: ir.Operation) -> list[ir.Operation]:
     return found
 
 
-class _Slots:
+class StageSlots:
     """The `num_stages` places of one stage copy's tile in shared memory."""
 
     def __init__(self, copy: ir.Operation, kernel: ir.Operation, stages: int):
@@ -176,7 +176,7 @@ def _bytes(type_: ir.MemRefType) -> int:
     return count * irb.bit_width(type_.element_type) // 8
 
 
-def _materialize(value: ir.Value, body: ir.Block, mapping: dict[ir.Value, ir.Value]) -> ir.Value:
+def materialize(value: ir.Value, body: ir.Block, mapping: dict[ir.Value, ir.Value]) -> ir.Value:
     """`value` built at the insertion point for the iteration `mapping` gives
     the induction variable (ops of the body cloned, others reused)."""
     if value in mapping:
@@ -185,7 +185,7 @@ def _materialize(value: ir.Value, body: ir.Block, mapping: dict[ir.Value, ir.Val
     if isinstance(owner, ir.Block) or owner.operation.block != body:
         return value
     op = owner.operation
-    operands = [_materialize(operand, body, mapping) for operand in op.operands]
+    operands = [materialize(operand, body, mapping) for operand in op.operands]
     clone = op.clone()
     for i, operand in enumerate(operands):
         clone.operands[i] = operand
@@ -194,22 +194,22 @@ def _materialize(value: ir.Value, body: ir.Block, mapping: dict[ir.Value, ir.Val
     return mapping[value]
 
 
-def _issue(slots: _Slots, body: ir.Block, iteration: ir.Value, upper: ir.Value,
+def _issue(slots: StageSlots, body: ir.Block, iteration: ir.Value, upper: ir.Value,
            slot: ir.Value | int) -> None:
     """The stage copy of `iteration` into `slot`, read-nothing past `upper`."""
     mapping = {body.arguments[0]: iteration}
-    operands = [_materialize(v, body, mapping) for v in slots.copy.operands]
+    operands = [materialize(v, body, mapping) for v in slots.copy.operands]
     valid = arith.cmpi(arith.CmpIPredicate.slt, iteration, upper)
     # Operand 1 is the first source offset.
     operands[1] = arith.select(valid, operands[1], irb.index(_PAST_THE_END))
-    operands[1 + _src_rank(slots.copy)] = slots.view(slot)
+    operands[1 + src_rank(slots.copy)] = slots.view(slot)
     issued = slots.copy.clone()
     for i, value in enumerate(operands):
         issued.operands[i] = value
     issued.attributes[NO_WAIT] = ir.UnitAttr.get()
 
 
-def _src_rank(copy: ir.Operation) -> int:
+def src_rank(copy: ir.Operation) -> int:
     return ir.DenseI32ArrayAttr(copy.attributes["operandSegmentSizes"])[1]
 
 
@@ -224,12 +224,12 @@ class PipelinedToCpAsyncStages(TileOpLowering):
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
         if num_stages(op) < 2:
             return "num_stages is 1"
-        if not _stage_copies(op):
+        if not stage_copies(op):
             return "no copy of the loop can be a cp.async stage"
         return None
 
     def infer(self, op: ir.Operation, target: CudaTarget) -> _Plan:
-        return _Plan(_stage_copies(op))
+        return _Plan(stage_copies(op))
 
     def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
         assert isinstance(plan, _Plan)
@@ -238,7 +238,7 @@ class PipelinedToCpAsyncStages(TileOpLowering):
         body = op.regions[0].blocks[0]
         kernel = irb.enclosing(op, {"tile.kernel"})
         with ir.InsertionPoint(op), op.location:
-            slots = [_Slots(copy, kernel, stages) for copy in plan.copies]
+            slots = [StageSlots(copy, kernel, stages) for copy in plan.copies]
             for stage in range(stages - 1):
                 iteration = arith.addi(lower, arith.muli(irb.index(stage), step))
                 for slot in slots:

@@ -4,9 +4,9 @@ Every example kernel compiles for sm_90a and the CUDA assembler accepts it;
 the f16/bf16 gemms run on `wgmma.mma_async`, and their lowered IR runs
 against numpy in the SIMT emulator (simt_hopper.py), whose wgmma reads the
 operands through the descriptors by the PTX ISA's rules: the descriptors,
-the operand swizzle the copies write and the accumulator layout are checked
-on numbers, on shapes that are not tile multiples. Blocks that are not
-whole warpgroups keep mma.sync.
+the operand swizzle the copies (TMA boxes, test_cuda_tma.py) write and the
+accumulator layout are checked on numbers, on shapes that are not tile
+multiples. Blocks that are not whole warpgroups keep mma.sync.
 """
 
 from __future__ import annotations
@@ -229,7 +229,7 @@ def _instruction_mix(ptx: str) -> dict[str, int]:
         "cp.async": len(re.findall(r"cp\.async\.cg", ptx)),
         "mma.sync": len(re.findall(r"mma\.sync", ptx)),
         "fence.proxy.async": ptx.count("fence.proxy.async"),
-        # No TMA and mbarrier pipeline yet: the copies are cp.async stages.
+        # The operand loads: TMA boxes completing on an mbarrier ring.
         "cp.async.bulk.tensor": ptx.count("cp.async.bulk.tensor"),
         "mbarrier": ptx.count("mbarrier."),
     }
@@ -249,6 +249,7 @@ def test_gemm_128xNx64_on_wgmma_without_spills(block_n, threads):
     mix = _instruction_mix(ptx)
     # 128 / 64 / warpgroups m64 tiles per warpgroup, four k16 steps.
     assert mix["wgmma"] == 128 // 64 // (threads // 128) * 4 and mix["mma.sync"] == 0
+    assert mix["cp.async.bulk.tensor"] > 0 and mix["cp.async"] == 0 and mix["mbarrier"] > 0
     assert re.findall(WGMMA, ptx)[0] == (str(block_n), "16", "bf16", "bf16")
     resources = kernel.resources()
     print(f"gemm 128x{block_n}x64 bf16 sm_90a ({threads} threads): {mix}, {resources}")

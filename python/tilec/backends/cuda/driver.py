@@ -16,7 +16,9 @@ time. A memref argument is passed as MLIR's descriptor expanded to
 scalars: allocated and aligned pointer, offset, sizes, strides. A tensor
 already on the GPU (torch, cupy: anything whose DLPack device is CUDA) is
 passed by its own pointer (`dlpack.py`), zero-copy: the kernel writes it
-in place.
+in place. A kernel that loads tiles by TMA also takes pointers to tensor
+maps of its arguments, encoded before each launch into device memory
+(`tensor_maps.py`).
 """
 
 from __future__ import annotations
@@ -33,8 +35,15 @@ from mlir import ir
 
 from tilec.backends.base import Binary, Driver, Launcher, Options
 from tilec.backends.cuda.dlpack import DeviceArray, device_array, is_device_tensor
+from tilec.backends.cuda.tensor_maps import (
+    TENSOR_MAP_BYTES,
+    TmaDescriptor,
+    encode,
+    tensor_map_arguments,
+)
 from tilec.diagnostics import error
 from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_cuda.tma_copy import TMA_DESCRIPTOR
 from tilec.runtime.signature import Param, numpy_dtype
 
 _CUDA_SUCCESS = 0
@@ -75,11 +84,13 @@ _COMPARE = [lambda a, b: a == b, lambda a, b: a != b, lambda a, b: a < b,
 
 
 def host_expression(value: ir.Value, params: list[ir.Value],
-                    workspaces: list[ir.Value] | None = None) -> Expr:
+                    workspaces: list[ir.Value] | None = None,
+                    descriptors: list[TmaDescriptor] | None = None) -> Expr:
     """`value` of the host function as an expression over its parameters;
     a `memref.alloc` of the host (a global workspace) is ["workspace", i],
-    its position in `workspaces`. ValueError names an op that is not plain
-    integer arithmetic."""
+    its position in `workspaces`, a TMA tensor map (`tma_copy.py`)
+    ["tma", i], its position in `descriptors`. ValueError names an op that
+    is not plain integer arithmetic."""
     for i, param in enumerate(params):
         if value == param:
             return ["param", i]
@@ -97,6 +108,14 @@ def host_expression(value: ir.Value, params: list[ir.Value],
         if value not in workspaces:
             workspaces.append(value)
         return ["workspace", workspaces.index(value)]
+    if name == "builtin.unrealized_conversion_cast" and TMA_DESCRIPTOR in op.attributes:
+        source = host_expression(op.operands[0], params)
+        if descriptors is None or source[0] != "param":
+            raise ValueError("a TMA tensor map of a value that is not a parameter")
+        descriptor = TmaDescriptor.of(source[1], ir.DictAttr(op.attributes[TMA_DESCRIPTOR]))
+        if descriptor not in descriptors:
+            descriptors.append(descriptor)
+        return ["tma", descriptors.index(descriptor)]
     if name == "memref.dim":
         source, dim = op.operands
         position = host_expression(source, params, workspaces)
@@ -139,18 +158,21 @@ class Launch:
     block: tuple[int, int, int]
     shared_bytes: int
     args: tuple[Expr, ...]
-    """Per kernel argument: ["param", i] or ["workspace", i] for a memref, else an expression."""
+    """Per kernel argument: ["param", i] or ["workspace", i] for a memref, ["tma", i] for
+    a pointer to the plan's tensor map i, else an expression."""
     arg_types: tuple[str, ...]
     """Per kernel argument: "memref<rank>" or the scalar's MLIR type."""
 
 
 @dataclass(frozen=True)
 class LaunchPlan:
-    """How to run an entry from its arguments: its launches in order, and the
-    global workspaces (`T.alloc_global`) they share, as (element, shape)."""
+    """How to run an entry from its arguments: its launches in order, the
+    global workspaces (`T.alloc_global`) they share, as (element, shape),
+    and the TMA tensor maps the driver makes from the arguments."""
 
     launches: tuple[Launch, ...]
     workspaces: tuple[tuple[str, tuple[Expr, ...]], ...] = ()
+    descriptors: tuple[TmaDescriptor, ...] = ()
 
     @property
     def kernel(self) -> str:
@@ -183,7 +205,8 @@ class LaunchPlan:
             raise error(f"'{entry}' launches no kernel", func.location)
         params = list(func.regions[0].blocks[0].arguments)
         workspaces: list[ir.Value] = []
-        launches = tuple(_launch_of(op, params, workspaces) for op in found)
+        descriptors: list[TmaDescriptor] = []
+        launches = tuple(_launch_of(op, params, workspaces, descriptors) for op in found)
         shapes = []
         for value in workspaces:
             type_ = ir.MemRefType(value.type)
@@ -194,11 +217,12 @@ class LaunchPlan:
                 for size in type_.shape
             )
             shapes.append((str(type_.element_type), shape))
-        return LaunchPlan(launches, tuple(shapes))
+        return LaunchPlan(launches, tuple(shapes), tuple(descriptors))
 
     def to_json(self) -> str:
         return json.dumps({"launches": [launch.__dict__ for launch in self.launches],
-                           "workspaces": self.workspaces})
+                           "workspaces": self.workspaces,
+                           "descriptors": [d.to_json() for d in self.descriptors]})
 
     @staticmethod
     def from_json(text: str) -> LaunchPlan:
@@ -208,11 +232,12 @@ class LaunchPlan:
                    tuple(d["args"]), tuple(d["arg_types"]))
             for d in data["launches"]
         )
-        return LaunchPlan(launches, tuple((e, tuple(s)) for e, s in data["workspaces"]))
+        return LaunchPlan(launches, tuple((e, tuple(s)) for e, s in data["workspaces"]),
+                          tuple(TmaDescriptor.from_json(d) for d in data.get("descriptors", [])))
 
 
-def _launch_of(launch: ir.Operation, params: list[ir.Value],
-               workspaces: list[ir.Value]) -> Launch:
+def _launch_of(launch: ir.Operation, params: list[ir.Value], workspaces: list[ir.Value],
+               descriptors: list[TmaDescriptor]) -> Launch:
     view = launch.opview
     try:
         grid = tuple(host_expression(v, params)
@@ -221,7 +246,8 @@ def _launch_of(launch: ir.Operation, params: list[ir.Value],
                       for v in (view.blockSizeX, view.blockSizeY, view.blockSizeZ))
         shared = view.dynamicSharedMemorySize
         shared_bytes = 0 if shared is None else int(evaluate(host_expression(shared, params), []))
-        args = tuple(host_expression(v, params, workspaces) for v in view.kernelOperands)
+        args = tuple(host_expression(v, params, workspaces, descriptors)
+                     for v in view.kernelOperands)
     except (ValueError, KeyError) as exc:
         raise error(f"cannot launch this kernel from its arguments: {exc}",
                     launch.location) from None
@@ -400,6 +426,7 @@ def _launch(libcuda: ctypes.CDLL, binary: Binary, params: Sequence[Param],
     functions = _functions(libcuda, binary)
     device: dict[int, ctypes.c_uint64] = {}
     workspaces: list[tuple[ctypes.c_uint64, list[int]]] = []
+    maps: list[ctypes.c_uint64 | None] = []
     try:
         for i, arg in enumerate(args):
             if isinstance(arg, np.ndarray):
@@ -414,6 +441,7 @@ def _launch(libcuda: ctypes.CDLL, binary: Binary, params: Sequence[Param],
             for size in shape:
                 count *= size
             workspaces.append((_alloc(libcuda, count * itemsize), shape))
+        maps.extend(_tensor_map(libcuda, d, args, device) for d in plan.descriptors)
         runs = []
         for launch in plan.launches:
             values: list[ctypes._SimpleCData] = []
@@ -421,6 +449,9 @@ def _launch(libcuda: ctypes.CDLL, binary: Binary, params: Sequence[Param],
                 if kind.startswith("memref") and expr[0] == "workspace":
                     pointer, shape = workspaces[expr[1]]
                     values += _descriptor(pointer.value, shape)
+                elif expr[0] == "tma":
+                    map_pointer = maps[expr[1]]
+                    values.append(ctypes.c_uint64(0 if map_pointer is None else map_pointer.value))
                 elif kind.startswith("memref"):
                     values += _descriptor(_pointer(args[expr[1]], device.get(expr[1])),
                                           np.shape(args[expr[1]]))
@@ -460,8 +491,25 @@ def _launch(libcuda: ctypes.CDLL, binary: Binary, params: Sequence[Param],
                 arg[...] = host
         return milliseconds.value / 1000 / repeats
     finally:
-        for pointer in [*device.values(), *(w for w, _ in workspaces)]:
+        for pointer in [*device.values(), *(w for w, _ in workspaces),
+                        *(m for m in maps if m is not None)]:
             libcuda.cuMemFree_v2(pointer)
+
+
+def _tensor_map(libcuda: ctypes.CDLL, descriptor: TmaDescriptor, args: Sequence[object],
+                device: dict[int, ctypes.c_uint64]) -> ctypes.c_uint64 | None:
+    """A device copy of the tensor map of `descriptor` for this call's
+    argument, None where it cannot be encoded (the kernel copies by threads)."""
+    arg = args[descriptor.param]
+    arguments = tensor_map_arguments(descriptor, np.shape(arg),
+                                     _pointer(arg, device.get(descriptor.param)))
+    if arguments is None:
+        return None
+    host = encode(libcuda, arguments)
+    pointer = _alloc(libcuda, TENSOR_MAP_BYTES)
+    _check(libcuda, libcuda.cuMemcpyHtoD_v2(pointer, host, ctypes.c_size_t(TENSOR_MAP_BYTES)),
+           "cuMemcpyHtoD")
+    return pointer
 
 
 def _pointer(arg: object, copy: ctypes.c_uint64 | None) -> int:
