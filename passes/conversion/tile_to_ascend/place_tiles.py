@@ -15,17 +15,24 @@ NPU's buffers, so the place of each `tile.alloc` is inferred from its uses
 - every other tile lives in UB (vector cores);
 - a gemm that accumulates onto a tile vector work writes first (a mask,
   a loop-carried rescale) gets a fresh L0C accumulator whose result an
-  element-wise add puts onto the (UB) tile (`fresh_accumulators`).
+  element-wise add puts onto the (UB) tile (`fresh_accumulators`);
+- a copy of an accumulator into a gemm operand goes through a UB tile of
+  its own (see `_check_handoffs`);
+- a copy through a view of a tile that only adds unit dims (the DSL's
+  view for a region whose tile dims are not its trailing ones) moves onto
+  the tile, so cube tiles stay 2-D and the AIVs can split UB tiles by
+  rows (`unit_dim_views`).
 
 Tiles in an Ascend scope (`l1`, `l0a`, `l0b`, `l0c`, `ub`) stay where they
 are. The memory spaces stay tile scopes; `cube_buffer_type` says which
 fractal buffer a cube tile becomes when it is allocated. An accumulator
 that vector work reads stays in L0C: the kernel needs the cube (AIC) and
 the vector cores (AIV) both, and `tile-ascend-split-cores` makes it a mix
-kernel. Other kernels that would need both kinds of core (a UB tile beside
-a gemm whose accumulator vector work does not read, an accumulator copied
-into a gemm operand) are an error at the first op that needs the other
-kind of core.
+kernel; so does one copied into a gemm operand, through a UB tile of its
+own (the vector cores' copy, which vector work may have rewritten, goes
+back up to L1). A kernel that would need both kinds of core
+otherwise (a UB tile beside a gemm whose accumulator vector work does not
+read) is an error at the first op that needs the other kind of core.
 
 Before:
 
@@ -55,6 +62,7 @@ from tilec.passes.canonicalize_ops import is_zero_constant
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend.fresh_accumulators import rewrite_fresh_accumulators
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
+from tilec.passes.conversion.tile_to_ascend.unit_dim_views import drop_unit_dim_views
 from tilec.passes.registry import Pass, PassFailure, register_pass
 
 CUBE_SPACES = frozenset({"l1", "l0a", "l0b", "l0c"})
@@ -143,6 +151,8 @@ class _Tile:
     """ReLU epilogues of an accumulator that its copies out do in the fixpipe."""
     mixed: bool = False
     """An accumulator that vector work reads: the kernel is a mix kernel."""
+    through_ub: list[ir.Operation] = field(default_factory=list)
+    """Copies of this accumulator into a cube tile, to go through UB."""
 
 
 def _users(value: ir.Value, found: _Tile) -> None:
@@ -360,27 +370,43 @@ def _place(tiles: dict[ir.Value, _Tile]) -> list[_Fold]:
 
 
 def _check_handoffs(tiles: dict[ir.Value, _Tile]) -> None:
-    """A mix kernel hands accumulators to the vector cores (vector work on
-    them, or a copy into a UB tile). One that vector work reads and that is
-    also copied straight into a gemm operand would have to be on both kinds
-    of core at once: not yet (attention's P is a UB tile, which the split
-    hands to the cube)."""
+    """A mix kernel hands accumulators to the vector cores: one that vector
+    work reads, or that is copied into a UB tile. An accumulator copied into
+    a gemm operand (TileLang's `T.copy(acc_s, acc_s_cast)` for the next
+    gemm) has no L0C -> L1 copy on tile IR, and vector work before it may
+    have rewritten the tile (a softmax in place) where only the vector
+    cores' copy has the new values: the copy goes through a UB tile of its
+    own (`_through_ub`), which `tile-ascend-split-cores` hands down from
+    L0C and back up to L1 as it does attention's P."""
     for found in tiles.values():
         if found.place != "l0c":
             continue
         for op, number in found.uses:
             dst = tiles.get(_copy_dst(op)) if op.name == "tile.copy" and number == 0 else None
-            if dst is not None and dst.place == "ub":
-                found.mixed = True
-        if not found.mixed:
-            continue
-        for op, number in found.uses:
-            if op.name != "tile.copy" or number != 0:
+            if dst is None:
                 continue
-            dst = tiles.get(_copy_dst(op))
-            if dst is not None and dst.place in CUBE_SPACES:
-                raise _fail(op, f"'{op.name}' hands a tile.gemm accumulator that vector work "
-                                f"reads back to the cube: the kernel {MIXED}")
+            if dst.place == "ub":
+                found.mixed = True
+            elif dst.place in CUBE_SPACES:
+                found.mixed = True
+                found.through_ub.append(op)
+
+
+def _through_ub(copy: ir.Operation) -> None:
+    """`copy` (from an L0C tile into a cube tile) becomes a copy into a new
+    UB tile shaped like its source and a copy of that tile on into the
+    destination, with the same offsets on the L0C and cube sides."""
+    (src,), src_offsets, (dst,), dst_offsets, _ = copy_operands(copy)
+    type_ = ir.MemRefType(src.type)
+    body = _kernel_of(copy).regions[0].blocks[0]
+    with ir.InsertionPoint.at_block_begin(body), copy.location:
+        staged = tile.alloc(tile.memref_type(type_.shape, type_.element_type, tile.Scope.ub))
+        zeros = [irb.index(0) for _ in type_.shape]
+    sizes = copy.attributes.get("sizes", None)
+    with ir.InsertionPoint(copy), copy.location:
+        tile.copy(src, src_offsets, staged, zeros, sizes=sizes)
+        tile.copy(staged, zeros, dst, dst_offsets, sizes=sizes)
+    copy.erase()
 
 
 def _in(ops: list[ir.Operation], op: ir.Operation | None) -> bool:
@@ -430,6 +456,15 @@ def _rewrite(tiles: dict[ir.Value, _Tile], folds: list[_Fold]) -> None:
                 if later.name == "tile.copy" and later.operands[0] == value:
                     later.attributes[RELU] = ir.UnitAttr.get()
             relu.erase()
+    for found in tiles.values():
+        for copy in found.through_ub:
+            _through_ub(copy)
+    for value, found in tiles.items():
+        if found.place in ON_CHIP_SPACES and found.views:
+            drop_unit_dim_views(value)
+            remaining = _Tile(found.alloc)
+            _users(value, remaining)
+            found.views = remaining.views
     for value, found in tiles.items():
         if found.place in ON_CHIP_SPACES and str(_scope(value)) != found.place:
             value.set_type(with_space(value.type, found.place))

@@ -1,6 +1,7 @@
 """The DSL tests' kernels, compiled for ascend and run in the simulator on both profiles.
 
-The tests of test/python/language/ compile without a target, so
+The tests of test/python/language/ and the TileLang ports of
+test/python/tilelang/ named below compile without a target, so
 `$TILEC_TARGET` decides where they run: this module collects them again
 (the same functions, fixtures and parameters; no kernel is copied) and runs
 each one with TILEC_TARGET set to each ascend profile, so every numeric
@@ -20,8 +21,17 @@ import pytest
 
 from tilec import backends
 
-_LANGUAGE = Path(__file__).resolve().parents[1] / "language"
-_MODULES = ("test_dsl_cpu", "test_dsl_control_flow", "test_dsl_tilelang_cpu")
+_TESTS = Path(__file__).resolve().parents[1]
+_MODULES = {
+    "test_dsl_cpu": _TESTS / "language",
+    "test_dsl_control_flow": _TESTS / "language",
+    "test_dsl_tilelang_cpu": _TESTS / "language",
+    # TileLang's split-KV decode kernels: mix kernels whose softmax rewrites
+    # the accumulator of the first gemm before it is the second gemm's operand.
+    "test_tl_mha_inference": _TESTS / "tilelang",
+    "test_tl_mla_decode": _TESTS / "tilelang",
+    "test_tl_gqa_decode": _TESTS / "tilelang",
+}
 
 NOT_ON_ASCEND = {
     "test_block_sparse_gemm_skips_tiles_in_a_pipelined_body": (
@@ -32,16 +42,26 @@ NOT_ON_ASCEND = {
         "both blocks store the same tile to the same GM bytes, a write-after-write race "
         "the simulator reports"
     ),
+    "test_gqa_decode_split": (
+        "the ragged split copies 25 keys into the 64-row L1 tile (cube copies move whole "
+        "tiles), and both AIVs store the 8-row output tile and the log-sum-exp, which the "
+        "AIVs do not split by rows (fewer rows than the handed tiles)"
+    ),
+    "test_gqa_decode_no_split": (
+        "both AIVs store the 8-row output tile `acc_o[:valid_block_H]`, which they do not "
+        "split by rows (fewer rows than the handed tiles): a write-after-write race"
+    ),
 }
 
 
 def _module(name: str) -> object:
-    """The DSL test module `name`, the same object pytest uses when it collects it."""
+    """The test module `name`, the same object pytest uses when it collects it."""
     if name in sys.modules:
         return sys.modules[name]
-    if str(_LANGUAGE) not in sys.path:
-        sys.path.insert(0, str(_LANGUAGE))  # what pytest's prepend import mode does there
-    spec = importlib.util.spec_from_file_location(name, _LANGUAGE / f"{name}.py")
+    folder = _MODULES[name]
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))  # what pytest's prepend import mode does there
+    spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
