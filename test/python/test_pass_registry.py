@@ -40,6 +40,7 @@ INFRASTRUCTURE = {
     "conversion.tile_to_ascend.fresh_accumulators",
     "conversion.tile_to_ascend.global_scratch",
     "conversion.tile_to_ascend.core_sides",
+    "conversion.tile_to_ascend.decided_compares",
     "conversion.tile_to_ascend.cross_core_pipelining",
     "conversion.tile_to_ascend.handoff_rings",
     "conversion.tile_to_ascend.row_halves",

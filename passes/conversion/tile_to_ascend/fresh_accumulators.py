@@ -17,6 +17,16 @@ reaches a gemm if it comes first in program order or both sit in one loop.
 A gemm that overwrites such a tile (`clear_accum`) becomes a fresh gemm and
 a copy into it.
 
+A write that only zeroes the tile right before a gemm accumulates onto it
+is no vector work: the gemm clears its accumulator instead
+(`clear_accum`), and its fresh accumulator is copied onto the tile rather
+than added. That is attention's mask
+when the bounds of the loops show that no key is masked (a sequence length
+that is a multiple of the key tile, non-causal): its compares are folded
+first (`decided_compares`), which leaves a parallel region storing 0.0
+everywhere; the vector cores then copy the scores instead of filling a
+tile and adding onto it on every iteration.
+
 Before:
 
     tile.parallel (%i, %j) in (32, 32) { ... memref.store %m, %s[%i, %j] }
@@ -40,6 +50,7 @@ from mlir.dialects import arith, memref
 
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_ascend.decided_compares import fold_decided_compares
 
 LOOPS = frozenset({"scf.for", "scf.while", "tile.pipelined"})
 _PORTABLE = frozenset({tile.Scope.shared, tile.Scope.fragment, tile.Scope.local})
@@ -81,16 +92,18 @@ def _reaches(write: ir.Operation, gemm: ir.Operation, kernel: ir.Operation,
     return any(any(loop == other for other in loops) for loop in _loops(write, kernel))
 
 
-def _needs_fresh(value: ir.Value, kernel: ir.Operation,
-                 order: dict[ir.Operation, int]) -> list[ir.Operation]:
-    """The gemms onto `value` to rewrite (all of them, or none)."""
+def _needs_fresh(value: ir.Value, kernel: ir.Operation, order: dict[ir.Operation, int],
+                 cleared: bool) -> list[ir.Operation]:
+    """The gemms onto `value` to rewrite (all of them, or none); `cleared`: a
+    zero fill of the tile became a gemm's `clear_accum`, so the tile was
+    accumulated onto and the vector writes need it in UB all the same."""
     uses = [(_owner(u), u.operand_number) for u in value.uses]
     gemms = [op for op, n in uses if op.name == "tile.gemm" and n == 2]
     writes = [op for op, n in uses if _is_vector_write(op, n)]
     if not gemms or not writes:
         return []
     accumulating = [g for g in gemms if "clear_accum" not in g.attributes]
-    if any(_reaches(w, g, kernel, order) for w in writes for g in accumulating):
+    if cleared or any(_reaches(w, g, kernel, order) for w in writes for g in accumulating):
         return gemms
     return []
 
@@ -108,6 +121,59 @@ def _add_onto(target: ir.Value, fresh: ir.Value, shape: list[int]) -> None:
         tile.YieldOp()
 
 
+def _zero_fill(op: ir.Operation, value: ir.Value) -> bool:
+    """Whether `op` is a tile.parallel that stores 0 to every element of `value`
+    and nothing else."""
+    if op.name != "tile.parallel":
+        return False
+    fold_decided_compares(op)
+    body = op.regions[0].blocks[0]
+    ops = [o.operation for o in body.operations][:-1]
+    if len(ops) != 1 or ops[0].name != "memref.store":
+        return False
+    store = ops[0]
+    stored, target, *indices = store.operands
+    extents = list(ir.DenseI64ArrayAttr(op.attributes["extents"]))
+    constant = stored.owner.operation if isinstance(stored, ir.OpResult) else None
+    return (target == value and extents == list(ir.MemRefType(value.type).shape)
+            and indices == list(body.arguments) and constant is not None
+            and constant.name == "arith.constant"
+            and isinstance(constant.attributes["value"], ir.FloatAttr | ir.IntegerAttr)
+            and _numeric(constant.attributes["value"]) == 0)
+
+
+def _numeric(attr: ir.Attribute) -> float:
+    if isinstance(attr, ir.FloatAttr):
+        return ir.FloatAttr(attr).value
+    return ir.IntegerAttr(attr).value
+
+
+def _drop_zero_fills(value: ir.Value) -> bool:
+    """A gemm right after a region that only zeroes its accumulator clears it
+    itself; whether there was such a region."""
+    dropped = False
+    for use in list(value.uses):
+        store = _owner(use)
+        parallel = store.parent
+        parallel = parallel.operation if parallel is not None else None
+        if store.name != "memref.store" or parallel is None or not _zero_fill(parallel, value):
+            continue
+        following = _next_op(parallel)
+        if (following is not None and following.name == "tile.gemm"
+                and following.operands[2] == value):
+            following.attributes["clear_accum"] = ir.UnitAttr.get()
+            parallel.erase()
+            dropped = True
+    return dropped
+
+
+def _next_op(op: ir.Operation) -> ir.Operation | None:
+    """The op after `op` in its block (None: `op` is the last)."""
+    ops = [o.operation for o in op.block.operations]
+    index = next(i for i, o in enumerate(ops) if o == op)
+    return ops[index + 1] if index + 1 < len(ops) else None
+
+
 def rewrite_fresh_accumulators(func: ir.Operation, order: dict[ir.Operation, int]) -> None:
     """Gives every gemm that accumulates onto a vector-written tile a fresh
     accumulator (see the module docstring); `order` numbers the ops in
@@ -118,7 +184,8 @@ def rewrite_fresh_accumulators(func: ir.Operation, order: dict[ir.Operation, int
             type_ = ir.MemRefType(value.type)
             if tile.scope_of(type_) not in _PORTABLE or len(type_.shape) != 2:
                 continue
-            gemms = _needs_fresh(value, kernel, order)
+            dropped = _drop_zero_fills(value)
+            gemms = _needs_fresh(value, kernel, order, dropped)
             if not gemms:
                 continue
             for gemm in gemms:

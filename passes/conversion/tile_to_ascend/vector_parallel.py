@@ -15,7 +15,8 @@ into it when nothing later reads the old contents; to global memory it is a
 DMA, which drops what falls outside the tensor. Coordinates used as numbers
 (`t * 128 + j < N`) come from an i32 iota made once per function (per AIV
 region of a mix kernel). `math.exp2` is `exp` of the value times ln 2 (the
-vector unit has no exp2), and an and/or of masks that only selects use
+vector unit has no exp2; `exp2(x * c)` is `exp(x * (c ln 2))`, one multiply
+of the tile rather than two), and an and/or of masks that only selects use
 becomes nested selects (the vector unit has no logic on masks), as
 attention's causal and sequence-end mask needs.
 
@@ -48,11 +49,13 @@ from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith, memref
+from mlir.dialects import math as math_dialect
 
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend import buffers
+from tilec.passes.conversion.tile_to_ascend.decided_compares import fold_decided_compares
 from tilec.passes.conversion.tile_to_ascend.split_cores import CORE_REGION
 from tilec.passes.conversion.tile_to_ascend.vector_copy import at_copy_rank
 from tilec.targets import TargetDescription
@@ -649,12 +652,49 @@ class ParallelToVectorOps(TileOpLowering):
         return _SCALAR_PLAN if analysis.problem is not None else analysis
 
     def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+        folded = fold_decided_compares(op)
+        if _fold_exp2_scales(op) or folded:  # fewer ops: the body is analysed again
+            analysis = _Analysis(op)
+            plan = _SCALAR_PLAN if analysis.problem is not None else analysis
         if isinstance(plan, _Analysis):
             with ir.InsertionPoint(op), op.location:
                 _Emitter(plan).emit()
         else:
             _scalar_loops(op)
         op.erase()
+
+
+def _fold_exp2_scales(op: ir.Operation) -> bool:
+    """`exp2(x * c)` with a scalar `c` as `exp(x * (c ln 2))`: one multiply of
+    the tile instead of two (the vector unit has no exp2, see `_compute`);
+    whether any changed. `c ln 2` is computed once in front of the region."""
+    body = op.regions[0].blocks[0]
+    inside = {o.operation for o in body.operations}
+    changed = False
+    for inner in [o.operation for o in body.operations]:
+        if inner.name != "math.exp2":
+            continue
+        product = inner.operands[0]
+        mul = product.owner.operation if isinstance(product, ir.OpResult) else None
+        if mul is None or mul.name != "arith.mulf" or mul not in inside \
+                or len(list(product.uses)) != 1:
+            continue
+        tiles = [v for v in mul.operands
+                 if (isinstance(v, ir.BlockArgument) and v.owner == body)
+                 or (isinstance(v, ir.OpResult) and v.owner.operation in inside)]
+        if len(tiles) != 1:
+            continue
+        (tile_value,) = tiles
+        scalar = next(v for v in mul.operands if v != tile_value)
+        with ir.InsertionPoint(op), op.location:
+            scaled = arith.mulf(scalar, irb.constant(scalar.type, math.log(2.0)))
+        with ir.InsertionPoint(inner), inner.location:
+            exp = math_dialect.exp(arith.mulf(tile_value, scaled))
+        inner.results[0].replace_all_uses_with(exp)
+        inner.erase()
+        mul.erase()
+        changed = True
+    return changed
 
 
 def _scalar_loops(op: ir.Operation) -> None:

@@ -153,3 +153,52 @@ func.func @gemm_onto_vector_results(%a: memref<32x32xf16>, %c: memref<32x32xf32>
   }
   return
 }
+
+// -----
+
+// A mask the key loop's bounds decide (4 tiles of 32 columns, bound 128):
+// the fill is all zeros, so the gemm clears its accumulator and the fresh
+// one is copied onto %s, not added.
+// CHECK-LABEL: func.func @decided_mask_before_gemm
+// CHECK: %[[FRESH:.*]] = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+// CHECK: %[[S:.*]] = tile.alloc : memref<32x32xf32, #tile.scope<ub>>
+// CHECK: tile.pipelined
+// CHECK-NOT: tile.parallel
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[FRESH]] transpose_b clear_accum
+// CHECK: tile.copy %[[FRESH]][%{{.*}}, %{{.*}}], %[[S]][%{{.*}}, %{{.*}}]
+// CHECK-NOT: arith.addf
+// CHECK: tile.parallel
+// CHECK: math.exp
+func.func @decided_mask_before_gemm(%a: memref<32x128xf16>, %c: memref<32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %q = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
+    %k = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
+    %s = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+    tile.copy %a[%c0, %c0], %q[%c0, %c0] sizes [32, 32] : memref<32x128xf16>, memref<32x32xf16, #tile.scope<shared>>
+    tile.pipelined %t = %c0 to %c4 step %c1 num_stages = 1 {
+      %col = arith.muli %t, %c32 : index
+      tile.copy %a[%c0, %col], %k[%c0, %c0] sizes [32, 32] : memref<32x128xf16>, memref<32x32xf16, #tile.scope<shared>>
+      tile.parallel (%i, %j) in (32, 32) {
+        %key = arith.addi %col, %j : index
+        %in = arith.cmpi slt, %key, %c128 : index
+        %m = arith.select %in, %zero, %ninf : f32
+        memref.store %m, %s[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
+      }
+      tile.gemm %q, %k, %s transpose_b : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+      tile.parallel (%i, %j) in (32, 32) {
+        %x = memref.load %s[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
+        %e = math.exp %x : f32
+        memref.store %e, %s[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
+      }
+      tile.copy %s[%c0, %c0], %c[%c0, %c0] : memref<32x32xf32, #tile.scope<fragment>>, memref<32x32xf32>
+    }
+  }
+  return
+}

@@ -110,3 +110,49 @@ func.func @gather(%x: memref<64x16xf32, #tile.scope<ub>>, %idx: memref<8xindex, 
   }
   return
 }
+
+// -----
+
+// The bounds of the loop (and of the scf.if that guards the software-
+// pipelined next tile) decide `t * 64 + j < 512` at every point: no iota,
+// compare or select, just the selected value. The same compare against 500
+// is not decided and stays.
+// CHECK-LABEL: func.func @decided_mask
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK-NOT: ascend.vcmp
+// CHECK-NOT: ascend.vsel
+// CHECK: ascend.vdup %{{.*}}, %{{.*}} : memref<8x64xf32, #ascend.mem<ub>>, f32
+// CHECK: ascend.vcmp lt
+// CHECK: ascend.vsel
+func.func @decided_mask(%x: memref<8x64xf32, #tile.scope<ub>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %c500 = arith.constant 500 : index
+  %c512 = arith.constant 512 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  scf.for %t = %c0 to %c8 step %c1 {
+    %next = arith.addi %t, %c1 : index
+    %more = arith.cmpi slt, %next, %c8 : index
+    scf.if %more {
+      %base = arith.muli %next, %c64 : index
+      tile.parallel (%i, %j) in (8, 64) {
+        %col = arith.addi %base, %j : index
+        %in = arith.cmpi slt, %col, %c512 : index
+        %v = arith.select %in, %zero, %ninf : f32
+        memref.store %v, %x[%i, %j] : memref<8x64xf32, #tile.scope<ub>>
+      }
+      tile.parallel (%i, %j) in (8, 64) {
+        %col = arith.addi %base, %j : index
+        %in = arith.cmpi slt, %col, %c500 : index
+        %a = memref.load %x[%i, %j] : memref<8x64xf32, #tile.scope<ub>>
+        %v = arith.select %in, %a, %ninf : f32
+        memref.store %v, %x[%i, %j] : memref<8x64xf32, #tile.scope<ub>>
+      }
+    }
+  }
+  return
+}

@@ -381,3 +381,39 @@ def test_tile_to_ascend_pipeline_with_barrier_sync():
         result = sim.simulate(text, [x, np.zeros_like(x)], block_dim=block_dim)
         assert result.ok, result.report()
         _close(list(result.outputs.values())[1], softmax.reference(x), 1e-6)
+
+
+# -- masks the loop bounds decide ------------------------------------------------------------
+
+
+def _column_mask_kernel(length: int, bound: int, block: int = 32):
+    """out[r, c] = x[r, c] where c < bound else -1, by key-loop tiles of `block`
+    columns (attention's sequence-end mask, with `bound` the sequence length)."""
+
+    @T.prim_func
+    def masked(X: T.Tensor((8, length), "float32"), Y: T.Tensor((8, length), "float32")):
+        with T.Kernel(1, threads=128) as _:
+            tile = T.alloc_fragment((8, block), "float32")
+            for k in T.Pipelined(T.ceildiv(length, block), num_stages=1):
+                T.copy(X[0, k * block], tile)
+                for i, j in T.Parallel(8, block):
+                    tile[i, j] = T.if_then_else(k * block + j < bound, tile[i, j], -1.0)
+                T.copy(tile, Y[0, k * block])
+
+    return masked
+
+
+@pytest.mark.parametrize(("length", "bound", "folded"), [
+    (128, 128, True),   # every column of every tile is inside: no compare left
+    (128, 200, True),
+    (128, 127, False),  # the last column of the last tile is outside
+    (128, 64, False),
+    (100, 100, False),  # a ragged last tile
+])
+def test_decided_mask_folds_only_when_every_point_holds(length, bound, folded):
+    text = lower(_column_mask_kernel(length, bound))
+    assert ("ascend.vcmp" not in text) == folded
+    x = _data(8, length)
+    expected = np.where(np.arange(length)[None, :] < bound, x, -1.0).astype(np.float32)
+    for _, y in run(_column_mask_kernel(length, bound), [x, np.zeros_like(x)], (1,)):
+        _close(y, expected, 0.0)
