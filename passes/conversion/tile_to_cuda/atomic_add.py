@@ -15,7 +15,8 @@ dropped. Where one thread adds two adjacent 16-bit floats of a row (the
 `red.global.add.noftz.f16x2` (`.bf16x2` on sm_90a) when both are inside
 the destination and the pair's address is 4-byte aligned, else two scalar
 adds. A scalar source is added once per block, by thread 0, as the cpu
-adds it once per block.
+adds it once per block; inside a `tile.parallel` body, once per element by
+the thread that runs the element.
 
 Before:
 
@@ -43,6 +44,7 @@ from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
     Tile,
     for_each_element,
     guarded,
+    is_workgroup,
     kernel_threads,
     thread_id,
     tile_of,
@@ -110,6 +112,26 @@ def add_atomically(value: ir.Value, dst: ir.Value, positions: list[ir.Value],
         return
     kind = arith.AtomicRMWKind.addf if irb.is_float(value.type) else arith.AtomicRMWKind.addi
     memref.atomic_rmw(kind, value, dst, positions)
+
+
+_ADDS = (int(arith.AtomicRMWKind.addf), int(arith.AtomicRMWKind.addi))
+
+
+def scalar_adds_as_red(func: ir.Operation, target: CudaTarget) -> None:
+    """Every `memref.atomic_rmw` add of a kernel (a DSL `T.atomic_add` on
+    one element) whose old value nobody reads, on global memory, becomes a
+    `red` where its type has one: NVPTX would select `atom` and wait for the
+    value."""
+    for rmw in irb.collect(func, "memref.atomic_rmw"):
+        value, dst = rmw.operands[0], rmw.operands[1]
+        if (ir.IntegerAttr(rmw.attributes["kind"]).value not in _ADDS
+                or list(rmw.results[0].uses) or is_workgroup(dst.type)
+                or irb.enclosing(rmw, {"gpu.launch"}) is None
+                or _form(_SCALAR, value.type, target) is None):
+            continue
+        with ir.InsertionPoint(rmw), rmw.location:
+            add_atomically(value, dst, list(rmw.operands)[2:], target)
+        rmw.erase()
 
 
 def _add_pair(values: tuple[ir.Value, ir.Value], dst: ir.Value, positions: list[ir.Value],
@@ -194,8 +216,13 @@ class AtomicAddByThreads(TileOpLowering):
         offsets = list(op.operands)[2:]
         with ir.InsertionPoint(op), op.location:
             if not isinstance(src.type, ir.MemRefType):
-                is_first = arith.cmpi(arith.CmpIPredicate.eq, thread_id(), irb.index(0))
-                with guarded(arith.andi(is_first, _inside(dst, offsets))):
+                inside = _inside(dst, offsets)
+                if irb.enclosing(op, {"tile.parallel"}) is None:
+                    # Once per block, as the cpu adds it; in a tile.parallel
+                    # body once per element, by the thread the element is dealt to.
+                    is_first = arith.cmpi(arith.CmpIPredicate.eq, thread_id(), irb.index(0))
+                    inside = arith.andi(is_first, inside)
+                with guarded(inside):
                     add_atomically(src, dst, offsets, target)
             else:
                 _add_tile(tile_of(src), dst, offsets, kernel_threads(op), target)

@@ -57,6 +57,7 @@ from tilec.passes.conversion.tile_to_cuda import (  # noqa: F401 (they register 
     warp_specialize,
     wgmma_gemm,
 )
+from tilec.passes.conversion.tile_to_cuda.atomic_add import scalar_adds_as_red
 from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
     PLACEMENT,
     check_policies,
@@ -195,7 +196,10 @@ def _shares_memory(op: ir.Operation, written: list[ir.Value]) -> bool:
 def _synchronized(ops: list[ir.Operation], target: CudaTarget, written: list[ir.Value]) -> None:
     """Lowers `ops`, each between barriers when it shares memory with other threads."""
     for op in ops:
-        if op.name not in _UNSYNCHRONIZED and _shares_memory(op, written):
+        # An op of a tile.parallel body runs per element, on diverging
+        # threads: the barriers go around the tile.parallel instead.
+        if (op.name not in _UNSYNCHRONIZED and _shares_memory(op, written)
+                and irb.enclosing(op, {"tile.parallel"}) is None):
             with ir.InsertionPoint(op), op.location:
                 gpu.barrier()
                 after = gpu.barrier()
@@ -244,3 +248,4 @@ class ConvertTileToCudaPass(Pass):
             written = _written_globals(op)
             for phase in PHASES:
                 _synchronized(irb.collect(op, set(phase)), target, written)
+            scalar_adds_as_red(op, target)

@@ -77,3 +77,29 @@ func.func @pairs(%H: memref<?x?xf16>, %B: memref<?x?xbf16>, %h: f16, %b: bf16, %
   }
   return
 }
+
+// An element add written as memref.atomic_rmw (the DSL's T.atomic_add on one
+// element) becomes a `red` when nobody reads the old value; one whose old
+// value is used stays an atomic (an `atom`), and so does a type `red` lacks.
+// CHECK-LABEL: func.func @element_adds
+// CHECK: "red.global.add.f32 [$0], $1;", "l,f,~{memory}"
+// CHECK: %[[OLD:.*]] = memref.atomic_rmw addf %{{.*}} : (f32, memref<?xf32>) -> f32
+// CHECK: memref.store %[[OLD]]
+// CHECK: memref.atomic_rmw addf %{{.*}} : (bf16, memref<?xbf16>) -> bf16
+// SM90-LABEL: func.func @element_adds
+// SM90: "red.global.add.f32 [$0], $1;"
+// SM90: memref.atomic_rmw addf %{{.*}} : (f32, memref<?xf32>) -> f32
+// SM90: "red.global.add.noftz.bf16 [$0], $1;"
+func.func @element_adds(%G: memref<?xf32>, %O: memref<?xf32>, %B: memref<?xbf16>, %v: f32,
+                        %b: bf16, %n: index) {
+  tile.kernel blocks(%bx) in (%n) threads = 32 {
+    tile.parallel (%i) in (32) {
+      %unused = memref.atomic_rmw addf %v, %G[%i] : (f32, memref<?xf32>) -> f32
+      %old = memref.atomic_rmw addf %v, %G[%bx] : (f32, memref<?xf32>) -> f32
+      memref.store %old, %O[%i] : memref<?xf32>
+      %dropped = memref.atomic_rmw addf %b, %B[%i] : (bf16, memref<?xbf16>) -> bf16
+      tile.yield
+    }
+  }
+  return
+}

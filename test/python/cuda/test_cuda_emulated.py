@@ -469,3 +469,30 @@ def test_split_k_gemm_adds_the_mma_accumulators_with_red(out_dtype, form):
     assert 'tile.cuda_layout = "mma:' in kernel.ir("cse")
     assert form in kernel.source() and _no_atom(kernel.source())
     np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+
+
+def test_element_atomic_adds_use_red_and_match_numpy():
+    """A histogram: each thread adds one to the bin of its element
+    (`T.atomic_add` on one element, a memref.atomic_rmw whose old value is
+    unused) — a `red`, never an `atom`; bins hit by many threads and blocks
+    get every add."""
+    import tilec.language as T
+
+    n, bins, block = 300, 7, 64
+
+    @T.prim_func
+    def histogram(X: T.Tensor((n,), "int32"), H: T.Tensor((bins,), "float32")):
+        with T.Kernel(T.ceildiv(n, block), threads=64) as bx:
+            for i in T.Parallel(block):
+                if bx * block + i < n:
+                    T.atomic_add(H[X[bx * block + i]], 1.0)
+
+    x = np.random.default_rng(3).integers(0, bins, n).astype(np.int32)
+    h = np.zeros(bins, np.float32)
+    kernel = tilec.compile(histogram, target="cuda:sm_80")
+    source = kernel.source()
+    assert "red.global.add.f32" in source and _no_atom(source)
+    with ir.make_context() as context:
+        module = ir.parse_module(kernel.ir("cse"), "<cuda>", context)
+        run_launches(module, kernel.name, [x, h])
+    np.testing.assert_array_equal(h, np.bincount(x, minlength=bins).astype(np.float32))
