@@ -239,6 +239,22 @@ static LogicalResult verifyFractalShape(Operation *op, Value value, StringRef na
                            << str(elementType) << ") but got " << formatShape(shapeOf(value));
 }
 
+/// `value` must be shaped as the `layout` of a matrix of at least rows x cols
+/// of its element type (a tile that a smaller region is copied into).
+static LogicalResult verifyFractalShapeHolds(Operation *op, Value value, StringRef name,
+                                             Fractal layout, int64_t rows, int64_t cols) {
+  Type elementType = elementTypeOf(value);
+  SmallVector<int64_t, 4> least =
+      fractalShape(layout, rows, cols, fractalC0(elementType));
+  ArrayRef<int64_t> shape = shapeOf(value);
+  if (shape.size() == least.size() && shape[0] >= least[0] && shape[1] >= least[1] &&
+      shape[2] == least[2] && shape[3] == least[3])
+    return success();
+  return op->emitOpError() << "expected " << name << " shaped at least " << formatShape(least)
+                           << " (" << fractalName(layout) << " of " << rows << "x" << cols << " "
+                           << str(elementType) << ") but got " << formatShape(shape);
+}
+
 //===----------------------------------------------------------------------===//
 // Cores: which core runs an op, and which core an op needs
 //===----------------------------------------------------------------------===//
@@ -579,9 +595,10 @@ LogicalResult CopyNd2NzOp::verify() {
   if (getTranspose() && getZz())
     return emitOpError() << "expected at most one of transpose (Nz of the transpose) and zz";
   int64_t rows = getSizes()[0], cols = getSizes()[1];
-  if (failed(getTranspose() ? verifyFractalShape(*this, getDst(), "dst", Fractal::Nz, cols, rows)
-             : getZz()      ? verifyFractalShape(*this, getDst(), "dst", Fractal::Zz, rows, cols)
-                            : verifyFractalShape(*this, getDst(), "dst", Fractal::Nz, rows, cols)))
+  if (failed(getTranspose()
+                 ? verifyFractalShapeHolds(*this, getDst(), "dst", Fractal::Nz, cols, rows)
+             : getZz() ? verifyFractalShapeHolds(*this, getDst(), "dst", Fractal::Zz, rows, cols)
+                       : verifyFractalShapeHolds(*this, getDst(), "dst", Fractal::Nz, rows, cols)))
     return failure();
   return verifyCorePlacement(*this, {getPipe()}, {getSrc(), getDst()});
 }

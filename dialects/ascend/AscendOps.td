@@ -203,8 +203,10 @@ def Ascend_CopyNd2NzOp : Ascend_Op<"copy_nd2nz"> {
     `src` starting at `src[i, j]` and writes it to the L1 buffer `dst` in Nz
     layout: `dst` is the 4-D memref `(C1, R1, 16, C0)` with C0 = 32 bytes /
     element size, R1 = ceil(R / 16), C1 = ceil(C / C0), and element (r, c) at
-    `[c / C0, r / 16, r % 16, c % C0]`. Padding and out-of-range GM reads are
-    zero. MTE2 pipe; AscendC `DataCopy(l1, gm, Nd2NzParams{...})`. The
+    `[c / C0, r / 16, r % 16, c % C0]`. `dst` may be larger (more fractals
+    along either outer dimension): it is the tile of a larger matrix whose
+    leading R x C corner the region fills. Padding, out-of-range GM reads and
+    the rest of `dst` are zero. MTE2 pipe; AscendC `DataCopy(l1, gm, Nd2NzParams{...})`. The
     tile-to-ascend lowering produces it for a `tile.copy` of a cube operand
     from global memory; `ascend.load_l0a`/`load_l0b` consume its output.
 

@@ -4,6 +4,7 @@ Each path of the cube has its instruction:
 
 - global -> L1: `ascend.copy_nd2nz` (row-major to Nz; reads past the tensor's
   edge and the fractal padding are zero, so ragged tiles need nothing else),
+  also of a region smaller than the tile (see below),
   or to the layout the gemm lowering chose for a 32-bit operand it must
   transpose (`cube_gemm.l1_layout`: `{zz}` on the 910b, `{transpose}`, the
   Nz of the region's transpose, on the 950);
@@ -18,6 +19,17 @@ A global tensor of higher rank is cut to the matrix the tile sees (the
 unit dimensions of the copy dropped) by a `memref.subview`. A clear of an
 L0C accumulator is not an instruction: the next mmad overwrites instead of
 adding (see `cube_gemm.cleared_since`), so the clear is erased here.
+
+A copy from global memory of fewer rows or columns than the L1 tile (the
+25 keys of a KV split in a 64-row tile) fills the tile's leading corner,
+and the `ascend.copy_nd2nz` zeros the rest of the tile. tile.copy itself
+writes only the region, so the zeros are legal only where nothing else is
+written: the rest of a tile is undefined until written, and every copy into
+this tile must move the same extent (an error otherwise). The gemm that
+consumes the tile then multiplies zeros, not stale rows that a zero weight
+could turn into NaN.
+
+Every other cube copy moves whole tiles.
 
 These lowerings apply only when an operand is in l1, l0a, l0b or l0c; the
 vector lowerings take every other copy and fill.
@@ -37,6 +49,7 @@ After:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mlir import ir
@@ -136,6 +149,46 @@ def _zero_offsets(offsets: list[ir.Value]) -> bool:
     return all(irb.constant_int(o) == 0 for o in offsets)
 
 
+_VIEWS = frozenset({"memref.reinterpret_cast", "memref.subview"})
+_L1_WRITERS = frozenset({"ascend.fixpipe", "ascend.copy"})
+"""Lowered ops other than copy_nd2nz that write an L1 tile they take after their source."""
+
+
+def _writers(tile: ir.Value) -> Iterator[ir.Operation]:
+    """The ops that may write `tile`, directly or through a view of it: the
+    tile.copy ops into it and the ascend ops that already replaced some."""
+    for use in tile.uses:
+        user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        if user.name in _VIEWS:
+            yield from _writers(user.results[0])
+        elif ((user.name == "tile.copy" and copy_operands(user)[2][0] == tile)
+              or user.name == "ascend.copy_nd2nz"
+              or (user.name in _L1_WRITERS and use.operand_number != 0)):
+            yield user
+
+
+def _check_rest_unwritten(op: ir.Operation, tile: ir.Value, extent: list[int]) -> None:
+    """Raises unless every write of `tile` is a copy from GM of extent
+    `extent`: then the part of the tile outside the region is never written,
+    undefined, and the zeros of the nd2nz are one of its values."""
+    for writer in _writers(tile):
+        if writer == op:
+            continue
+        other = None  # the extent of a copy from GM, None for any other write
+        if writer.name == "tile.copy":
+            (src,), _, (dst,), _, _ = copy_operands(writer)
+            if buffers.is_global(src):
+                other = _tile_extent(_extent(writer, src, dst), 2)
+        elif writer.name == "ascend.copy_nd2nz":
+            other = list(ir.DenseI64ArrayAttr(writer.attributes["sizes"]))
+        if other != extent:
+            moved = "x".join(map(str, other)) if other else "another path"
+            raise emit_error(op, f"a copy of {'x'.join(map(str, extent))} elements into a "
+                                 f"{'x'.join(map(str, matrix_shape(tile, op)))} L1 tile that "
+                                 f"another op writes ({moved}, at {writer.location}): the copy "
+                                 f"zeros the rest of the tile, which tile.copy leaves as it was")
+
+
 @register_lowering
 class CopyOnCube(TileOpLowering):
     """tile.copy on the cube's data paths: nd2nz into L1, fixpipe out of L0C,
@@ -161,10 +214,15 @@ class CopyOnCube(TileOpLowering):
         sizes = _extent(op, src, dst)
         extent = _tile_extent(sizes, 2)
         tile = dst if path[0] == "gm" else src
-        if extent != list(matrix_shape(tile)):
+        shape = list(matrix_shape(tile, op))
+        smaller = len(extent) == 2 and all(e <= t for e, t in zip(extent, shape, strict=True))
+        if extent != shape and not (path == ("gm", "l1") and smaller):
             raise emit_error(op, f"a copy of {'x'.join(map(str, extent))} elements into or out "
-                                 f"of a {'x'.join(map(str, matrix_shape(tile)))} {space(tile)} "
-                                 f"tile: cube copies move whole tiles")
+                                 f"of a {'x'.join(map(str, shape))} {space(tile)} "
+                                 f"tile: cube copies move whole tiles (only one from GM into "
+                                 f"L1 may move a smaller region)")
+        if extent != shape:
+            _check_rest_unwritten(op, dst, extent)
         if pad and not is_zero_constant(pad[0]):
             raise emit_error(op, "copies into L1 pad with zero only")
         src_type, dst_type = ir.MemRefType(src.type), ir.MemRefType(dst.type)

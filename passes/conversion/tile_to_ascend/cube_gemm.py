@@ -238,10 +238,20 @@ def _ceil(value: int, by: int) -> int:
     return -(-value // by)
 
 
-def matrix_shape(value: ir.Value) -> tuple[int, int]:
-    """Rows and columns of a 2-D tile (its logical shape)."""
-    rows, cols = ir.MemRefType(value.type).shape
+def matrix_shape(value: ir.Value, op: ir.Operation) -> tuple[int, int]:
+    """Rows and columns of a 2-D tile (its logical shape); a tile of another
+    rank is an error at `op`, the cube op that uses it."""
+    type_ = ir.MemRefType(value.type)
+    if type_.rank != 2:
+        raise emit_error(op, f"a cube tile is a matrix: this {space_of(value)} tile is "
+                             f"{'x'.join(map(str, type_.shape)) or 'a scalar'} (rank "
+                             f"{type_.rank}), not rows x cols")
+    rows, cols = type_.shape
     return rows, cols
+
+
+def space_of(value: ir.Value) -> str:
+    return str(buffers.memory_space(ir.MemRefType(value.type)))
 
 
 @dataclass(frozen=True)
@@ -366,8 +376,8 @@ class GemmToMmad(TileOpLowering):
                               if profile.macs_per_cycle(i) is not None)
             raise emit_error(op, f"the cube of the {profile.name} profile has no {name} -> "
                                  f"{out} mode (it has {legal})")
-        rows_a, cols_a = matrix_shape(a)
-        rows_b, cols_b = matrix_shape(b)
+        rows_a, cols_a = matrix_shape(a, op)
+        rows_b, cols_b = matrix_shape(b, op)
         m, k = (cols_a, rows_a) if "transpose_a" in op.attributes else (rows_a, cols_a)
         n = rows_b if "transpose_b" in op.attributes else cols_b
         acc_bytes = math.prod(fractal_shape("l0c", m, n, out)) * irb.bit_width(out) // 8

@@ -228,26 +228,30 @@ def _copy_nd2nz(c: Compiler, op: ir.Operation) -> None:
     element = _element(src, where)
     c0 = layout.c0(element.itemsize)
     transpose, zz = "transpose" in op.attributes, "zz" in op.attributes
+    # `dst` may be the tile of a larger matrix: the region fills its leading corner and
+    # the rest is zero (`padded` is the whole tile, row-major)
+    held = tuple(dst.type.shape)
     if transpose:  # Dn2Nz: the Nz of the region's transpose
-        shape = layout.nz_shape(cols, rows, c0)
-        padded = (shape[0] * c0, shape[1] * layout.FRACTAL_ROWS)
+        least = layout.nz_shape(cols, rows, c0)
+        padded = (held[0] * c0, held[1] * layout.FRACTAL_ROWS)
         pack = lambda m: layout.nd_to_nz(m.T, c0)  # noqa: E731
     elif zz:  # one Nd2Nz matrix per 16 rows
-        shape = layout.zz_shape(rows, cols, c0)
-        padded = (shape[0] * layout.FRACTAL_ROWS, shape[1] * c0)
+        least = layout.zz_shape(rows, cols, c0)
+        padded = (held[0] * layout.FRACTAL_ROWS, held[1] * c0)
         pack = lambda m: layout.nd_to_zz(m, c0)  # noqa: E731
     else:
-        shape = layout.nz_shape(rows, cols, c0)
-        padded = (shape[1] * layout.FRACTAL_ROWS, shape[0] * c0)
+        least = layout.nz_shape(rows, cols, c0)
+        padded = (held[1] * layout.FRACTAL_ROWS, held[0] * c0)
         pack = lambda m: layout.nd_to_nz(m, c0)  # noqa: E731
-    if tuple(dst.type.shape) != shape:
+    if len(held) != 4 or held[2:] != least[2:] or held[0] < least[0] or held[1] < least[1]:
         raise fail(where, f"ascend.copy_nd2nz of {rows}x{cols} needs an L1 buffer of shape "
-                          f"{'x'.join(map(str, shape))}, not {dst.type}")
+                          f"at least {'x'.join(map(str, least))}, not {dst.type}")
     form = " dn2nz" if transpose else " zz" if zz else ""
     site = c.site(op, f"ascend.copy_nd2nz{form} gm -> l1")
     # The Zz layout takes one Nd2Nz DMA per 16-row block, each with its start-up; the
     # Dn2Nz reads the same GM rows as an Nd2Nz of the region (no public rate of its own).
-    startup = _startup(c, MTE2) * (shape[0] if zz else 1)
+    # The zero fill of a tile larger than the region runs on MTE2 ahead of the DMA.
+    startup = _startup(c, MTE2) * ((least[0] if zz else 1) + (held != least))
     src_slot, dst_slot, offset_slots = c.slot(src), c.slot(dst), c.slots_of(offsets)
     nxt = c.pc + 1
 

@@ -16,13 +16,61 @@ func.func @copy_out_of_a_cleared_accumulator(%C: memref<32x32xf32>) {
 
 // -----
 
-func.func @part_of_an_l1_tile(%A: memref<64x64xf16>) {
+func.func @part_of_an_accumulator(%C: memref<64x64xf32>, %A: memref<64x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %a = tile.alloc : memref<64x64xf16, #tile.scope<l1>>
+    %acc = tile.alloc : memref<64x64xf32, #tile.scope<l0c>>
+    tile.copy %A[%c0, %c0], %a[%c0, %c0] : memref<64x64xf16>, memref<64x64xf16, #tile.scope<l1>>
+    tile.gemm %a, %a, %acc clear_accum : memref<64x64xf16, #tile.scope<l1>>, memref<64x64xf16, #tile.scope<l1>>, memref<64x64xf32, #tile.scope<l0c>>
+    // expected-error @+1 {{a copy of 16x64 elements into or out of a 64x64 l0c tile: cube copies move whole tiles (only one from GM into L1 may move a smaller region)}}
+    tile.copy %acc[%c0, %c0], %C[%c0, %c0] sizes [16, 64] : memref<64x64xf32, #tile.scope<l0c>>, memref<64x64xf32>
+  }
+  return
+}
+
+// -----
+
+// A copy of fewer rows than the L1 tile zeros the rest of it; here another
+// copy writes all of the tile first, whose rows tile.copy would keep.
+func.func @part_over_a_whole_l1_tile(%A: memref<64x64xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   tile.kernel blocks(%bx) in (%c1) threads = 128 {
     %a = tile.alloc : memref<64x32xf16, #tile.scope<l1>>
-    // expected-error @+1 {{a copy of 16x32 elements into or out of a 64x32 l1 tile: cube copies move whole tiles}}
+    tile.copy %A[%c0, %c0], %a[%c0, %c0] : memref<64x64xf16>, memref<64x32xf16, #tile.scope<l1>>
+    // expected-error @+1 {{a copy of 16x32 elements into a 64x32 L1 tile that another op writes (64x32}}
     tile.copy %A[%c0, %c0], %a[%c0, %c0] sizes [16, 32] : memref<64x64xf16>, memref<64x32xf16, #tile.scope<l1>>
+  }
+  return
+}
+
+// -----
+
+// The same, the smaller copy first: it is checked against the later one.
+func.func @whole_after_part_of_an_l1_tile(%A: memref<64x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %a = tile.alloc : memref<64x32xf16, #tile.scope<l1>>
+    // expected-error @+1 {{a copy of 25x32 elements into a 64x32 L1 tile that another op writes (64x32}}
+    tile.copy %A[%c0, %c0], %a[%c0, %c0] sizes [25, 32] : memref<64x64xf16>, memref<64x32xf16, #tile.scope<l1>>
+    tile.copy %A[%c0, %c0], %a[%c0, %c0] : memref<64x64xf16>, memref<64x32xf16, #tile.scope<l1>>
+  }
+  return
+}
+
+// -----
+
+// Cube tiles are matrices.
+func.func @three_dimensional_l1_tile(%A: memref<2x64x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %a = tile.alloc : memref<2x64x32xf16, #tile.scope<l1>>
+    // expected-error @+1 {{a cube tile is a matrix: this l1 tile is 2x64x32 (rank 3), not rows x cols}}
+    tile.copy %A[%c0, %c0, %c0], %a[%c0, %c0, %c0] : memref<2x64x32xf16>, memref<2x64x32xf16, #tile.scope<l1>>
   }
   return
 }

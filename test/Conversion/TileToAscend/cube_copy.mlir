@@ -95,3 +95,25 @@ func.func @relu(%C: memref<32x32xf16>) {
   }
   return
 }
+
+// -----
+
+// 25 keys into a 64-row tile: the nd2nz moves the region into the leading
+// corner of the whole tile, and zeros the rest (no other copy writes it).
+// CHECK-LABEL: func.func @fewer_rows_than_the_tile
+// CHECK: %[[L1:.*]] = memref.alloc() : memref<4x4x16x16xf16, #ascend.mem<l1>>
+// CHECK: ascend.copy_nd2nz %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} sizes [25, 64] : memref<?x?xf16, strided<[?, 1], offset: ?>, #ascend.mem<gm>>, memref<4x4x16x16xf16, #ascend.mem<l1>>
+func.func @fewer_rows_than_the_tile(%K: memref<?x?x?xf16>, %C: memref<32x64xf32>, %q: index, %s: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %a = tile.alloc : memref<32x64xf16, #tile.scope<l1>>
+    %k = tile.alloc : memref<64x64xf16, #tile.scope<l1>>
+    %acc = tile.alloc : memref<32x64xf32, #tile.scope<l0c>>
+    tile.copy %K[%q, %c0, %c0], %a[%c0, %c0] sizes [1, 32, 64] : memref<?x?x?xf16>, memref<32x64xf16, #tile.scope<l1>>
+    tile.copy %K[%q, %s, %c0], %k[%c0, %c0] sizes [1, 25, 64] : memref<?x?x?xf16>, memref<64x64xf16, #tile.scope<l1>>
+    tile.gemm %a, %k, %acc transpose_b clear_accum : memref<32x64xf16, #tile.scope<l1>>, memref<64x64xf16, #tile.scope<l1>>, memref<32x64xf32, #tile.scope<l0c>>
+    tile.copy %acc[%c0, %c0], %C[%c0, %c0] : memref<32x64xf32, #tile.scope<l0c>>, memref<32x64xf32>
+  }
+  return
+}

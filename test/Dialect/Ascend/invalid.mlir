@@ -331,7 +331,7 @@ func.func @nd2nz_element_width(%a: memref<?x?xf64, #ascend.mem<gm>>) {
 func.func @copy_nd2nz_transpose_shape(%a: memref<?x?xf32, #ascend.mem<gm>>) {
   %c0 = arith.constant 0 : index
   %l1 = memref.alloc() : memref<8x2x16x8xf32, #ascend.mem<l1>>
-  // expected-error @+1 {{expected dst shaped 4x4x16x8 (Nz of 64x32 f32) but got 8x2x16x8}}
+  // expected-error @+1 {{expected dst shaped at least 4x4x16x8 (Nz of 64x32 f32) but got 8x2x16x8}}
   ascend.copy_nd2nz %a[%c0, %c0], %l1 sizes [32, 64] {transpose}
       : memref<?x?xf32, #ascend.mem<gm>>, memref<8x2x16x8xf32, #ascend.mem<l1>>
   return
@@ -342,7 +342,7 @@ func.func @copy_nd2nz_transpose_shape(%a: memref<?x?xf32, #ascend.mem<gm>>) {
 func.func @copy_nd2nz_zz_shape(%a: memref<?x?xf32, #ascend.mem<gm>>) {
   %c0 = arith.constant 0 : index
   %l1 = memref.alloc() : memref<8x2x16x8xf32, #ascend.mem<l1>>
-  // expected-error @+1 {{expected dst shaped 2x8x16x8 (Zz of 32x64 f32) but got 8x2x16x8}}
+  // expected-error @+1 {{expected dst shaped at least 2x8x16x8 (Zz of 32x64 f32) but got 8x2x16x8}}
   ascend.copy_nd2nz %a[%c0, %c0], %l1 sizes [32, 64] {zz}
       : memref<?x?xf32, #ascend.mem<gm>>, memref<8x2x16x8xf32, #ascend.mem<l1>>
   return
@@ -376,7 +376,7 @@ func.func @load_l0b_zz_shape() {
 func.func @nd2nz_dst_shape(%a: memref<?x?xf16, #ascend.mem<gm>>) {
   %c0 = arith.constant 0 : index
   %l1 = memref.alloc() : memref<4x2x16x16xf16, #ascend.mem<l1>>
-  // expected-error @+1 {{expected dst shaped 2x4x16x16 (Nz of 64x32 f16) but got 4x2x16x16}}
+  // expected-error @+1 {{expected dst shaped at least 2x4x16x16 (Nz of 64x32 f16) but got 4x2x16x16}}
   ascend.copy_nd2nz %a[%c0, %c0], %l1 sizes [64, 32]
       : memref<?x?xf16, #ascend.mem<gm>>, memref<4x2x16x16xf16, #ascend.mem<l1>>
   return

@@ -72,6 +72,46 @@ def gemm_kernel(M, N, K, *, in_dtype="float16", accum_dtype="float32", out_dtype
     return gemm
 
 
+def part_tile_kernel(M, N, K, *, part_M, part_N, part_K, in_dtype="float16", trans_A=False,
+                     trans_B=False, dynamic=False, block_M=64, block_N=64, block_K=32):
+    """Each block multiplies part_M rows of op(A) by part_N columns of op(B), part_K deep
+    per step, copied into tiles of block_M x block_K and block_K x block_N that are larger:
+    the copies fill the tiles' leading corners, the rest must read as zero. Block (i, j)
+    stores its whole accumulator at C[i * block_M, j * block_N] (C is the grid of
+    accumulators). `dynamic`: M and C's rows are run-time sizes."""
+    rows = T.symbolic("M") if dynamic else M
+    out_rows = T.symbolic("R") if dynamic else -(-M // part_M) * block_M
+    A_shape = (K, rows) if trans_A else (rows, K)
+    B_shape = (N, K) if trans_B else (K, N)
+    A_tile = (block_K, block_M) if trans_A else (block_M, block_K)
+    B_tile = (block_N, block_K) if trans_B else (block_K, block_N)
+    grid_n = -(-N // part_N)
+
+    @T.prim_func
+    def part_gemm(A: T.Tensor(A_shape, in_dtype), B: T.Tensor(B_shape, in_dtype),
+                  C: T.Tensor((out_rows, grid_n * block_N), "float32")):
+        with T.Kernel(grid_n, T.ceildiv(rows, part_M), threads=128) as (bx, by):
+            A_s = T.alloc_shared(A_tile, in_dtype)
+            B_s = T.alloc_shared(B_tile, in_dtype)
+            C_l = T.alloc_fragment((block_M, block_N), "float32")
+            T.clear(C_l)
+            m0, n0 = by * part_M, bx * part_N
+            for k in T.Pipelined(T.ceildiv(K, part_K), num_stages=2):
+                k0 = k * part_K
+                if trans_A:
+                    T.copy(A[k0:k0 + part_K, m0:m0 + part_M], A_s)
+                else:
+                    T.copy(A[m0:m0 + part_M, k0:k0 + part_K], A_s)
+                if trans_B:
+                    T.copy(B[n0:n0 + part_N, k0:k0 + part_K], B_s)
+                else:
+                    T.copy(B[k0:k0 + part_K, n0:n0 + part_N], B_s)
+                T.gemm(A_s, B_s, C_l, transpose_A=trans_A, transpose_B=trans_B)
+            T.copy(C_l, C[by * block_M, bx * block_N])
+
+    return part_gemm
+
+
 def batched_kernel(batch, M, N, K, *, grid, block=32):
     """C[b] = A[b] @ B[b] (f16 -> f32): the batch is the third grid dimension
     (`grid=True`) or a serial loop inside each block."""
@@ -248,3 +288,36 @@ def test_an_accumulator_too_big_for_l0c_is_an_error_on_910b_only(profile):
     with pytest.raises(CompileError, match="the 256x256 accumulator needs 262144 bytes "
                                                  "of L0C, the 910b has 131072"):
         convert(kernel, profile)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(("in_dtype", "trans_A", "trans_B", "dynamic"),
+                         [("float16", False, False, False), ("float16", True, True, False),
+                          ("float16", False, True, True), ("float32", False, False, False),
+                          ("float32", True, False, False), ("float32", False, True, True),
+                          ("float32", True, True, True)])
+def test_copies_of_fewer_rows_and_columns_than_the_tiles(profile, in_dtype, trans_A, trans_B,
+                                                         dynamic):
+    """40 x 24 of A and 24 x 50 of B per step in 64 x 32 and 32 x 64 tiles (M = 100: the
+    last block reads 20 rows, K = 70: the last step 22): every accumulator is the product
+    of its parts, zero outside them, so the rest of each L1 tile read as zero, never as the
+    previous step's or block's data."""
+    M, N, K, pm, pn, pk, bm, bn = 100, 130, 70, 40, 50, 24, 64, 64
+    rng = np.random.default_rng(11)
+    a = operand(rng, (K, M) if trans_A else (M, K), in_dtype)
+    b = operand(rng, (N, K) if trans_B else (K, N), in_dtype)
+    grid_m, grid_n = -(-M // pm), -(-N // pn)
+    c = np.full((grid_m * bm, grid_n * bn), 7, np.float32)
+    kernel = part_tile_kernel(M, N, K, part_M=pm, part_N=pn, part_K=pk, in_dtype=in_dtype,
+                              trans_A=trans_A, trans_B=trans_B, dynamic=dynamic)
+    run(kernel, [a, b, c], profile)
+    op_a = (a.T if trans_A else a).astype(np.float64)
+    op_b = (b.T if trans_B else b).astype(np.float64)
+    expected = np.zeros_like(c, dtype=np.float64)
+    for i in range(grid_m):
+        for j in range(grid_n):
+            part = op_a[i * pm:(i + 1) * pm] @ op_b[:, j * pn:(j + 1) * pn]
+            expected[i * bm:i * bm + part.shape[0], j * bn:j * bn + part.shape[1]] = part
+    np.testing.assert_allclose(c.astype(np.float64), expected, rtol=1e-5,
+                               atol=1e-5 * np.abs(expected).max())
+    assert np.all(c[expected == 0] == 0)

@@ -237,7 +237,8 @@ class Copies(EmitterBase):
         capacity = ([outer * c0, inner * 16] if transpose else [outer * 16, inner * c0] if zz
                     else [inner * 16, outer * c0])
         # Nd2Nz (Dn2Nz) zeros a row's (column's) tail to its 32-byte block; the other
-        # rows and blocks of the tile read as zero in the IR too
+        # rows and blocks of the tile (those of a tile larger than the region too) read
+        # as zero in the IR
         partial = self.partial([valid_rows, valid_cols], capacity)
         if partial is not None:
             self.line("// the tile has rows or blocks that no GM element reaches: zero them")
@@ -273,9 +274,10 @@ class Copies(EmitterBase):
     def nd2zz(self, op: ir.Operation, src: Tensor, offsets: list[str], dst: Tensor, rows: int,
               valid_cols: str) -> None:
         """Zz: one Nd2Nz per 16-row block, each a row of fractals whose column blocks lie
-        16 rows (one fractal) apart; a block the GM tensor does not reach moves nothing."""
+        16 rows (one fractal) apart; a block the GM tensor does not reach, or one of a tile
+        larger than the region, moves nothing."""
         fractal_row = dst.static_shape[1] * 16 * (BLOCK_BYTES // BYTES[dst.element])
-        for block in range(dst.static_shape[0]):
+        for block in range(ceil_div(rows, 16)):
             start = (offsets[0] if not block else str(int(offsets[0]) + 16 * block)
                      if offsets[0].isdigit() else f"({offsets[0]} + {16 * block})")
             extent = min(16, rows - 16 * block)
