@@ -74,6 +74,25 @@ def every_op(root: ir.Operation) -> list[ir.Operation]:
     return found
 
 
+def pre_order(root: ir.Operation) -> list[ir.Operation]:
+    """`root` and every op nested in it, in pre-order (parents before what
+    they hold); collected before a pass mutates anything."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def use_owner(use: ir.OpOperand) -> ir.Operation:
+    """The operation that holds `use` (not its OpView)."""
+    owner = use.owner
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
 def defined_values(op: ir.Operation) -> Iterator[ir.Value]:
     """The values `op` defines: its results and its regions' block arguments."""
     yield from op.results

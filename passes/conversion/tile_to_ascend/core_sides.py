@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from mlir import ir
 
-from tilec.passes.registry import PassFailure
+from tilec.passes.registry import emit_error
 
 SIDE = "ascend.split_side"
 CONTROL = frozenset({"scf.for", "scf.if", "scf.while", "scf.execute_region", "scf.index_switch",
@@ -31,11 +31,6 @@ VIEWS = ("memref.subview", "memref.collapse_shape", "memref.expand_shape", "memr
 """Views: of a tile, on the tile's side (`kind_of` sees the tile); of GM, on both."""
 _PURE_PREFIXES = ("arith.", "index.", "affine.apply", "affine.min", "affine.max", "memref.dim",
                   "ascend.block_idx", "ascend.block_num", "math.", *VIEWS)
-
-
-def _fail(op: ir.Operation, message: str) -> PassFailure:
-    op.location.emit_error(message)
-    return PassFailure(message)
 
 
 def is_pure(op: ir.Operation) -> bool:
@@ -80,8 +75,8 @@ def _assign(op: ir.Operation, kind_of, result_kind, handoffs: list[ir.Operation]
             if own is not None:
                 kinds.add(own)
             if kinds == {"cube", "vector"}:
-                raise _fail(op, f"tile-ascend-split-cores: '{op.name}' works on cube and vector "
-                                f"tiles at once (not supported yet)")
+                raise emit_error(op, f"tile-ascend-split-cores: '{op.name}' works on cube and "
+                                     f"vector tiles at once (not supported yet)")
             side = ("aic" if "cube" in kinds else "aiv" if "vector" in kinds
                     else "both" if is_pure(op) else "aiv")
     op.attributes[SIDE] = ir.StringAttr.get(side)
@@ -104,8 +99,8 @@ def prune(block: ir.Block, keep: str) -> None:
                 use = next(iter(result.uses), None)
                 if use is not None:
                     user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
-                    raise _fail(user, f"tile-ascend-split-cores: '{user.name}' on the other "
-                                      f"kind of core uses a value of '{op.name}'")
+                    raise emit_error(user, f"tile-ascend-split-cores: '{user.name}' on the other "
+                                           f"kind of core uses a value of '{op.name}'")
             op.erase()
             continue
         del op.attributes[SIDE]

@@ -56,11 +56,6 @@ LOOPS = frozenset({"scf.for", "scf.while", "tile.pipelined"})
 _PORTABLE = frozenset({tile.Scope.shared, tile.Scope.fragment, tile.Scope.local})
 
 
-def _owner(use: ir.OpOperand) -> ir.Operation:
-    owner = use.owner
-    return owner.operation if hasattr(owner, "operation") else owner
-
-
 def _is_vector_write(op: ir.Operation, number: int) -> bool:
     if op.name == "memref.store":
         return number == 1
@@ -97,7 +92,7 @@ def _needs_fresh(value: ir.Value, kernel: ir.Operation, order: dict[ir.Operation
     """The gemms onto `value` to rewrite (all of them, or none); `cleared`: a
     zero fill of the tile became a gemm's `clear_accum`, so the tile was
     accumulated onto and the vector writes need it in UB all the same."""
-    uses = [(_owner(u), u.operand_number) for u in value.uses]
+    uses = [(irb.use_owner(u), u.operand_number) for u in value.uses]
     gemms = [op for op, n in uses if op.name == "tile.gemm" and n == 2]
     writes = [op for op, n in uses if _is_vector_write(op, n)]
     if not gemms or not writes:
@@ -153,7 +148,7 @@ def _drop_zero_fills(value: ir.Value) -> bool:
     itself; whether there was such a region."""
     dropped = False
     for use in list(value.uses):
-        store = _owner(use)
+        store = irb.use_owner(use)
         parallel = store.parent
         parallel = parallel.operation if parallel is not None else None
         if store.name != "memref.store" or parallel is None or not _zero_fill(parallel, value):

@@ -40,7 +40,7 @@ from mlir import ir
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend.buffers import is_global
-from tilec.passes.registry import PassFailure
+from tilec.passes.registry import emit_error
 
 SCRATCH = "ascend.scratch"
 """Argument attribute of a global scratch buffer: the size of each dim (see the module)."""
@@ -62,11 +62,6 @@ _BINARY: dict[str, Callable[[int, int], int]] = {
     "arith.maxui": max,
 }
 _CASTS = frozenset({"arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui"})
-
-
-def _fail(op: ir.Operation, message: str) -> PassFailure:
-    op.location.emit_error(message)
-    return PassFailure(message)
 
 
 def _i64(value: int) -> ir.IntegerAttr:
@@ -110,9 +105,9 @@ def _size_expression(value: ir.Value, func: ir.Operation, alloc: ir.Operation) -
         elif name in _BINARY or name in _CASTS:
             return ir.ArrayAttr.get([ir.StringAttr.get(name),
                                      *(_size_expression(v, func, alloc) for v in op.operands)])
-    raise _fail(alloc, "convert-tile-to-ascend: the host allocates global scratch before the "
-                       "launch, so its sizes must be integer arithmetic on the kernel's "
-                       f"arguments and their dims, not {value}")
+    raise emit_error(alloc, "convert-tile-to-ascend: the host allocates global scratch before the "
+                            "launch, so its sizes must be integer arithmetic on the kernel's "
+                            f"arguments and their dims, not {value}")
 
 
 def scratch_sizes(expressions: ir.ArrayAttr, args: Sequence[object]) -> list[int]:
@@ -159,8 +154,8 @@ def scratch_to_arguments(func: ir.Operation) -> None:
     allocs = [a for a in irb.collect(func, "memref.alloc") if is_global(a.results[0])]
     for n, alloc in enumerate(allocs):
         if alloc.block != entry:
-            raise _fail(alloc, "convert-tile-to-ascend: global scratch must be allocated at the "
-                               "top of the kernel function, outside its kernels")
+            raise emit_error(alloc, "convert-tile-to-ascend: global scratch must be allocated at "
+                                    "the top of the kernel function, outside its kernels")
         type_ = ir.MemRefType(alloc.results[0].type)
         dynamic = iter(alloc.operands)
         sizes = [_size_expression(next(dynamic), func, alloc)

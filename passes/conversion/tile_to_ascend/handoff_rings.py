@@ -46,28 +46,18 @@ from mlir.dialects import arith, scf
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend.cross_core_pipelining import STAGE_END, STAGE_START
-from tilec.passes.conversion.tile_to_ascend.place_tiles import CUBE_SPACES, copy_operands
-from tilec.passes.registry import PassFailure
+from tilec.passes.conversion.tile_to_ascend.place_tiles import (
+    CUBE_SPACES,
+    copy_operands,
+    scope_name,
+)
+from tilec.passes.registry import emit_error
 
 MIX_MODE = 2  # AIC <-> both AIVs of its AI core
 HANDOFF = "ascend.handoff"
 """On the op a handoff goes before (down) or replaces (up): its ring numbers."""
 LOOPS = frozenset({"scf.for", "tile.pipelined"})
 _CUBE_ROLES = {("tile.gemm", 2), ("tile.clear", 0), ("tile.fill", 0)}
-
-
-def _fail(op: ir.Operation, message: str) -> PassFailure:
-    op.location.emit_error(message)
-    return PassFailure(message)
-
-
-def _scope(value: ir.Value) -> str:
-    return str(tile.scope_of(ir.MemRefType(value.type)))
-
-
-def _owner(use: ir.OpOperand) -> ir.Operation:
-    owner = use.owner
-    return owner.operation if hasattr(owner, "operation") else owner
 
 
 def _parent(op: ir.Operation) -> ir.Operation | None:
@@ -116,13 +106,14 @@ def _is_vector_use(op: ir.Operation, number: int) -> bool:
     if (op.name, number) in _CUBE_ROLES:
         return False
     if op.name == "tile.copy" and number == 0:
-        return _scope(copy_operands(op)[2][0]) in CUBE_SPACES | {"ub"}
+        return scope_name(copy_operands(op)[2][0]) in CUBE_SPACES | {"ub"}
     return True
 
 
 def _down_site(kernel: ir.Operation, value: ir.Value,
                order: dict[ir.Operation, int]) -> ir.Operation | None:
-    uses = sorted(((_owner(u), u.operand_number) for u in value.uses), key=lambda u: order[u[0]])
+    uses = sorted(((irb.use_owner(u), u.operand_number) for u in value.uses),
+                  key=lambda u: order[u[0]])
     first = next((op for op, n in uses if _is_vector_use(op, n)), None)
     if first is None:
         return None
@@ -135,16 +126,16 @@ def _down_site(kernel: ir.Operation, value: ir.Value,
                     chain[-1])
     for op, number in uses:
         if order[op] >= order[site] and (op.name, number) in _CUBE_ROLES:
-            raise _fail(op, f"tile-ascend-split-cores: '{op.name}' does cube work on a tile "
-                            f"after it is handed to the vector cores (not supported yet)")
+            raise emit_error(op, f"tile-ascend-split-cores: '{op.name}' does cube work on a tile "
+                                 f"after it is handed to the vector cores (not supported yet)")
     return site
 
 
 def _shape(op: ir.Operation, value: ir.Value) -> tuple[int, int]:
     shape = ir.MemRefType(value.type).shape
     if len(shape) != 2 or shape[0] % 2:
-        raise _fail(op, "tile-ascend-split-cores: a tile handed between the cores must be 2-D "
-                        "with an even number of rows (one half per AIV)")
+        raise emit_error(op, "tile-ascend-split-cores: a tile handed between the cores must be 2-D "
+                             "with an even number of rows (one half per AIV)")
     return shape[0], shape[1]
 
 
@@ -154,27 +145,27 @@ def find_handoffs(kernel: ir.Operation, order: dict[ir.Operation, int],
     found: list[tuple[bool, ir.Value, ir.Operation, ir.Type]] = []
     for alloc in irb.collect(kernel, "tile.alloc"):
         value = alloc.results[0]
-        if _scope(value) == "l0c":
+        if scope_name(value) == "l0c":
             site = _down_site(kernel, value, order)
             if site is not None:
                 found.append((True, value, site, ir.MemRefType(value.type).element_type))
     for copy in irb.collect(kernel, "tile.copy"):
         src, _, dst, _, _ = copy_operands(copy)
-        if _scope(src[0]) == "ub" and _scope(dst[0]) in CUBE_SPACES:
-            if _scope(dst[0]) != "l1":
-                raise _fail(copy, "tile-ascend-split-cores: the vector cores hand tiles to the "
-                                  "cube through L1 only")
+        if scope_name(src[0]) == "ub" and scope_name(dst[0]) in CUBE_SPACES:
+            if scope_name(dst[0]) != "l1":
+                raise emit_error(copy, "tile-ascend-split-cores: the vector cores hand tiles to "
+                                       "the cube through L1 only")
             if ir.MemRefType(src[0].type).shape != ir.MemRefType(dst[0].type).shape \
                     or "sizes" in copy.attributes \
                     or any(irb.constant_int(o) != 0 for o in copy_operands(copy)[1]):
-                raise _fail(copy, "tile-ascend-split-cores: a tile handed to the cube must be "
-                                  "copied whole")
+                raise emit_error(copy, "tile-ascend-split-cores: a tile handed to the cube must be "
+                                       "copied whole")
             found.append((False, src[0], copy, ir.MemRefType(dst[0].type).element_type))
     found.sort(key=lambda item: order[item[2]])
     if 2 * len(found) > flag_ids:
-        raise _fail(found[0][2], f"tile-ascend-split-cores: {len(found)} tiles handed between "
-                                 f"the cores need {2 * len(found)} cross-core flags, more than "
-                                 f"the {flag_ids} there are")
+        raise emit_error(found[0][2], f"tile-ascend-split-cores: {len(found)} tiles handed "
+                                      f"between the cores need {2 * len(found)} cross-core flags, "
+                                      f"more than the {flag_ids} there are")
     handoffs = []
     for ring, (down, value, site, element) in enumerate(found):
         rows, cols = _shape(site, value)
@@ -198,9 +189,9 @@ def _ring_loop(kernel: ir.Operation, site: ir.Operation) -> ir.Operation | None:
     if parent == kernel:
         return None
     if parent.name not in LOOPS:
-        raise _fail(site, f"tile-ascend-split-cores: a tile handed between the cores must be "
-                          f"handed in the kernel body or directly in a loop, not in "
-                          f"'{parent.name}' (not supported yet)")
+        raise emit_error(site, f"tile-ascend-split-cores: a tile handed between the cores must be "
+                               f"handed in the kernel body or directly in a loop, not in "
+                               f"'{parent.name}' (not supported yet)")
     return parent
 
 

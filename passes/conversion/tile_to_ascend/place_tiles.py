@@ -63,7 +63,7 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend.fresh_accumulators import rewrite_fresh_accumulators
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
 from tilec.passes.conversion.tile_to_ascend.unit_dim_views import drop_unit_dim_views
-from tilec.passes.registry import Pass, PassFailure, register_pass
+from tilec.passes.registry import Pass, emit_error, register_pass
 
 CUBE_SPACES = frozenset({"l1", "l0a", "l0b", "l0c"})
 ON_CHIP_SPACES = CUBE_SPACES | {"ub"}
@@ -92,6 +92,11 @@ FRACTAL_BYTES = 32
 
 def _scope(value: ir.Value) -> tile.Scope:
     return tile.scope_of(ir.MemRefType(value.type))
+
+
+def scope_name(value: ir.Value) -> str:
+    """The memory scope of a memref value, as its name (`ub`, `l0c`, `global`...)."""
+    return str(_scope(value))
 
 
 def c0(element: ir.Type) -> int:
@@ -336,8 +341,8 @@ def _place(tiles: dict[ir.Value, _Tile]) -> list[_Fold]:
         roles = {_role(op, n) for op, n in found.uses if not _in(found.relus, _parallel_of(op))}
         if "l1" in roles and "l0c" in roles:
             op = next(op for op, n in found.uses if _role(op, n) == "l0c")
-            raise _fail(op, "a tile used as both an operand and the accumulator of tile.gemm "
-                            "has no place on the cube")
+            raise emit_error(op, "a tile used as both an operand and the accumulator of tile.gemm "
+                                 "has no place on the cube")
         cube = roles & {"l1", "l0c"}
         if cube == {"l0c"} and "vector" in roles:
             # Vector work on the accumulator: a mix kernel, split by
@@ -346,8 +351,8 @@ def _place(tiles: dict[ir.Value, _Tile]) -> list[_Fold]:
         elif cube and "vector" in roles:
             op = next(op for op, n in found.uses if _role(op, n) == "vector")
             what = "accumulator" if "l0c" in cube else "operand"
-            raise _fail(op, f"'{op.name}' works on a tile.gemm {what} on the vector cores: "
-                            f"the kernel {MIXED}")
+            raise emit_error(op, f"'{op.name}' works on a tile.gemm {what} on the vector cores: "
+                                 f"the kernel {MIXED}")
         found.place = cube.pop() if cube else None
     folds = []
     for found in tiles.values():
@@ -434,13 +439,8 @@ def _check_one_core_kind(tiles: dict[ir.Value, _Tile]) -> None:
         if len(kinds) == 2:
             vector = kinds["vector"]
             op = vector.uses[0][0] if vector.uses else vector.alloc
-            raise _fail(op, f"'{op.name}' needs a vector core (its tile lives in ub) but the "
-                            f"kernel also runs tile.gemm on the cube: it {MIXED}")
-
-
-def _fail(op: ir.Operation, message: str) -> PassFailure:
-    op.location.emit_error(message)
-    return PassFailure(message)
+            raise emit_error(op, f"'{op.name}' needs a vector core (its tile lives in ub) but the "
+                                 f"kernel also runs tile.gemm on the cube: it {MIXED}")
 
 
 def _rewrite(tiles: dict[ir.Value, _Tile], folds: list[_Fold]) -> None:
@@ -473,17 +473,6 @@ def _rewrite(tiles: dict[ir.Value, _Tile], folds: list[_Fold]) -> None:
                 result.set_type(with_space(result.type, found.place))
 
 
-def _pre_order(root: ir.Operation) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        found.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
-
-
 @register_pass
 @dataclass(frozen=True)
 class AscendPlaceTilesPass(Pass):
@@ -497,9 +486,9 @@ class AscendPlaceTilesPass(Pass):
 
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:
-            rewrite_fresh_accumulators(op, {o: i for i, o in enumerate(_pre_order(op))})
+            rewrite_fresh_accumulators(op, {o: i for i, o in enumerate(irb.pre_order(op))})
             # Uses in program order, so errors point at the first offending op.
-            order = {o: i for i, o in enumerate(_pre_order(op))}
+            order = {o: i for i, o in enumerate(irb.pre_order(op))}
             tiles: dict[ir.Value, _Tile] = {}
             for alloc in irb.collect(op, "tile.alloc"):
                 found = _Tile(alloc)

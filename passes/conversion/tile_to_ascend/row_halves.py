@@ -17,22 +17,12 @@ from mlir.dialects import arith
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_semantics import copy_dims, copy_sizes
-from tilec.passes.conversion.tile_to_ascend.place_tiles import CUBE_SPACES, copy_operands
-from tilec.passes.registry import PassFailure
-
-
-def _fail(op: ir.Operation, message: str) -> PassFailure:
-    op.location.emit_error(message)
-    return PassFailure(message)
-
-
-def _scope(value: ir.Value) -> str:
-    return str(tile.scope_of(ir.MemRefType(value.type)))
-
-
-def _owner(use: ir.OpOperand) -> ir.Operation:
-    owner = use.owner
-    return owner.operation if hasattr(owner, "operation") else owner
+from tilec.passes.conversion.tile_to_ascend.place_tiles import (
+    CUBE_SPACES,
+    copy_operands,
+    scope_name,
+)
+from tilec.passes.registry import emit_error
 
 
 def tile_operand(op: ir.Operation, number: int) -> tuple[ir.Value, ir.Value | None] | None:
@@ -46,7 +36,7 @@ def tile_operand(op: ir.Operation, number: int) -> tuple[ir.Value, ir.Value | No
 
 def _row_use(use: ir.OpOperand, candidates: set[ir.Value], rows: int) -> str | None:
     """Why one use of a tile keeps the AIVs from splitting it by rows (None: it does not)."""
-    op, number = _owner(use), use.operand_number
+    op, number = irb.use_owner(use), use.operand_number
     access = tile_operand(op, number)
     if access is not None:
         region = irb.enclosing(op, {"tile.parallel"})
@@ -63,7 +53,7 @@ def _row_use(use: ir.OpOperand, candidates: set[ir.Value], rows: int) -> str | N
     if op.name == "tile.copy":
         src, _, dst, _, _ = copy_operands(op)
         other = dst[0] if number == 0 else src[0]
-        if _scope(other) in CUBE_SPACES | {"ub"} and other not in candidates:
+        if scope_name(other) in CUBE_SPACES | {"ub"} and other not in candidates:
             return "is copied to or from a tile the AIVs do not split"
         return None
     if op.name in ("tile.fill", "tile.clear"):
@@ -79,13 +69,13 @@ def row_tiles(body: ir.Block, forced: list[ir.Value], rows: int) -> set[ir.Value
     uses: dict[ir.Value, list[ir.OpOperand]] = {}
     for value in forced:
         # In program order, so an error points at the first offending use.
-        uses[value] = sorted(value.uses, key=lambda u: order[_owner(u)])
+        uses[value] = sorted(value.uses, key=lambda u: order[irb.use_owner(u)])
     for op in body.operations:
         op = op.operation
         if op.name == "tile.alloc" and op.results[0] not in uses:
             value = op.results[0]
             type_ = ir.MemRefType(value.type)
-            if _scope(value) == "ub" and type_.shape and type_.shape[0] == rows:
+            if scope_name(value) == "ub" and type_.shape and type_.shape[0] == rows:
                 uses[value] = list(value.uses)
     candidates = set(uses)
     changed = True
@@ -97,8 +87,8 @@ def row_tiles(body: ir.Block, forced: list[ir.Value], rows: int) -> set[ir.Value
                 if why is None:
                     continue
                 if value in forced:
-                    raise _fail(_owner(use), f"tile-ascend-split-cores: a tile handed between "
-                                             f"the cores {why} (not supported yet)")
+                    raise emit_error(irb.use_owner(use), f"tile-ascend-split-cores: a tile handed "
+                                     f"between the cores {why} (not supported yet)")
                 candidates.discard(value)
                 changed = True
                 break
@@ -119,7 +109,7 @@ def halve(body: ir.Block, split: set[ir.Value], rows: int) -> None:
     copies: list[ir.Operation] = []
     for value, new in halves.items():
         for use in list(value.uses):
-            op = _owner(use)
+            op = irb.use_owner(use)
             if tile_operand(op, use.operand_number) is not None:
                 region = irb.enclosing(op, {"tile.parallel"})
                 if not any(p == region for p in parallels):
@@ -146,15 +136,15 @@ def _shift_copy(copy: ir.Operation, halved: set[ir.Value], half: ir.Value,
     sides = ((src[0], dst[0], dst_offsets, len(src) + len(src_offsets) + 1),
              (dst[0], src[0], src_offsets, 1))
     for tile_, other, offsets, start in sides:
-        if tile_ not in halved or _scope(other) in CUBE_SPACES | {"ub"}:
+        if tile_ not in halved or scope_name(other) in CUBE_SPACES | {"ub"}:
             continue
         rank = len(ir.MemRefType(tile_.type).shape)
         sizes = copy_sizes(copy, ir.MemRefType(src[0].type), ir.MemRefType(dst[0].type))
         dim = copy_dims(sizes, rank)[0] if len(sizes) > rank else 0
         if "sizes" in copy.attributes:
             if sizes[dim] != 2 * half_rows:
-                raise _fail(copy, "tile-ascend-split-cores: a copy of part of the rows of a "
-                                  "tile the AIVs split (not supported yet)")
+                raise emit_error(copy, "tile-ascend-split-cores: a copy of part of the rows of a "
+                                       "tile the AIVs split (not supported yet)")
             sizes[dim] = half_rows
             copy.attributes["sizes"] = ir.DenseI64ArrayAttr.get(sizes)
         with ir.InsertionPoint(copy), copy.location:
@@ -174,7 +164,7 @@ def _halve_rows(region: ir.Operation, halved: set[ir.Value], half: ir.Value, row
     with ir.InsertionPoint.at_block_begin(block), region.location:
         global_row = arith.addi(row, half)
     for use in list(row.uses):
-        op = _owner(use)
+        op = irb.use_owner(use)
         if op == global_row.owner.operation:
             continue
         access = tile_operand(op, use.operand_number - 1)

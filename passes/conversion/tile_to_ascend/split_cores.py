@@ -73,7 +73,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import scf
 
-from tilec.dialects import ascend, tile
+from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend import (
     core_sides,
@@ -86,8 +86,8 @@ from tilec.passes.conversion.tile_to_ascend.global_scratch import append_argumen
 from tilec.passes.conversion.tile_to_ascend.handoff_rings import HANDOFF, Handoff
 from tilec.passes.conversion.tile_to_ascend.kernel import SPREAD
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
-from tilec.passes.conversion.tile_to_ascend.place_tiles import CUBE_SPACES
-from tilec.passes.registry import Pass, PassFailure, option, register_pass
+from tilec.passes.conversion.tile_to_ascend.place_tiles import CUBE_SPACES, scope_name
+from tilec.passes.registry import Pass, emit_error, option, register_pass
 from tilec.targets.ascend_profiles import get_profile
 
 WORKSPACE = "ascend.workspace"
@@ -96,26 +96,6 @@ CORE_REGION = "ascend.core_region"
 """On an scf.execute_region: the core kind (#ascend.core<aic|aiv>) its body runs on."""
 _HANDED = "ascend.handed_tile"
 """On the alloc of a tile handed down, in the copies: its ring."""
-
-
-def _fail(op: ir.Operation, message: str) -> PassFailure:
-    op.location.emit_error(message)
-    return PassFailure(message)
-
-
-def _scope(value: ir.Value) -> str:
-    return str(tile.scope_of(ir.MemRefType(value.type)))
-
-
-def _pre_order(root: ir.Operation) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        found.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
 
 
 def _add_workspace(func: ir.Operation, hand: Handoff, slots: int) -> ir.Value:
@@ -164,23 +144,24 @@ class _Kinds:
 
 def _split(func: ir.Operation, kernel: ir.Operation, slots: int, flag_ids: int) -> bool:
     body = kernel.regions[0].blocks[0]
-    order = {op: i for i, op in enumerate(_pre_order(func))}
+    order = {op: i for i, op in enumerate(irb.pre_order(func))}
     handoffs = handoff_rings.find_handoffs(kernel, order, flag_ids)
     if not handoffs:
         return False
     allocs = irb.collect(kernel, "tile.alloc")
     for alloc in allocs:
         if alloc.block != body:
-            raise _fail(alloc, "tile-ascend-split-cores: a tile.alloc of a mixed kernel must be "
-                               "at the top of the kernel body")
+            raise emit_error(alloc, "tile-ascend-split-cores: a tile.alloc of a mixed kernel must "
+                                    "be at the top of the kernel body")
     rows = handoffs[0].rows
     for hand in handoffs[1:]:
         if hand.rows != rows:
-            raise _fail(hand.site, f"tile-ascend-split-cores: the tiles handed between the "
-                                   f"cores must have as many rows each ({hand.rows}, not {rows})")
+            raise emit_error(hand.site, f"tile-ascend-split-cores: the tiles handed between "
+                                        f"the cores must have as many rows each ({hand.rows}, "
+                                        f"not {rows})")
     kinds = _Kinds(
-        cube={a.results[0] for a in allocs if _scope(a.results[0]) in CUBE_SPACES},
-        ub={a.results[0] for a in allocs if _scope(a.results[0]) == "ub"},
+        cube={a.results[0] for a in allocs if scope_name(a.results[0]) in CUBE_SPACES},
+        ub={a.results[0] for a in allocs if scope_name(a.results[0]) == "ub"},
         down={h.tile: h.position for h in handoffs if h.down}, order=order)
     core_sides.assign_sides(body, kinds.of_use, kinds.of_result,
                             [h.site for h in handoffs if not h.down])
@@ -213,12 +194,12 @@ def _build_core(core: str, clone: ir.Operation, handoffs: list[Handoff],
     """One core's copy of the kernel: its side of every handoff, its ops only."""
     body = clone.regions[0].blocks[0]
     handed: dict[int, ir.Value] = {}
-    for op in _pre_order(clone):
+    for op in irb.pre_order(clone):
         if _HANDED in op.attributes:
             handed[ir.IntegerAttr(op.attributes[_HANDED]).value] = op.results[0]
             del op.attributes[_HANDED]
     forced: list[ir.Value] = []
-    for site in [op for op in _pre_order(clone) if HANDOFF in op.attributes]:
+    for site in [op for op in irb.pre_order(clone) if HANDOFF in op.attributes]:
         for ring in [ir.IntegerAttr(r).value for r in ir.ArrayAttr(site.attributes[HANDOFF])]:
             hand = handoffs[ring]
             value = handed[ring] if hand.down else site.operands[0]
@@ -232,7 +213,7 @@ def _build_core(core: str, clone: ir.Operation, handoffs: list[Handoff],
         row_halves.halve(body, row_halves.row_tiles(body, forced, rows=handoffs[0].rows),
                          handoffs[0].rows)
     loops: list[ir.Operation] = []
-    for op in _pre_order(clone):
+    for op in irb.pre_order(clone):
         if STAGE_START in op.attributes or STAGE_END in op.attributes:
             loop = op.parent.operation if hasattr(op.parent, "operation") else op.parent
             if not any(loop == seen for seen in loops):
@@ -258,7 +239,7 @@ def _core_region(op: ir.Operation, core: str) -> ir.Operation:
 def _kind_of(kernel: ir.Operation) -> str:
     """The core a kernel that needs one kind only runs on."""
     for alloc in irb.collect(kernel, "tile.alloc"):
-        if _scope(alloc.results[0]) in CUBE_SPACES:
+        if scope_name(alloc.results[0]) in CUBE_SPACES:
             return "aic"
     return "aiv"
 

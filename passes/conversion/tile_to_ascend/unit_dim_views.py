@@ -35,11 +35,6 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_semantics import copy_dims
 
 
-def _owner(use: ir.OpOperand) -> ir.Operation:
-    owner = use.owner
-    return owner.operation if hasattr(owner, "operation") else owner
-
-
 def _non_unit(shape: list[int]) -> list[int]:
     return [d for d in shape if d != 1]
 
@@ -97,7 +92,7 @@ def _flat_views(base: ir.Value) -> list[ir.Value]:
         return [base]
     found = []
     for use in base.uses:
-        collapse = _owner(use)
+        collapse = irb.use_owner(use)
         if collapse.name == "memref.collapse_shape" and use.operand_number == 0 \
                 and len(ir.MemRefType(collapse.results[0].type).shape) == 1:
             found.append(collapse.results[0])
@@ -110,14 +105,14 @@ def drop_unit_dim_views(base: ir.Value) -> None:
     shape = ir.MemRefType(base.type).shape
     for flat in _flat_views(base):
         for use in list(flat.uses):
-            expand = _owner(use)
+            expand = irb.use_owner(use)
             if expand.name != "memref.expand_shape" or use.operand_number != 0:
                 continue
             view = expand.results[0]
             if _non_unit(ir.MemRefType(view.type).shape) != _non_unit(shape):
                 continue
             for copy_use in list(view.uses):
-                copy = _owner(copy_use)
+                copy = irb.use_owner(copy_use)
                 if copy.name == "tile.copy":
                     _rebuild(copy, view, base)
             if not list(view.uses):
