@@ -7,7 +7,7 @@ language. Each is compiled `runs` times from the DSL by tilec (tracing, the
 tile-to-cuda pipeline, NVPTX in process: `.source()` is then the PTX) and
 assembled by ptxas (`kernel.binary()`, when a CUDA toolkit is installed);
 the table gives the medians (after one warm-up run), the kernel's
-registers, spills and shared memory, and its mma.sync / ldmatrix / cp.async
+registers, spills and shared memory, and its tensor-core and copy instruction
 counts. When Triton is installed (`pip install triton`: an optional
 benchmark dependency, not in requirements.txt), its compiler builds the
 same GEMM (128x128x32 tiles, 3 stages) and flash attention (64x64 tiles,
@@ -184,9 +184,14 @@ def tilelang_times(python: str | None, arch: str, runs: int) -> dict[str, dict] 
     return json.loads(lines[-1])
 
 
+_COUNTED = ("mma.sync", "ldmatrix", "cp.async.cg", "cp.async.ca", "wgmma.mma_async",
+            "cp.async.bulk.tensor", "mbarrier.try_wait")
+"""The tensor-core and data-movement instructions of the PTX column (sm_80 and sm_90a)."""
+
+
 def _tensor_core_counts(ptx: str) -> str:
-    counts = {word: ptx.count(word) for word in ("mma.sync", "ldmatrix", "cp.async.cg")}
-    return ", ".join(f"{count} {word}" for word, count in counts.items())
+    counts = {word: ptx.count(word) for word in _COUNTED}
+    return ", ".join(f"{count} {word}" for word, count in counts.items() if count)
 
 
 def main() -> int:
