@@ -44,6 +44,25 @@ PROFILES = ["910b", "950"]
 M = T.symbolic("M")
 
 
+def scalar_math(n: int, per_element=T.log2, block: int = 32):
+    """Scalar math on a scalar argument, and `per_element` on each element of a tile (ops
+    with no vector call, such as log2, run element by element on the scalar pipe)."""
+
+    @T.prim_func
+    def scalar_math(X: T.Tensor((n,), "float32"), Y: T.Tensor((n,), "float32"),
+                    s: T.float32):
+        with T.Kernel(T.ceildiv(n, block)) as bx:
+            x = T.alloc_fragment((block,), "float32")
+            y = T.alloc_fragment((block,), "float32")
+            T.copy(X[bx * block], x)
+            w = T.log(s) + T.exp(s) + T.exp2(s) + T.sqrt(s) + T.rsqrt(s) + T.abs(s)
+            for i in T.Parallel(block):
+                y[i] = x[i] * w + per_element(x[i])
+            T.copy(y, Y[bx * block])
+
+    return scalar_math
+
+
 def column_copies(batch: int, seq: int, heads: int):
     """A column of a (batch, seq, heads) tensor into a (1, 64) and a (64,) tile and back, with
     an atomic add: GM rows of one element, 4 bytes, with the heads' stride between them."""
@@ -138,8 +157,12 @@ def _kernels() -> dict[str, object]:
         "layernorm": lambda: vector_tests.layernorm(19, 48, "float32"),
         "column_reduce_max": lambda: vector_tests.column_reduce(20, 64, "max"),
         "row_reduce_absmax": lambda: vector_tests.row_reduce(20, 64, "absmax"),
+        # the split-KV combine takes log2 of scalars (through one UB element)
+        "mla_decode_split": lambda: example("mla_decode").mla_decode(
+            1, 16, 100, 64, 16, dtype="float16", num_split=2),
     }
     kernels["column_copies"] = lambda: column_copies(2, 150, 3)
+    kernels["scalar_math"] = lambda: scalar_math(70)
     bodies = {"add": lambda a, b: a + b, "exp_relu": lambda a, b: T.max(T.exp(a) - b, 0.0),
               "select": lambda a, b: T.if_then_else(a > b, a - b, b * 2.0)}
     for name, body in bodies.items():
@@ -174,14 +197,20 @@ def compiled(name: str, profile: str) -> tilec.CompiledKernel:
         return tilec.compile(KERNELS[name](), target="ascend", profile=profile)
 
 
+SCALAR_MATH_CALL = {"math.log": "Ln", "math.log2": "Ln", "math.exp": "Exp", "math.exp2": "Exp",
+                    "math.sqrt": "Sqrt", "math.rsqrt": "Rsqrt"}
+"""The scalar math ops the emitter computes on one UB element (others are plain C++)."""
+
+
 def _ascend_ops(text: str) -> tuple[ir.Module, list[tuple[str, int, ir.Operation]]]:
-    """The module, and (name, nesting depth, op) of every ascend op in it, in pre-order."""
+    """The module, and (name, nesting depth, op) of every ascend op and every scalar math
+    op with a one-element vector call in it, in pre-order."""
     context = ir.make_context()
     module = ir.parse_module(text, "<ascend>", context)
     found: list[tuple[str, int, ir.Operation]] = []
 
     def visit(op: ir.Operation, depth: int) -> None:
-        if op.name.startswith("ascend."):
+        if op.name.startswith("ascend.") or op.name in SCALAR_MATH_CALL:
             found.append((op.name, depth, op))
         nested = depth + (op.name in ("scf.for", "scf.if", "ascend.core"))
         for region in op.regions:
@@ -196,7 +225,7 @@ def _ascend_ops(text: str) -> tuple[ir.Module, list[tuple[str, int, ir.Operation
     return module, found
 
 
-MARKER = re.compile(r"^( *)// \[(\d+)\] (ascend\.\w+)")
+MARKER = re.compile(r"^( *)// \[(\d+)\] ((?:ascend|math)\.\w+)")
 VENDOR_CALL = re.compile(
     r"\b(DataCopyPad|DataCopy|LoadDataWithTranspose|LoadData|Mmad|Fixpipe|Adds|Muls|Maxs|Mins|"
     r"Add|Sub|Mul|Div|Max|"
@@ -247,6 +276,17 @@ KIND_CALL = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max
 
 def _expect(op: ir.Operation) -> tuple[set[str], list[str]]:
     """The vendor calls one ascend op may issue, and patterns its C++ must contain."""
+    if op.name in SCALAR_MATH_CALL:  # store, S -> V, one-element call, V -> S, read back
+        call = SCALAR_MATH_CALL[op.name]
+        order = [r"SetFlag<HardEvent::V_S>\((\d)\);\n *WaitFlag<HardEvent::V_S>\(\1\);\n"
+                 r" *(one\d+)\.SetValue\(0, .*\);\n *SetFlag<HardEvent::S_V>\(\1\);\n"
+                 r" *WaitFlag<HardEvent::S_V>\(\1\);\n"
+                 rf" *{call}\(\2, \2, 1\);\n *SetFlag<HardEvent::V_S>\(\1\);\n"
+                 r" *WaitFlag<HardEvent::V_S>\(\1\);\n.* = \2\.GetValue\(0\)"]
+        scale = {"math.log2": [r"GetValue\(0\) / static_cast<\w+>\(0\.693147"],
+                 "math.exp2": [r"SetValue\(0, static_cast<\w+>\(.* \* static_cast<\w+>"
+                               r"\(0\.693147"]}
+        return {call, "SetFlag", "WaitFlag"}, order + scale.get(op.name, [])
     name = op.name.removeprefix("ascend.")
     if name in ("set_flag", "wait_flag"):
         call = "SetFlag" if name == "set_flag" else "WaitFlag"
@@ -441,6 +481,9 @@ def _check_same_program(ir_text: str, cpp: str) -> int:
             assert re.search(pattern, text, re.M), f"[{index}] {name}: no {pattern!r} in\n{text}"
         if name in ("ascend.copy", "ascend.copy_nd2nz") and _space(op.operands[0]) == "gm":
             _check_edge_zeros(op, text, _events(module, {"mte2", "v"}))
+        if name in SCALAR_MATH_CALL:  # its flags pair with no S <-> V flag of the IR
+            events = {int(e) for e in re.findall(r"HardEvent::[VS]_[VS]>\((\d+)\)", text)}
+            assert not events & _events(module, {"s", "v"}), f"[{index}] {name}: {events}"
         if name in ("ascend.load_l0a", "ascend.load_l0b"):
             dst = ir.MemRefType(op.operands[1].type).shape
             repeats = sum(int(r) for r in re.findall(r"\.repeatTimes = (\d+);", text))
@@ -579,6 +622,16 @@ def test_32_bit_transposed_loads_are_a_located_error():
                                            r"transposes only 16-bit fractals, not f32, and no "
                                            r"AscendC load"):
         compiled("gemm_f32_part_squares", "910b").source()
+
+
+def test_scalar_math_with_no_vector_call_is_a_located_error():
+    """Scalar math goes through one UB element of the vector unit: an op that no vector
+    call computes (tanh is an advanced-API routine with its own scratch) is an error at
+    its DSL line."""
+    kernel = tilec.compile(scalar_math(70, T.tanh), target="ascend")
+    with pytest.raises(CompileError, match=r"test_ascendc\.py:\d+:\d+: error: 'math\.tanh' on "
+                                           r"a scalar has no AscendC form"):
+        kernel.source()
 
 
 @pytest.mark.parametrize("profile", PROFILES)

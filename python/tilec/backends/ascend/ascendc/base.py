@@ -42,6 +42,8 @@ class EmitterBase:
         """Bytes used of each on-chip memory (set by the emitter's `plan`)."""
         self.spare_event: int | None = None
         """An event id no MTE2 <-> V flag of the kernel uses (set by `plan`)."""
+        self.scalar_event: int | None = None
+        """An event id no S <-> V flag of the kernel uses (set by `plan`), for scalar math."""
         self.kind = keyword(func.attributes["ascend.kernel"])
 
     def fresh(self, stem: str) -> str:
@@ -105,8 +107,8 @@ class EmitterBase:
             self.bind(op, f"static_cast<{SCALAR_CTYPE[str(op.results[0].type)]}>"
                           f"({self.value(op.operands[0])})")
         elif name.startswith("math."):
-            raise error(f"'{name}' on a scalar has no AscendC scalar form (the vector "
-                        "unit computes it on UB tensors)", op.location)
+            raise error(f"'{name}' on a scalar has no AscendC form (no scalar helper and no "
+                        "one-element vector call computes it)", op.location)
         else:
             raise error(f"the AscendC emitter does not support '{name}'", op.location)
 

@@ -9,6 +9,7 @@ from mlir import ir
 
 from tilec.backends.ascend.ascendc.copies import Copies
 from tilec.backends.ascend.ascendc.cube import Cube
+from tilec.backends.ascend.ascendc.scalar_math import SCALAR_MATH, ScalarMath
 from tilec.backends.ascend.ascendc.statements import Statements
 from tilec.backends.ascend.ascendc.sync import Sync
 from tilec.backends.ascend.ascendc.tables import (
@@ -52,7 +53,7 @@ class AscendCSource:
         return self.kernel + "\n" + self.launcher
 
 
-class Emitter(Statements, Sync, Copies, Cube, Vector):
+class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
     """The AscendC source of one `ascend.kernel` function."""
 
     def plan(self) -> None:
@@ -85,6 +86,10 @@ class Emitter(Statements, Sync, Copies, Cube, Vector):
                 pipes = {keyword(op.attributes["src"]), keyword(op.attributes["dst"])}
                 if pipes == {"mte2", "v"}:
                     used.add(ir.IntegerAttr(op.attributes["event"]).value)
+                elif pipes == {"s", "v"}:
+                    used_by_scalar.add(ir.IntegerAttr(op.attributes["event"]).value)
+            elif name in SCALAR_MATH:  # one element of the scratch
+                scratch = max(scratch, BLOCK_BYTES)
             elif name == "ascend.vbrcb":
                 dst = ir.MemRefType(op.operands[0].type)
                 rows = 1
@@ -95,9 +100,12 @@ class Emitter(Statements, Sync, Copies, Cube, Vector):
 
         problems: list[CompileError] = []
         used: set[int] = set()
+        used_by_scalar: set[int] = set()
         self.func.walk(visit)
         spare = [e for e in range(self.profile.flag_event_ids) if e not in used]
         self.spare_event = spare[-1] if spare else None
+        spare = [e for e in range(self.profile.flag_event_ids) if e not in used_by_scalar]
+        self.scalar_event = spare[-1] if spare else None
         if problems:  # raised here: an exception inside walk() loses its diagnostics
             raise problems[0]
         if scratch:
@@ -106,8 +114,9 @@ class Emitter(Statements, Sync, Copies, Cube, Vector):
             ends["ub"] = self.scratch_offset + scratch
             capacity = self.profile.capacity["ub"] - self.profile.reserved.get("ub", 0)
             if ends["ub"] > capacity:
-                raise error(f"the AscendC reduction/broadcast scratch ({scratch} bytes at "
-                            f"{self.scratch_offset}) does not fit the {capacity} bytes of UB",
+                raise error(f"the AscendC reduction/broadcast/scalar-math scratch ({scratch} "
+                            f"bytes at {self.scratch_offset}) does not fit the {capacity} "
+                            "bytes of UB",
                             self.func.location)
         self.ends = {space: align(end, BLOCK_BYTES) for space, end in ends.items()}
 
