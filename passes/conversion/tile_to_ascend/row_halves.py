@@ -7,12 +7,19 @@ with them (a softmax's row max and sum, attention's running output). Their
 tile.parallel regions run on M/2 rows, the other uses of the row index
 shifted to the global row; copies between a split tile and global memory
 (the workspace included) shift their global row offset by the half's.
+
+A UB tile of r < M rows that only takes rows [0, r) of a split tile (and
+goes to or from global memory: TileLang's `T.copy(acc_o[:8, :], O_shared)`)
+is split too, or both AIVs would store the same rows: sub-block s holds its
+rows of [0, r), min(r, M/2) on AIV 0 and max(r - M/2, 0) on AIV 1. Tile shapes
+are static, so these counts are too: each copy of such a tile moves this
+AIV's count of rows, and is skipped on an AIV that holds none.
 """
 
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, scf
 
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
@@ -52,19 +59,49 @@ def _row_use(use: ir.OpOperand, candidates: set[ir.Value], rows: int) -> str | N
         return None
     if op.name == "tile.copy":
         src, _, dst, _, _ = copy_operands(op)
-        other = dst[0] if number == 0 else src[0]
-        if scope_name(other) in CUBE_SPACES | {"ub"} and other not in candidates:
+        value, other = (src[0], dst[0]) if number == 0 else (dst[0], src[0])
+        on_chip = scope_name(other) in CUBE_SPACES | {"ub"}
+        if on_chip and other not in candidates:
             return "is copied to or from a tile the AIVs do not split"
+        if _tile_rows(value) < rows or (on_chip and _tile_rows(other) < rows):
+            return _part_copy_use(op, value if _tile_rows(value) < rows else other)
         return None
     if op.name in ("tile.fill", "tile.clear"):
         return None
     return f"is used by '{op.name}'"
 
 
+def _tile_rows(value: ir.Value) -> int:
+    shape = ir.MemRefType(value.type).shape
+    return shape[0] if shape else 0
+
+
+def _part_copy_use(copy: ir.Operation, part: ir.Value) -> str | None:
+    """Why a copy keeps the AIVs from splitting `part`, a tile of fewer rows
+    than the handed ones (None: it does not): it must move all r rows of the
+    part tile, from a split tile's rows [0, r) or to or from global memory.
+    (Copied into a larger tile, the part's rows would not be all that AIV 1
+    writes: the copy pads the rest of its destination.)"""
+    src, src_offsets, dst, dst_offsets, _ = copy_operands(copy)
+    if src[0] == part and scope_name(dst[0]) in CUBE_SPACES | {"ub"} \
+            and _tile_rows(dst[0]) != _tile_rows(part):
+        return "is copied into a tile of more rows"
+    sizes = copy_sizes(copy, ir.MemRefType(src[0].type), ir.MemRefType(dst[0].type))
+    for buffer, offsets in ((src[0], src_offsets), (dst[0], dst_offsets)):
+        if scope_name(buffer) not in CUBE_SPACES | {"ub"}:
+            continue
+        if sizes[copy_dims(sizes, len(offsets))[0]] != _tile_rows(part):
+            return "is copied in part of its rows"
+        if irb.constant_int(offsets[0]) != 0:
+            return "is copied at a row offset"
+    return None
+
+
 def row_tiles(body: ir.Block, forced: list[ir.Value], rows: int) -> set[ir.Value]:
     """The tiles the AIVs split: `forced` (the handed-over tiles, an error
-    when they cannot be split) and every UB tile of `rows` rows used row by
-    row with them."""
+    when they cannot be split), every UB tile of `rows` rows used row by
+    row with them, and every UB tile of fewer rows that takes the first rows
+    of one of those."""
     order = {op: i for i, op in enumerate(irb.every_op(body.owner))}
     uses: dict[ir.Value, list[ir.OpOperand]] = {}
     for value in forced:
@@ -75,7 +112,7 @@ def row_tiles(body: ir.Block, forced: list[ir.Value], rows: int) -> set[ir.Value
         if op.name == "tile.alloc" and op.results[0] not in uses:
             value = op.results[0]
             type_ = ir.MemRefType(value.type)
-            if scope_name(value) == "ub" and type_.shape and type_.shape[0] == rows:
+            if scope_name(value) == "ub" and type_.shape and 0 < type_.shape[0] <= rows:
                 uses[value] = list(value.uses)
     candidates = set(uses)
     changed = True
@@ -102,24 +139,36 @@ def halve(body: ir.Block, split: set[ir.Value], rows: int) -> None:
     with ir.InsertionPoint.at_block_begin(body), body.owner.location:
         for value in sorted(split, key=lambda v: _position(body, v)):
             type_ = ir.MemRefType(value.type)
+            held = min(_tile_rows(value), half_rows)
             halves[value] = tile.alloc(
-                tile.memref_type([half_rows, *type_.shape[1:]], type_.element_type, tile.Scope.ub))
-        half = arith.muli(ascend.sub_block_idx(ir.IndexType.get()), irb.index(half_rows))
+                tile.memref_type([held, *type_.shape[1:]], type_.element_type, tile.Scope.ub))
+        sub_block = ascend.sub_block_idx(ir.IndexType.get())
+        half = arith.muli(sub_block, irb.index(half_rows))
     parallels: list[ir.Operation] = []
     copies: list[ir.Operation] = []
+    # copies of a part tile: the rows of that tile each AIV holds
+    part_copies: list[tuple[ir.Operation, tuple[list[int], list[int]]]] = []
     for value, new in halves.items():
+        part_rows = _tile_rows(value)
         for use in list(value.uses):
             op = irb.use_owner(use)
             if tile_operand(op, use.operand_number) is not None:
                 region = irb.enclosing(op, {"tile.parallel"})
                 if not any(p == region for p in parallels):
                     parallels.append(region)
+            elif op.name == "tile.copy" and part_rows < rows:
+                if not any(c == op for c, _ in part_copies):
+                    held = [min(part_rows, half_rows), max(part_rows - half_rows, 0)]
+                    part_copies.append((op, _part_sizes(op, held)))
             elif op.name == "tile.copy" and not any(c == op for c in copies):
                 copies.append(op)
             op.operands[use.operand_number] = new
     halved = set(halves.values())
     for copy in copies:
-        _shift_copy(copy, halved, half, half_rows)
+        if not any(c == copy for c, _ in part_copies):
+            _shift_copy(copy, halved, half, half_rows)
+    for copy, sizes in part_copies:
+        _split_part_copy(copy, sizes, halved, sub_block, half)
     for region in parallels:
         _halve_rows(region, halved, half, rows)
     for value in halves:
@@ -149,6 +198,51 @@ def _shift_copy(copy: ir.Operation, halved: set[ir.Value], half: ir.Value,
             copy.attributes["sizes"] = ir.DenseI64ArrayAttr.get(sizes)
         with ir.InsertionPoint(copy), copy.location:
             copy.operands[start + dim] = arith.addi(offsets[dim], half)
+
+
+def _part_sizes(copy: ir.Operation, held: list[int]) -> tuple[list[int], list[int]]:
+    """The extent of a copy of a part tile on AIV 0 and on AIV 1: the
+    part's rows (its first copy dimension on chip) become `held[s]`; taken
+    before the part tile is replaced, while the extent still reads its
+    whole shape."""
+    src, _, dst, _, _ = copy_operands(copy)
+    sizes = copy_sizes(copy, ir.MemRefType(src[0].type), ir.MemRefType(dst[0].type))
+    tile_ = src[0] if scope_name(src[0]) in CUBE_SPACES | {"ub"} else dst[0]
+    dim = copy_dims(sizes, len(ir.MemRefType(tile_.type).shape))[0]
+    first, second = ([*sizes[:dim], count, *sizes[dim + 1:]] for count in held)
+    return first, second
+
+
+def _split_part_copy(copy: ir.Operation, sizes: tuple[list[int], list[int]], halved: set[ir.Value],
+                     sub_block: ir.Value, half: ir.Value) -> None:
+    """A copy of a part tile moves this AIV's rows: the global row offset
+    shifts by `half` (AIV 1's rows start there), and the extent is AIV 0's
+    count of rows or AIV 1's, chosen by `scf.if` (AIV 1's copy is left out
+    when it holds none)."""
+    first, second = sizes
+    src, src_offsets, dst, dst_offsets, _ = copy_operands(copy)
+    if dst[0] in halved and scope_name(src[0]) not in CUBE_SPACES | {"ub"}:
+        part, offsets, start = dst[0], src_offsets, 1
+    elif src[0] in halved and scope_name(dst[0]) not in CUBE_SPACES | {"ub"}:
+        part, offsets, start = src[0], dst_offsets, len(src) + len(src_offsets) + 1
+    else:
+        part, offsets, start = src[0], [], 0
+    if offsets:
+        dim = copy_dims(first, len(ir.MemRefType(part.type).shape))[0]
+        with ir.InsertionPoint(copy), copy.location:
+            copy.operands[start + dim] = arith.addi(offsets[dim], half)
+    with ir.InsertionPoint(copy), copy.location:
+        on_first = arith.cmpi(arith.CmpIPredicate.eq, sub_block, irb.index(0))
+        branch = scf.IfOp(on_first, has_else=0 not in second)
+    with ir.InsertionPoint(branch.then_block):
+        yielded = scf.YieldOp([])
+    copy.move_before(yielded)
+    copy.attributes["sizes"] = ir.DenseI64ArrayAttr.get(first)
+    if 0 not in second:
+        with ir.InsertionPoint(branch.else_block):
+            other = copy.clone()
+            scf.YieldOp([])
+        other.attributes["sizes"] = ir.DenseI64ArrayAttr.get(second)
 
 
 def _position(body: ir.Block, value: ir.Value) -> int:

@@ -42,15 +42,6 @@ NOT_ON_ASCEND = {
         "both blocks store the same tile to the same GM bytes, a write-after-write race "
         "the simulator reports"
     ),
-    "test_gqa_decode_split": (
-        "the ragged split copies 25 keys into the 64-row L1 tile (cube copies move whole "
-        "tiles), and both AIVs store the 8-row output tile and the log-sum-exp, which the "
-        "AIVs do not split by rows (fewer rows than the handed tiles)"
-    ),
-    "test_gqa_decode_no_split": (
-        "both AIVs store the 8-row output tile `acc_o[:valid_block_H]`, which they do not "
-        "split by rows (fewer rows than the handed tiles): a write-after-write race"
-    ),
 }
 
 
