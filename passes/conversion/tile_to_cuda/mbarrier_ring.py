@@ -46,6 +46,7 @@ from tilec.passes.conversion.tile_to_cuda.mbarriers import Mbarriers
 from tilec.passes.conversion.tile_to_cuda.pipeline import (
     StageSlots,
     materialize,
+    move_body_into,
     num_stages,
     src_rank,
     stage_copies,
@@ -169,10 +170,4 @@ class PipelinedToTmaRing(TileOpLowering):
                 end_barrier = gpu.barrier()
                 scf.YieldOp([])
             barriers.invalidate()
-        for slot, view in zip(slots, views, strict=True):
-            slot.copy.erase()
-            slot.tile.replace_all_uses_with(view)
-        body.arguments[0].replace_all_uses_with(loop.induction_variable)
-        for inner in list(body.operations)[:-1]:
-            inner.operation.move_before(end_barrier.operation)
-        op.erase()
+        move_body_into(op, loop, slots, views, end_barrier.operation)

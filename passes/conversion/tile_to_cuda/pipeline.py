@@ -169,6 +169,22 @@ class StageSlots:
         return view
 
 
+def move_body_into(op: ir.Operation, loop: scf.ForOp, slots: list[StageSlots],
+                   views: list[ir.Value], before: ir.Operation) -> None:
+    """Ends a pipelined loop's lowering: the stage copies go (their slots
+    hold the data), their tiles become the current slot's views, the body
+    moves into `loop` before `before` (the iteration's closing op) and the
+    tile.pipelined op goes."""
+    body = op.regions[0].blocks[0]
+    for slot, view in zip(slots, views, strict=True):
+        slot.copy.erase()
+        slot.tile.replace_all_uses_with(view)
+    body.arguments[0].replace_all_uses_with(loop.induction_variable)
+    for inner in list(body.operations)[:-1]:
+        inner.operation.move_before(before)
+    op.erase()
+
+
 def _bytes(type_: ir.MemRefType) -> int:
     count = 1
     for size in type_.shape:
@@ -260,10 +276,4 @@ class PipelinedToCpAsyncStages(TileOpLowering):
                 end_barrier = gpu.barrier()
                 scf.YieldOp([])
             nvvm.cp_async_wait_group(0)
-        for slot, view in zip(slots, views, strict=True):
-            slot.copy.erase()
-            slot.tile.replace_all_uses_with(view)
-        body.arguments[0].replace_all_uses_with(loop.induction_variable)
-        for inner in list(body.operations)[:-1]:
-            inner.operation.move_before(end_barrier.operation)
-        op.erase()
+        move_body_into(op, loop, slots, views, end_barrier.operation)

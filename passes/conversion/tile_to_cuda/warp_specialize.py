@@ -44,7 +44,12 @@ from tilec.passes.conversion.tile_to_cuda.infer_layouts import guarded, thread_i
 from tilec.passes.conversion.tile_to_cuda.kernel import CONSUMER_BRANCH, CONSUMERS
 from tilec.passes.conversion.tile_to_cuda.mbarrier_ring import TmaStage, tma_stage
 from tilec.passes.conversion.tile_to_cuda.mbarriers import Mbarriers, i32_constant
-from tilec.passes.conversion.tile_to_cuda.pipeline import StageSlots, num_stages, src_rank
+from tilec.passes.conversion.tile_to_cuda.pipeline import (
+    StageSlots,
+    move_body_into,
+    num_stages,
+    src_rank,
+)
 from tilec.passes.conversion.tile_to_cuda.tma_copy import host_descriptor, issue
 from tilec.passes.conversion.tile_to_cuda.wgmma_plan import WARPGROUP
 from tilec.targets import CudaTarget
@@ -195,7 +200,6 @@ class PipelinedWarpSpecialized(TileOpLowering):
     def _consumer(self, op: ir.Operation, plan: TmaStage, slots: list[StageSlots], full: Mbarriers,
                   empty: Mbarriers, stages: int) -> None:
         lower, upper, step = op.operands
-        body = op.regions[0].blocks[0]
         with ir.InsertionPoint(op), op.location:
             loop = scf.ForOp(lower, upper, step)
             with ir.InsertionPoint(loop.body):
@@ -206,13 +210,7 @@ class PipelinedWarpSpecialized(TileOpLowering):
                 # Each consumer thread has read the slot when it arrives.
                 arrival = empty.arrive(slot)
                 scf.YieldOp([])
-        for slots_of, view in zip(slots, views, strict=True):
-            slots_of.copy.erase()
-            slots_of.tile.replace_all_uses_with(view)
-        body.arguments[0].replace_all_uses_with(loop.induction_variable)
-        for inner in list(body.operations)[:-1]:
-            inner.operation.move_before(arrival)
-        op.erase()
+        move_body_into(op, loop, slots, views, arrival)
 
 
 def _slot_and_parity(iv: ir.Value, lower: ir.Value, step: ir.Value,
