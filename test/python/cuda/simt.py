@@ -829,12 +829,17 @@ def _run_block(body, launch_env: dict, ctx: _Ctx, block_args: list[int],
 
 
 def run_launches(module: ir.Module, entry: str, args: Sequence[object],
-                 trace: list[SharedAccess] | None = None) -> None:
+                 trace: list[SharedAccess] | None = None, *, compiler: _Compiler | None = None,
+                 run_block: Callable[..., None] | None = None,
+                 smem_alignment: int = 1) -> None:
     """Runs every gpu.launch of `entry` (host code evaluated too) on `args`,
-    recording the shared accesses of ldmatrix, cp.async and loads in `trace`."""
+    recording the shared accesses of ldmatrix, cp.async and loads in `trace`.
+    The Hopper emulator passes its compiler and block scheduler, and the
+    alignment its shared memory needs."""
     func = next(op for op in module.body.operations
                 if ir.StringAttr(op.attributes["sym_name"]).value == entry)
-    compiler = _Compiler()
+    compiler = compiler or _Compiler()
+    run_block = run_block or _run_block
     env: dict = {}
     block = func.regions[0].blocks[0]
     for value, arg in zip(block.arguments, args, strict=True):
@@ -861,7 +866,10 @@ def run_launches(module: ir.Module, entry: str, args: Sequence[object],
         for bz in range(grid[2]):
             for by in range(grid[1]):
                 for bx in range(grid[0]):
-                    smem = np.full(smem_bytes, 0xFF, np.uint8)  # garbage until written
+                    # garbage until written
+                    raw = np.full(smem_bytes + smem_alignment, 0xFF, np.uint8)
+                    skip = -raw.ctypes.data % smem_alignment
+                    smem = raw[skip : skip + smem_bytes]
                     ctx = _Ctx((bx, by, bz), smem, threads, tuple(grid), trace)
-                    _run_block(body, env, ctx, launch_args[:3], launch_args[3:6],
-                               launch_args[6:])
+                    run_block(body, env, ctx, launch_args[:3], launch_args[3:6],
+                              launch_args[6:])

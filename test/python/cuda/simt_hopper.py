@@ -42,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import simt
 from mlir import ir
 from simt import _BF16, EmulationError, _Compiler, _Ctx, _run
 
@@ -411,6 +412,7 @@ def _run_block(body, launch_env: dict, ctx: _Ctx, block_args: list[int],
     thread waiting on an mbarrier is parked until its phase completes, a
     barrier goes on once every thread it counts is there (all of the block
     for gpu.barrier), a warp op once the warp's 32 lanes are."""
+    ctx.mbarriers = {}
     threads = []
     for tid in range(ctx.threads):
         env = dict(launch_env)
@@ -467,37 +469,5 @@ def _run_block(body, launch_env: dict, ctx: _Ctx, block_args: list[int],
 def run_launches(module: ir.Module, entry: str, args: Sequence[object]) -> None:
     """Runs every gpu.launch of `entry` (host code evaluated too) on `args`,
     each block with its own 1024-byte aligned shared memory."""
-    func = next(op for op in module.body.operations
-                if ir.StringAttr(op.attributes["sym_name"]).value == entry)
-    compiler = HopperCompiler()
-    env: dict = {}
-    block = func.regions[0].blocks[0]
-    for value, arg in zip(block.arguments, args, strict=True):
-        env[compiler.slot(value)] = arg if isinstance(arg, np.ndarray) else np.int64(arg)
-    env["globals"] = [arg for arg in args if isinstance(arg, np.ndarray)]
-    for op in block.operations:
-        op = op.operation
-        if op.name == "func.return":
-            return
-        if op.name != "gpu.launch":
-            yields, fn = compiler.op(op)
-            assert not yields
-            fn(env)
-            continue
-        operands = [compiler.slot(v) for v in op.operands]
-        grid = [int(env[s]) for s in operands[:3]]
-        threads = int(env[operands[3]])
-        smem_bytes = int(env[operands[6]]) if len(operands) > 6 else 0
-        body_block = op.regions[0].blocks[0]
-        launch_args = [compiler.slot(a) for a in body_block.arguments]
-        body = compiler.block(body_block)
-        for bz in range(grid[2]):
-            for by in range(grid[1]):
-                for bx in range(grid[0]):
-                    raw = np.full(smem_bytes + 1024, 0xFF, np.uint8)  # garbage until written
-                    skip = -raw.ctypes.data % 1024
-                    smem = raw[skip : skip + smem_bytes]
-                    ctx = _Ctx((bx, by, bz), smem, threads, tuple(grid))
-                    ctx.mbarriers = {}
-                    _run_block(body, env, ctx, launch_args[:3], launch_args[3:6],
-                               launch_args[6:])
+    simt.run_launches(module, entry, args, compiler=HopperCompiler(), run_block=_run_block,
+                      smem_alignment=1024)
