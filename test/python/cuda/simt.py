@@ -36,8 +36,11 @@ try:
     import ml_dtypes
 
     _BF16 = np.dtype(ml_dtypes.bfloat16)
+    # The 8-bit floats (wgmma operands), decoded exactly by ml_dtypes.
+    _FP8 = {"f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
+            "f8E5M2": np.dtype(ml_dtypes.float8_e5m2)}
 except ImportError:  # pragma: no cover
-    _BF16 = None
+    _BF16, _FP8 = None, {}
 
 
 class EmulationError(Exception):
@@ -51,6 +54,8 @@ def _dtype(type_: ir.Type) -> np.dtype:
              "index": np.int64}
     if text == "bf16":
         return _BF16
+    if text in _FP8:
+        return _FP8[text]
     return np.dtype(table[text])
 
 

@@ -12,6 +12,9 @@ workgroup memref's aligned pointer is its shared address. A wgmma runs
 per warp: warp w of a warpgroup computes rows 16 (w % 4) .. + 15 of the
 m64 tile, its lanes holding the D fragment of the PTX ISA (register i of
 lane l: row l / 4 + 8 (i % 4 / 2), column 8 (i / 4) + 2 (l % 4) + i % 2).
+A and B are f16, bf16 or 8-bit floats (e4m3, e5m2: k32, each operand
+read as the type its instruction names), decoded exactly (ml_dtypes) and
+multiplied in float64 into the f32 accumulator.
 The cp.async copies are done when issued, so fences, commits and waits do
 nothing; the TMA ones are not.
 
@@ -23,8 +26,9 @@ an error). A `cp.async.bulk.tensor` is queued on its mbarrier and lands
 only when a thread waits on that barrier, so a read of a slot before its
 wait, or a refill of a slot before its readers are done, gives wrong
 numbers. A box lands by the PTX ISA's rules: element (b0, b1, ..) of the
-box reads the tensor at coordinates + b (zero outside the tensor, also
-before its start), and goes to byte `dst + (row * box0 + b0) * size` (row:
+box (an element of the map's data type: fp8 tensors go as UINT8) reads
+the tensor at coordinates + b (zero outside the tensor, also before its
+start), and goes to byte `dst + (row * box0 + b0) * size` (row:
 the outer box indices, row-major) with the swizzle on that address
 (bits 4.. XOR-ed with bits 7.., 128/64/32-byte modes); then it completes
 its bytes on the barrier. An mbarrier counts arrivals and transaction
@@ -44,7 +48,7 @@ from collections.abc import Sequence
 import numpy as np
 import simt
 from mlir import ir
-from simt import _BF16, EmulationError, _Compiler, _Ctx, _run
+from simt import _BF16, _FP8, EmulationError, _Compiler, _Ctx, _run
 
 from tilec.backends.cuda.tensor_maps import TensorMapArguments, TmaDescriptor, tensor_map_arguments
 from tilec.passes.conversion.tile_to_cuda.tma_copy import TMA_DESCRIPTOR
@@ -53,7 +57,13 @@ _MASK64 = (1 << 64) - 1
 _SWIZZLE_BYTES = {0: 0, 1: 128, 2: 64, 3: 32}
 # CUtensorMapSwizzle (the driver API's numbering, not the descriptors').
 _TENSOR_MAP_SWIZZLE_BYTES = {0: 0, 1: 32, 2: 64, 3: 128}
-_WGMMA_TYPES = {"f16": np.dtype(np.float16), "bf16": _BF16}
+# Bytes of an element per CUtensorMapDataType (UINT8 .. BFLOAT16): what a box moves, whatever
+# the array's dtype (fp8 goes as UINT8).
+_TENSOR_MAP_ELEMENT_BYTES = {0: 1, 1: 2, 2: 4, 3: 4, 4: 8, 5: 8, 6: 2, 7: 4, 8: 8, 9: 2}
+# wgmma operand types. The NVVM verifier holds the rest of the PTX ISA's rules (k16 for the
+# 16-bit types, k32 and K-major operands for the 8-bit floats, which may mix: e4m3 by e5m2).
+_WGMMA_TYPES = {"f16": np.dtype(np.float16), "bf16": _BF16, "e4m3": _FP8.get("f8E4M3FN"),
+                "e5m2": _FP8.get("f8E5M2")}
 
 
 def _decode(descriptor: int) -> tuple[int, int, int, int]:
@@ -137,7 +147,7 @@ def land_box(smem: np.ndarray, tensor_map: _TensorMap, dst: int, coords: Sequenc
     arguments = tensor_map.arguments
     if arguments is None:
         raise EmulationError("a TMA copy through a tensor map the driver could not encode")
-    size = tensor_map.array.dtype.itemsize
+    size = _TENSOR_MAP_ELEMENT_BYTES[arguments.data_type]
     box, dims = arguments.box, arguments.dims
     swizzle = _TENSOR_MAP_SWIZZLE_BYTES[arguments.swizzle]
     if dst % 128 or box[0] * size % 16 or max(box) > 256 or (swizzle and box[0] * size > swizzle):
@@ -151,6 +161,9 @@ def land_box(smem: np.ndarray, tensor_map: _TensorMap, dst: int, coords: Sequenc
         inside &= (g >= 0) & (g < dims[d])
         offset += g * (size if d == 0 else arguments.strides[d - 1])
     raw = tensor_map.array.reshape(-1).view(np.uint8)
+    last = int(np.where(inside, offset, 0).max()) + size
+    if last > raw.size:
+        raise EmulationError(f"a TMA box reads {last} bytes of a {raw.size}-byte array")
     element = np.arange(inner_first[0].size)
     address = _swizzle_address(dst + element * size, swizzle)
     if address.max() + size > smem.size:
@@ -336,10 +349,14 @@ class HopperCompiler(_Compiler):
         shape = str(op.attributes["shape"])
         n = int(shape.split("n = ")[1].split(",")[0])
         k = int(shape.split("k = ")[1].split(">")[0])
-        kind = str(op.attributes["typeA"]).split("<")[1].rstrip(">")
-        if kind not in _WGMMA_TYPES or _WGMMA_TYPES[kind] is None:
-            raise EmulationError(f"wgmma of {kind} is not emulated")
-        dtype = _WGMMA_TYPES[kind]
+        kind_a, kind_b, kind_d = (str(op.attributes[f"type{x}"]).split("<")[1].rstrip(">")
+                                  for x in "ABD")
+        for kind in (kind_a, kind_b):
+            if kind not in _WGMMA_TYPES or _WGMMA_TYPES[kind] is None:
+                raise EmulationError(f"wgmma of {kind} is not emulated")
+        if kind_d != "f32":
+            raise EmulationError(f"wgmma into {kind_d} accumulators is not emulated")
+        dtype_a, dtype_b = _WGMMA_TYPES[kind_a], _WGMMA_TYPES[kind_b]
         k_major_a = "row" in str(op.attributes["layoutA"])
         k_major_b = "col" in str(op.attributes["layoutB"])
 
@@ -349,8 +366,9 @@ class HopperCompiler(_Compiler):
             for env in lanes:
                 if env[desc_a] != lanes[0][desc_a] or env[desc_b] != lanes[0][desc_b]:
                     raise EmulationError(f"{op.location}: wgmma descriptors differ across lanes")
-            a = operand(smem, lanes[0][desc_a], 64, k, k_major_a, dtype)[16 * warp : 16 * warp + 16]
-            b = operand(smem, lanes[0][desc_b], n, k, k_major_b, dtype)
+            a = operand(smem, lanes[0][desc_a], 64, k, k_major_a, dtype_a)
+            a = a[16 * warp : 16 * warp + 16]
+            b = operand(smem, lanes[0][desc_b], n, k, k_major_b, dtype_b)
             d = np.zeros((16, n))
             for lane, env in enumerate(lanes):
                 for i, value in enumerate(env[accumulator]):
