@@ -176,9 +176,10 @@ def _add_tile(tile: Tile, dst: ir.Value, offsets: list[ir.Value], threads: int,
     layout = tile.layout
     if pair is not None and layout is not None and layout.kind == "mma":
         # Slots 2i and 2i + 1 hold columns 2t and 2t + 1 of one row.
-        tid = thread_id()
-        for slot in range(0, layout.slots, 2):
-            coords = layout.coords(tid, slot)
+        slots = range(0, layout.slots, 2)
+        coords_of = layout.thread_coords(thread_id(), slots)
+        for slot in slots:
+            coords = coords_of(slot)
             values = (tile.load(coords, slot), tile.load(coords, slot + 1))
             _add_pair(values, dst, at(coords), pair, target)
         return

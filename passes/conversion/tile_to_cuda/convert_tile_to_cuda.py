@@ -9,13 +9,18 @@ to its one cuda lowering before rewriting anything (see
 `tilec.passes.conversion.lowering`), places the tiles (registers or shared
 memory, tile-cuda-infer-layouts, unless that already ran) and lowers the
 ops: tiles first (so every other lowering sees real buffers), the kernel
-last. Each tile op that touches shared memory gets a `gpu.barrier` before
-and after it, since its threads read what other threads wrote (canonicalize
-merges the adjacent ones); so does each tile op that touches a global
-buffer the kernel writes (a block's threads may read back what others
-wrote). Scalar stores in the kernel body outside a
-`tile.parallel` are made by thread 0 alone between barriers, as the block
-makes them once on the cpu.
+last. The ops of as many phases as is safe are collected in one walk (the
+IR grows tenfold as the gemms and copies are lowered, and walking it once
+per phase was most of the pass's time): a pipeline clones and erases the
+ops of its loop and a tile.parallel those of its body, so the ops of a
+later phase nested in either are collected afresh once that phase has run
+(a Python handle to an erased op aborts the process). Each tile op that
+touches shared memory gets a `gpu.barrier` before and after it, since its
+threads read what other threads wrote (canonicalize merges the adjacent
+ones); so does each tile op that touches a global buffer the kernel writes
+(a block's threads may read back what others wrote). Scalar stores in the
+kernel body outside a `tile.parallel` are made by thread 0 alone between
+barriers, as the block makes them once on the cpu.
 
 Before:
 
@@ -84,6 +89,8 @@ PHASES: tuple[tuple[str, ...], ...] = (
     ("tile.kernel",),
 )
 _UNSYNCHRONIZED = {"tile.pipelined", "tile.barrier", "tile.kernel", "tile.alloc"}
+# The ops whose lowering clones or erases the tile ops nested in them.
+_RESTRUCTURING = frozenset({"tile.pipelined", "tile.parallel"})
 
 
 def cuda_target(arch: str) -> CudaTarget:
@@ -207,6 +214,45 @@ def _synchronized(ops: list[ir.Operation], target: CudaTarget, written: list[ir.
         lower_ops([op], target)
 
 
+def _phase_ops(func: ir.Operation, phases: tuple[tuple[str, ...], ...]) -> list[list[ir.Operation]]:
+    """The ops of each of `phases` in `func`, in pre-order, from one walk."""
+    phase_of = {name: number for number, phase in enumerate(phases) for name in phase}
+    found: list[list[ir.Operation]] = [[] for _ in phases]
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        number = phase_of.get(op.name)
+        if number is not None:
+            found[number].append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _still_valid(found: list[list[ir.Operation]], phases: tuple[tuple[str, ...], ...]) -> int:
+    """How many of `phases`, lowered in order, keep the ops `found` for them
+    alive: a phase ends the count when one of its ops is nested in an op of
+    an earlier phase that restructures what it holds."""
+    restructuring: set[str] = set()
+    for number, (phase, ops) in enumerate(zip(phases, found, strict=True)):
+        if restructuring and any(irb.enclosing(op, restructuring) for op in ops):
+            return number
+        restructuring.update(_RESTRUCTURING.intersection(phase))
+    return len(phases)
+
+
+def _lower_phases(func: ir.Operation, target: CudaTarget, written: list[ir.Value]) -> None:
+    """Lowers the tile ops of `func` phase by phase (see the module docstring)."""
+    done = 0
+    while done < len(PHASES):
+        phases = PHASES[done:]
+        found = _phase_ops(func, phases)
+        count = _still_valid(found, phases)
+        for ops in found[:count]:
+            _synchronized(ops, target, written)
+        done += count
+
+
 def _single_thread_stores(func: ir.Operation) -> None:
     """Scalar stores of the kernel body (outside tile.parallel) by thread 0."""
     for store in irb.collect(func, {"memref.store", "memref.atomic_rmw"}):
@@ -244,8 +290,10 @@ class ConvertTileToCudaPass(Pass):
             resolve_all(op, target)
             if any(PLACEMENT not in a.attributes for a in irb.collect(op, "tile.alloc")):
                 infer_layouts(op, target.has_wgmma)
+            # Only a DSL atomic add of one element is a memref.atomic_rmw on cuda.
+            scalar_adds = bool(irb.collect(op, "memref.atomic_rmw"))
             _single_thread_stores(op)
             written = _written_globals(op)
-            for phase in PHASES:
-                _synchronized(irb.collect(op, set(phase)), target, written)
-            scalar_adds_as_red(op, target)
+            _lower_phases(op, target, written)
+            if scalar_adds:
+                scalar_adds_as_red(op, target)

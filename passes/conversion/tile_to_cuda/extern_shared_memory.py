@@ -20,12 +20,23 @@ After:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mlir import ir
 
-from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.registry import Pass, option, register_pass
+
+
+def _globals(module: ir.Operation) -> Iterator[ir.Operation]:
+    """The llvm.mlir.globals of `module` and of its gpu.modules: globals are
+    symbols, at the top of a module, so the kernels' code is not walked."""
+    for child in module.regions[0].blocks[0].operations:
+        child = child.operation
+        if child.name == "llvm.mlir.global":
+            yield child
+        elif child.name == "gpu.module":
+            yield from _globals(child)
 
 
 def _is_dynamic_shared(op: ir.Operation) -> bool:
@@ -48,7 +59,7 @@ class CudaExternSharedMemoryPass(Pass):
     def run(self, op: ir.Operation) -> None:
         with op.context:
             external = ir.Attribute.parse("#llvm.linkage<external>")
-            for global_ in irb.collect(op, "llvm.mlir.global"):
+            for global_ in _globals(op):
                 if _is_dynamic_shared(global_):
                     global_.attributes["linkage"] = external
                     if self.alignment:

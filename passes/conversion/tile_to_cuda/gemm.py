@@ -121,7 +121,8 @@ class _MmaGemm:
         # K of one instruction; elements per 16-byte row; per 32-bit register.
         self.step, self.chunk, self.width = step, step // 2, 32 // irb.bit_width(a.element)
         tid = thread_id()
-        self.tid = tid
+        # Only an accumulator in memory is indexed by coordinates (registers by slot).
+        self.c_coords = None if c.in_registers else layout.thread_coords(tid)
         self.lane = arith.remui(tid, irb.index(WARP))
         warp = arith.divui(tid, irb.index(WARP))
         self.row0 = arith.muli(
@@ -208,14 +209,17 @@ class _MmaGemm:
         values = []
         for reg in range(4):
             slot = self.layout.mma_slot(mi, ni, reg)
-            values.append(self.c.load(self.layout.coords(self.tid, slot), slot))
+            values.append(self.c.load(self._c_coords(slot), slot))
         return vector.from_elements(acc_type, values)
 
     def _store_accumulator(self, mi: int, ni: int, acc: ir.Value) -> None:
         for reg in range(4):
             slot = self.layout.mma_slot(mi, ni, reg)
             value = vector.extract(acc, [], [reg // 2, reg % 2])
-            self.c.store(value, self.layout.coords(self.tid, slot), slot)
+            self.c.store(value, self._c_coords(slot), slot)
+
+    def _c_coords(self, slot: int) -> list[ir.Value]:
+        return [] if self.c_coords is None else self.c_coords(slot)
 
     def _mma(self, a: ir.Value, b: ir.Value, acc: ir.Value) -> ir.Value:
         """One m16n8k16 mma.sync: nvgpu's for f16; for bf16, which nvgpu cannot

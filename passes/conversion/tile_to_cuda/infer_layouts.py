@@ -63,7 +63,7 @@ owns whole rows of C), `full_col` the most along N.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -172,53 +172,66 @@ class Layout:
         return (mi * tiles_n + ni) * 4 + c
 
     def coords(self, tid: ir.Value, slot: int) -> list[ir.Value]:
+        """The coordinates of the element thread `tid` holds in slot `slot`."""
+        return self.thread_coords(tid, [slot])(slot)
+
+    def thread_coords(self, tid: ir.Value,
+                      slots: Iterable[int] | None = None) -> Callable[[int], list[ir.Value]]:
+        """The coordinates of thread `tid`'s `slots` (default: all), by slot.
+        An mma or wgmma slot is the thread's own row and column (built here,
+        once) plus a constant, so a lowering that visits every slot builds two
+        adds per slot instead of the whole thread-dependent expression each time."""
         if self.kind == "cyclic":
-            element = arith.addi(irb.index(slot * self.threads), tid)
-            return delinearize(element, self.shape)
-        if self.kind == "wgmma":
-            return self._wgmma_coords(tid, slot)
+            return lambda slot: delinearize(arith.addi(irb.index(slot * self.threads), tid),
+                                            self.shape)
+        row, col = self._wgmma_thread(tid) if self.kind == "wgmma" else self._mma_thread(tid)
+        tile_rows = 64 if self.kind == "wgmma" else 16
+        tiles_n = (self.wgmma_tiles() if self.kind == "wgmma" else self.mma_tiles())[1]
+
+        def offsets(slot: int) -> tuple[int, int]:
+            mi, ni, c = slot // (tiles_n * 4), (slot // 4) % tiles_n, slot % 4
+            return mi * tile_rows + 8 * (c // 2), ni * 8 + c % 2
+
+        # Built with the thread's row and column, before any slot's use.
+        constants = {o: irb.index(o) for slot in (range(self.slots) if slots is None else slots)
+                     for o in offsets(slot) if o}
+
+        def at(slot: int) -> list[ir.Value]:
+            return [arith.addi(base, constants[o]) if o else base
+                    for base, o in zip((row, col), offsets(slot), strict=True)]
+
+        return at
+
+    def _mma_thread(self, tid: ir.Value) -> tuple[ir.Value, ir.Value]:
+        """Row and column of slot 0 of thread `tid` in the mma layout: its
+        warp's corner plus its lane's place in an m16n8 accumulator."""
         m, n = self.shape
-        _, tiles_n = self.mma_tiles()
-        mi, ni, c = slot // (tiles_n * 4), (slot // 4) % tiles_n, slot % 4
         warp = arith.divui(tid, irb.index(WARP))
         lane = arith.remui(tid, irb.index(WARP))
         warp_m = arith.divui(warp, irb.index(self.warps_n))
         warp_n = arith.remui(warp, irb.index(self.warps_n))
-        row = arith.addi(
-            arith.muli(warp_m, irb.index(m // self.warps_m)),
-            arith.addi(arith.divui(lane, irb.index(4)), irb.index(mi * 16 + 8 * (c // 2))),
-        )
-        col = arith.addi(
-            arith.muli(warp_n, irb.index(n // self.warps_n)),
-            arith.addi(
-                arith.muli(arith.remui(lane, irb.index(4)), irb.index(2)),
-                irb.index(ni * 8 + c % 2),
-            ),
-        )
-        return [row, col]
+        row = arith.addi(arith.muli(warp_m, irb.index(m // self.warps_m)),
+                         arith.divui(lane, irb.index(4)))
+        col = arith.addi(arith.muli(warp_n, irb.index(n // self.warps_n)),
+                         arith.muli(arith.remui(lane, irb.index(4)), irb.index(2)))
+        return row, col
 
-    def _wgmma_coords(self, tid: ir.Value, slot: int) -> list[ir.Value]:
+    def _wgmma_thread(self, tid: ir.Value) -> tuple[ir.Value, ir.Value]:
+        """Row and column of slot 0 of thread `tid` in the wgmma layout: its
+        warpgroup's corner, its warp's 16 rows, its lane's place in them."""
         m, n = self.shape
-        _, tiles_n = self.wgmma_tiles()
-        mi, n8, c = slot // (tiles_n * 4), (slot // 4) % tiles_n, slot % 4
         group = arith.divui(tid, irb.index(WARPGROUP))
         warp = arith.remui(arith.divui(tid, irb.index(WARP)), irb.index(WARPGROUP // WARP))
         lane = arith.remui(tid, irb.index(WARP))
         row = arith.addi(
             arith.muli(arith.divui(group, irb.index(self.warps_n)), irb.index(m // self.warps_m)),
-            arith.addi(
-                arith.addi(arith.muli(warp, irb.index(16)), arith.divui(lane, irb.index(4))),
-                irb.index(mi * 64 + 8 * (c // 2)),
-            ),
+            arith.addi(arith.muli(warp, irb.index(16)), arith.divui(lane, irb.index(4))),
         )
         col = arith.addi(
             arith.muli(arith.remui(group, irb.index(self.warps_n)), irb.index(n // self.warps_n)),
-            arith.addi(
-                arith.muli(arith.remui(lane, irb.index(4)), irb.index(2)),
-                irb.index(n8 * 8 + c % 2),
-            ),
+            arith.muli(arith.remui(lane, irb.index(4)), irb.index(2)),
         )
-        return [row, col]
+        return row, col
 
     def valid(self, tid: ir.Value, slot: int) -> ir.Value | None:
         """Whether slot `slot` holds an element (None: on every thread)."""
@@ -355,9 +368,10 @@ def for_each_element(
     without an owner, every `threads`-th element from the thread id."""
     tid = thread_id()
     if owner is not None:
+        coords = owner.thread_coords(tid)
         for slot in range(owner.slots):
             with guarded(owner.valid(tid, slot)):
-                body(owner.coords(tid, slot), slot)
+                body(coords(slot), slot)
         return
     with irb.loop(tid, irb.index(math.prod(shape)), irb.index(threads)) as element:
         body(delinearize(element, shape), None)

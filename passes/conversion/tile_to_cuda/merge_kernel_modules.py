@@ -42,6 +42,19 @@ def _name(op: ir.Operation) -> str:
     return ir.StringAttr(op.attributes["sym_name"]).value
 
 
+def _reallocates_registers(kernel: ir.Operation) -> bool:
+    """Whether `kernel` has an nvvm.setmaxregister (the walk stops at the first)."""
+    found = False
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        nonlocal found
+        found = op.name == "nvvm.setmaxregister"
+        return ir.WalkResult.INTERRUPT if found else ir.WalkResult.ADVANCE
+
+    kernel.operation.walk(visit)
+    return found
+
+
 @register_pass
 @dataclass(frozen=True)
 class CudaMergeKernelModulesPass(Pass):
@@ -52,12 +65,13 @@ class CudaMergeKernelModulesPass(Pass):
 
     def run(self, op: ir.Operation) -> None:
         with op.context:
-            for kernel in irb.collect(op, "gpu.func"):
-                if irb.collect(kernel, "nvvm.setmaxregister"):
-                    kernel.attributes["nvvm.maxnreg"] = ir.IntegerAttr.get(
-                        ir.IntegerType.get_signless(32), KERNEL_REGISTERS)
             modules = [m.operation for m in op.regions[0].blocks[0].operations
                        if m.operation.name == "gpu.module"]
+            for module in modules:
+                for kernel in module.regions[0].blocks[0].operations:
+                    if kernel.operation.name == "gpu.func" and _reallocates_registers(kernel):
+                        kernel.attributes["nvvm.maxnreg"] = ir.IntegerAttr.get(
+                            ir.IntegerType.get_signless(32), KERNEL_REGISTERS)
             if len(modules) < 2:
                 return
             first = modules[0]

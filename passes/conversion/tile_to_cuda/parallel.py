@@ -109,9 +109,10 @@ class ParallelOverThreads(TileOpLowering):
                     _inline(copy, coords, None)
                     copy.erase()
             else:
+                coords_of = owner.thread_coords(tid)
                 for slot in range(owner.slots):
                     with guarded(owner.valid(tid, slot)):
-                        coords = owner.coords(tid, slot)
+                        coords = coords_of(slot)
                         copy = op.clone()
                         _inline(copy, coords, slot)
                         copy.erase()
