@@ -10,7 +10,9 @@ The kernel is examples/flash_attention.py's (B=1, f16 inputs, f32 softmax and
 accumulation), compiled with `tilec.compile(..., target="ascend",
 profile=P)`: a mix kernel whose AIC runs both gemms of the K/V loop and whose
 two AIVs run the mask and the online softmax, the tiles S, P and the P V
-product going through rings of GM workspace slots. The launch has one block
+product going through rings of slots: in GM workspaces on the 910b; on the
+950 S and P V go from L0C straight into slots in the AIVs' UBs and only P
+goes up through GM. The launch has one block
 per AI core, and the lowering makes the grid a grid-stride loop: core c runs
 the query blocks c, c + n, c + 2n, ... (n cores, the first grid dimension,
 the query block, fastest).

@@ -712,9 +712,23 @@ LogicalResult FixpipeOp::verify() {
   } else {
     if (failed(verifyRank(*this, getDst(), "dst", 2)))
       return failure();
+    // With dual_dst each AIV's UB receives half of the rows.
+    SmallVector<int64_t> held{getDualDst() ? m / 2 : m, n};
     if (getMemSpace(getDst().getType()) == MemSpace::ub &&
-        failed(verifyRegionFits(*this, getDst(), "dst", getDstOffsets(), getSizes())))
+        failed(verifyRegionFits(*this, getDst(), "dst", getDstOffsets(), held)))
       return failure();
+  }
+  if (getDualDst()) {
+    if (getMemSpace(getDst().getType()) != MemSpace::ub)
+      return emitOpError() << "expected dst in ub with dual_dst (it writes the UBs of both "
+                              "AIVs) but got "
+                           << describeSpace(getDst().getType());
+    if (m % 2)
+      return emitOpError() << "expected an even M with dual_dst (M/2 rows to each AIV) but got "
+                           << m;
+    if (src != dst || getRelu())
+      return emitOpError() << "expected no cast and no relu with dual_dst (the dual "
+                              "destination bypasses the fixpipe's conversions)";
   }
   return verifyCorePlacement(*this, {getPipe()}, {getSrc()});
 }

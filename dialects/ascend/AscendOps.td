@@ -394,6 +394,15 @@ def Ascend_FixpipeOp : Ascend_Op<"fixpipe"> {
       M x N, for the next matmul;
     - `dst` in UB (950): a row-major 2-D buffer that holds M x N.
 
+    With `dual_dst` (950, a fixpipe of the AIC of a mix kernel into UB) the
+    fixpipe writes the UBs of both AIVs of its AI core, split by rows: rows
+    [0, M/2) go to sub-block 0's UB and rows [M/2, M) to sub-block 1's, each
+    at `dst[i, j]` of the same UB bytes (`dst` names a buffer both AIVs
+    place at that offset, and holds M/2 x N). M is even, and nothing else
+    happens on the way: no cast and no relu (FixpipeParamsArch3510's
+    `dualDstCtl` split in M). It hands a tile from the cube to the vector
+    cores without a trip through GM.
+
     FIX pipe; AscendC `Fixpipe(..., FixpipeParamsV220{...})`. The
     tile-to-ascend lowering produces it for the copy out of a `tile.gemm`
     accumulator.
@@ -416,7 +425,8 @@ def Ascend_FixpipeOp : Ascend_Op<"fixpipe"> {
                        Arg<AnyMemRef, "destination buffer", [MemWrite]>:$dst,
                        Variadic<Index>:$dst_offsets,
                        DenseI64ArrayAttr:$sizes,
-                       UnitAttr:$relu);
+                       UnitAttr:$relu,
+                       UnitAttr:$dual_dst);
   let assemblyFormat = [{
     $src `,` $dst `[` $dst_offsets `]` `sizes` $sizes attr-dict `:` type($src) `,` type($dst)
   }];

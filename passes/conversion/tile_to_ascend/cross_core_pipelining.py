@@ -8,25 +8,33 @@ into P(k), hand it up, wait for P(k) V(k) and add it to the output. Run in
 that order each core idles while the other works. Each copy of the loop
 body is cut into two stages where the core waits for the other's result of
 the same iteration: on the AIC before its first wait for a tile of the
-AIVs, on the AIVs after they hand their tile up. Stage 1 of iteration k + 1
-then runs before stage 2 of iteration k:
+AIVs, on the AIVs after they hand their tile up. Stage 1 then runs d
+iterations ahead of stage 2 (the skew, the pass option; 2 by default):
 
-    stage1(lb)                                   (if the loop runs at all)
-    for k: { if k + step < ub: stage1(k + step) }  stage2(k)
+    stage1(lb), ..., stage1(lb + (d-1) step)     (each if the loop gets there)
+    for k: { if k + d step < ub: stage1(k + d step) }  stage2(k)
 
-so the AIC computes S(k+1) while the AIVs finish iteration k, and the AIVs
-turn S(k+1) into P(k+1) while the AIC computes P(k) V(k). Every stage
+With d = 1 the AIC computes S(k+1) while the AIVs finish iteration k, but
+each core still waits for most of a round trip: the AIC needs P(k+1) right
+after it computed S(k+2), and the AIVs see P(k) V(k) only after P(k) went
+up, into L1, through the gemm and the fixpipe and back into UB, which takes
+longer than their vector work of one iteration. With d = 2 the other core
+has a whole iteration more to answer in (attention on one 910b core, S =
+1024, 64 x 64 tiles: 294k cycles with d = 1, 220k with d = 2). Every stage
 still runs once per iteration, in the same order per ring, so each ring's
-flags stay balanced and no core waits for something the other can only do
-later. It is legal when the stages share no tile one writes and the other
-reads:
+flags stay balanced, and no core waits for something the other can only do
+later: the AIC's stage 2 of iteration k needs the AIVs' stage 1 of k, which
+ran d iterations earlier on their side. The price is more flags pending at
+once; the backend lowers d to 1 when the pipes run out of event ids. It is
+legal when the stages share no tile one writes and the other reads:
 
 - work of stage 1 on a tile that stage 2 writes (the output's rescale by
   this iteration's factor) first sinks into stage 2, past the stage-1 ops
   after it that it does not conflict with;
 - a UB tile stage 1 writes and stage 2 only reads (the rescale factor)
-  gets a shadow copy, taken at the top of the body before stage1(k + 1)
-  overwrites it, which stage 2 reads instead.
+  gets a chain of d shadow copies shifted at the top of the body, before
+  stage1(k + d) overwrites it, so stage 2 reads the value of its own
+  iteration from the last of them.
 
 A loop whose stages cannot be made independent is left as it is.
 """
@@ -137,9 +145,19 @@ def _sink(stage1: list[ir.Operation], stage2: list[ir.Operation]) -> bool:
     return True
 
 
-def pipeline(loop: ir.Operation, allocs_at: ir.Block) -> bool:
-    """Pipelines one core's copy of `loop` (see the module docstring); new
-    shadow tiles are allocated at the start of `allocs_at`. Whether it did."""
+def _shift(chain: list[ir.Value], value: ir.Value, location: ir.Location) -> None:
+    """chain[-1] := chain[-2], ..., chain[0] := value (V-pipe copies)."""
+    rank = len(ir.MemRefType(value.type).shape)
+    with location:
+        zeros = [arith.constant(ir.IndexType.get(), 0)] * rank
+        for target, source in zip(reversed(chain), [*reversed(chain[:-1]), value], strict=True):
+            tile.copy(source, zeros, target, zeros)
+
+
+def pipeline(loop: ir.Operation, allocs_at: ir.Block, skew: int) -> bool:
+    """Pipelines one core's copy of `loop` with stage 1 `skew` iterations
+    ahead (see the module docstring); new shadow tiles are allocated at the
+    start of `allocs_at`. Whether it did."""
     body = loop.regions[0].blocks[0]
     ops = [o.operation for o in body.operations][:-1]
     split = _stages(ops)
@@ -161,23 +179,29 @@ def pipeline(loop: ir.Operation, allocs_at: ir.Block) -> bool:
         return False  # only UB tiles get shadows (a V-pipe copy; none for GM or L1)
     iv = body.arguments[0]
     lower, upper, step = list(loop.operands)[:3]
-    copies: dict[ir.Value, ir.Value] = {}
+    chains: dict[ir.Value, list[ir.Value]] = {}
     for value in shadows:
         with ir.InsertionPoint.at_block_begin(allocs_at), loop.location:
-            copies[value] = tile.alloc(value.type)
-        rank = len(ir.MemRefType(value.type).shape)
-        with ir.InsertionPoint(ops[0]), loop.location:
-            zeros = [arith.constant(ir.IndexType.get(), 0)] * rank
-            tile.copy(value, zeros, copies[value], zeros)
+            chains[value] = [tile.alloc(value.type) for _ in range(skew)]
+        with ir.InsertionPoint(ops[0]):
+            _shift(chains[value], value, loop.location)
     for op in stage2:
         for nested in _nested(op):
             for i, operand in enumerate(list(nested.operands)):
-                if operand in copies:
-                    nested.operands[i] = copies[operand]
+                if operand in chains:
+                    nested.operands[i] = chains[operand][-1]
     with ir.InsertionPoint(loop), loop.location:
-        _guarded(arith.cmpi(arith.CmpIPredicate.slt, lower, upper), stage1, iv, lower)
+        for ahead in range(skew):
+            start = lower if ahead == 0 else arith.addi(lower, arith.muli(
+                step, arith.constant(ir.IndexType.get(), ahead)))
+            if ahead:
+                for value, chain in chains.items():
+                    _shift(chain, value, loop.location)
+            _guarded(arith.cmpi(arith.CmpIPredicate.slt, start, upper), stage1, iv, start)
     with ir.InsertionPoint(ops[0]), loop.location:
-        following = arith.addi(iv, step)
+        distance = step if skew == 1 else arith.muli(step, arith.constant(ir.IndexType.get(),
+                                                                          skew))
+        following = arith.addi(iv, distance)
         _guarded(arith.cmpi(arith.CmpIPredicate.slt, following, upper), stage1, iv, following)
     for op in reversed(stage1):
         if not is_pure(op) or not _used(op):

@@ -13,6 +13,9 @@ Each path of the cube has its instruction:
   epilogue that `tile-ascend-place-tiles` folded into the copy);
 - L0C -> L1 (where the profile's fixpipe reaches L1): `ascend.fixpipe` into
   the Nz layout, for a gemm that multiplies the result of another;
+- L0C -> UB, on the AIC of a mix kernel (the 950's direct handoff that
+  `tile-ascend-split-cores` marks `ascend.dual_dst`): `ascend.fixpipe` with
+  `dual_dst` into the ring slot both AIVs' UBs hold, half of the rows each;
 - L1 -> L0A / L0B (tiles in the expert scopes): `ascend.load_l0a` / `load_l0b`.
 
 A global tensor of higher rank is cut to the matrix the tile sees (the
@@ -69,6 +72,7 @@ from tilec.passes.conversion.tile_to_ascend.cube_gemm import (
     l1_layout,
     matrix_shape,
 )
+from tilec.passes.conversion.tile_to_ascend.handoff_rings import DUAL_DST
 from tilec.passes.conversion.tile_to_ascend.place_tiles import MIXED, RELU, copy_operands
 from tilec.passes.registry import emit_error
 from tilec.targets import TargetDescription
@@ -208,7 +212,7 @@ class CopyOnCube(TileOpLowering):
         (src,), src_offsets, (dst,), dst_offsets, pad = copy_operands(op)
         path = (space(src), space(dst))
         profile = target.profile  # type: ignore[attr-defined]
-        if "ub" in path:
+        if "ub" in path and not (path == ("l0c", "ub") and DUAL_DST in op.attributes):
             raise emit_error(op, f"a copy {path[0]} -> {path[1]} between the cube and a vector "
                                  f"core: the kernel {MIXED}")
         sizes = _extent(op, src, dst)
@@ -232,7 +236,7 @@ class CopyOnCube(TileOpLowering):
             if src_type.element_type != dst_type.element_type:
                 raise emit_error(op, f"a copy into L1 does not convert: {src_type.element_type} "
                                      f"-> {dst_type.element_type}")
-        elif path[0] == "l0c" and path[1] in ("gm", "l1"):
+        elif path[0] == "l0c":
             if path[1] not in profile.fixpipe_destinations:
                 raise emit_error(op, f"the fixpipe of the {profile.name} profile cannot write "
                                      f"{path[1]}")
@@ -268,9 +272,12 @@ class CopyOnCube(TileOpLowering):
                 if plan.path[1] == "gm":
                     matrix, offsets = global_matrix(plan.dst, plan.dst_offsets, _extent(
                         op, plan.src, plan.dst))
+                elif plan.path[1] == "ub":
+                    matrix, offsets = plan.dst, plan.dst_offsets
                 else:
                     matrix, offsets = fractal_view(plan.dst), plan.dst_offsets
-                ascend.fixpipe(acc, matrix, offsets, plan.sizes, relu=relu)
+                dual = True if DUAL_DST in op.attributes else None
+                ascend.fixpipe(acc, matrix, offsets, plan.sizes, relu=relu, dual_dst=dual)
             else:
                 load = ascend.load_l0a if plan.path[1] == "l0a" else ascend.load_l0b
                 load(fractal_view(plan.src), fractal_view(plan.dst), plan.sizes)

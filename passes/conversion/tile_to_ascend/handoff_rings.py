@@ -33,6 +33,18 @@ alike, so the cores agree without exchanging anything:
   the loop starts afresh.
 
 Either way every set is consumed and at most `slots` are outstanding.
+
+Where the fixpipe reaches UB (the 950), a down handoff skips GM: its ring
+is a UB tile of `slots` half tiles (M/2 rows each) marked `ascend.ub_ring`,
+one alloc in front of the cores' regions that both use (the memory planner
+keeps its bytes out of the AIVs' other buffers for the whole kernel). The
+AIC's copy into slot k mod slots becomes one fixpipe with a dual
+destination (rows [0, M/2) into AIV 0's UB, the rest into AIV 1's, at the
+same bytes); each AIV copies its half out of the slot on the V pipe, so its
+flags wait and set on V, or, where it only does vector work on that half,
+does the work on the slot itself and frees it after (`work_in_slots`). The
+ring is per AI core (each has its own UBs), so slot rows do not count the
+block. Up handoffs still go through GM.
 """
 
 from __future__ import annotations
@@ -41,19 +53,28 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, scf
+from mlir.dialects import arith, memref, scf
 
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_ascend import buffers
 from tilec.passes.conversion.tile_to_ascend.cross_core_pipelining import STAGE_END, STAGE_START
 from tilec.passes.conversion.tile_to_ascend.place_tiles import (
     CUBE_SPACES,
     copy_operands,
     scope_name,
 )
+from tilec.passes.conversion.tile_to_ascend.sync_model import GUARDS
 from tilec.passes.registry import emit_error
 
 MIX_MODE = 2  # AIC <-> both AIVs of its AI core
+UB_RING = "ascend.ub_ring"
+"""On the alloc of a ring in UB and on its flags: the ring number."""
+DUAL_DST = "ascend.dual_dst"
+"""On the AIC's tile.copy of an L0C tile into a UB ring: a dual-destination fixpipe."""
+_SLOT_COPY = "ascend.slot_copy"
+"""On an AIV's copy out of a UB ring slot and on its "free" set, until `work_in_slots`."""
+_VECTOR_USERS = frozenset({"tile.reduce", "tile.fill", "tile.clear"})
 HANDOFF = "ascend.handoff"
 """On the op a handoff goes before (down) or replaces (up): its ring numbers."""
 LOOPS = frozenset({"scf.for", "tile.pipelined"})
@@ -90,6 +111,8 @@ class Handoff:
     """Of the workspace: what the consumer receives."""
     rows: int
     cols: int
+    in_ub: bool = False
+    """A down handoff whose ring is in UB (the fixpipe writes the AIVs' UBs)."""
 
     @property
     def ready(self) -> int:
@@ -140,8 +163,9 @@ def _shape(op: ir.Operation, value: ir.Value) -> tuple[int, int]:
 
 
 def find_handoffs(kernel: ir.Operation, order: dict[ir.Operation, int],
-                  flag_ids: int) -> list[Handoff]:
-    """Every handoff of `kernel`, in program order of their sites."""
+                  flag_ids: int, direct: bool) -> list[Handoff]:
+    """Every handoff of `kernel`, in program order of their sites; with
+    `direct` (the fixpipe reaches UB) the down ones go through UB."""
     found: list[tuple[bool, ir.Value, ir.Operation, ir.Type]] = []
     for alloc in irb.collect(kernel, "tile.alloc"):
         value = alloc.results[0]
@@ -170,7 +194,8 @@ def find_handoffs(kernel: ir.Operation, order: dict[ir.Operation, int],
     for ring, (down, value, site, element) in enumerate(found):
         rows, cols = _shape(site, value)
         _ring_loop(kernel, site)  # checks where it is
-        handoffs.append(Handoff(ring, down, value, site, order[site], element, rows, cols))
+        handoffs.append(Handoff(ring, down, value, site, order[site], element, rows, cols,
+                                in_ub=down and direct))
     return handoffs
 
 
@@ -225,7 +250,11 @@ def _grid_position(kernel: ir.Operation, hand: Handoff, slots: int) -> _Position
 
 
 def _slot_row(first: ir.Value, trip: ir.Value, hand: Handoff, slots: int) -> ir.Value:
+    """The first row of the slot: in the AI core's part of a GM workspace, or
+    of a UB ring of half tiles (each AI core has its own)."""
     slot = arith.remui(trip, irb.index(slots))
+    if hand.in_ub:
+        return arith.muli(slot, irb.index(hand.rows // 2))
     return arith.muli(arith.addi(arith.muli(first, irb.index(slots)), slot), irb.index(hand.rows))
 
 
@@ -238,20 +267,59 @@ def _loop_position(loop: ir.Operation, hand: Handoff, slots: int) -> _Position:
     return _Position(row, reused, None)
 
 
-def _when(condition: ir.Value | None, build: Callable[[], object]) -> None:
-    """`build()` inside `scf.if condition` (None: always)."""
+def _when(condition: ir.Value | None, build: Callable[[], object]) -> ir.Operation:
+    """`build()` inside `scf.if condition` (None: always); the op built (or the if)."""
     if condition is None:
-        build()
-        return
+        return build().operation
     branch = scf.IfOp(condition)
     with ir.InsertionPoint(branch.then_block):
         build()
         scf.YieldOp([])
+    return branch.operation
 
 
 def _pipes(hand: Handoff) -> tuple[str, str]:
     """The pipes of the producer's copy and of the consumer's."""
+    if hand.in_ub:
+        return "fix", "v"
     return ("fix", "mte2") if hand.down else ("mte3", "mte2")
+
+
+def ub_ring(kernel: ir.Operation, hand: Handoff, slots: int) -> ir.Value:
+    """The UB ring of `hand`: `slots` half tiles, slot k at rows
+    [k M/2, (k+1) M/2), allocated in front of `kernel`, outside the regions
+    of the cores, as both use it: the AIC names with it the bytes its
+    fixpipe writes in the AIVs' UBs."""
+    with ir.InsertionPoint(kernel), kernel.location:
+        ring = memref.alloc(tile.memref_type([slots * hand.rows // 2, hand.cols], hand.element,
+                                             tile.Scope.ub), [], [])
+    ring.owner.attributes[UB_RING] = _i64(hand.ring)
+    return ring
+
+
+def _i64(value: int) -> ir.IntegerAttr:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+
+
+def _guarding(op: ir.OpView, hand: Handoff, ring: ir.Value) -> ir.OpView:
+    """Marks a flag of the ring `ring`: with the number of its GM workspace
+    argument (sync_model.GUARDS), or as a flag of a UB ring (the memory
+    planner turns that into the ring's bytes)."""
+    attrs = op.operation.attributes
+    if hand.in_ub:
+        attrs[UB_RING] = _i64(hand.ring)
+    else:
+        attrs[GUARDS] = _i64(ir.BlockArgument(ring).arg_number)
+    return op
+
+
+def _set_flag(pipe: str, flag: int, hand: Handoff, ring: ir.Value) -> ir.OpView:
+    return _guarding(ascend.cross_core_set_flag(MIX_MODE, ascend.pipe_attr(pipe), flag),
+                     hand, ring)
+
+
+def _wait_flag(flag: int, pipe: str, hand: Handoff, ring: ir.Value) -> ir.OpView:
+    return _guarding(ascend.cross_core_wait_flag(flag, pipe=ascend.pipe_attr(pipe)), hand, ring)
 
 
 def build(kernel: ir.Operation, site: ir.Operation, hand: Handoff, value: ir.Value,
@@ -259,7 +327,8 @@ def build(kernel: ir.Operation, site: ir.Operation, hand: Handoff, value: ir.Val
     """One core's side of a handoff at `site` in its copy `kernel` of the
     kernel, whose copy of the handed tile is `value`: the producer copies
     it into its slot, the consumer out of it (into the L1 tile of an up
-    handoff)."""
+    handoff). `workspace` is the ring: the GM workspace argument, or this
+    core's UB ring tile (`ub_ring`)."""
     loop = _ring_loop(kernel, site)
     produce, consume = _pipes(hand)
     with ir.InsertionPoint(site), site.location:
@@ -267,26 +336,32 @@ def build(kernel: ir.Operation, site: ir.Operation, hand: Handoff, value: ir.Val
         where = _grid_position(kernel, hand, slots) if loop is None \
             else _loop_position(loop, hand, slots)
         if producer:
-            _when(where.wait_free,
-                  lambda: ascend.cross_core_wait_flag(hand.free, pipe=ascend.pipe_attr(produce)))
-            tile.copy(value, [zero, zero], workspace, [where.row, zero])
-            ready = ascend.cross_core_set_flag(MIX_MODE, ascend.pipe_attr(produce), hand.ready)
+            _when(where.wait_free, lambda: _wait_flag(hand.free, produce, hand, workspace))
+            if hand.in_ub:
+                fixpipe = tile.copy(value, [zero, zero], workspace, [where.row, zero],
+                                    sizes=[hand.rows, hand.cols])
+                fixpipe.operation.attributes[DUAL_DST] = ir.UnitAttr.get()
+            else:
+                tile.copy(value, [zero, zero], workspace, [where.row, zero])
+            ready = _set_flag(produce, hand.ready, hand, workspace)
             if not hand.down and loop is not None:
                 ready.attributes[STAGE_END] = ir.UnitAttr.get()
         else:
             target = value if hand.down else copy_operands(site)[2][0]
-            wait = ascend.cross_core_wait_flag(hand.ready, pipe=ascend.pipe_attr(consume))
+            wait = _wait_flag(hand.ready, consume, hand, workspace)
             if not hand.down and loop is not None:
                 wait.attributes[STAGE_START] = ir.UnitAttr.get()
-            tile.copy(workspace, [where.row, zero], target, [zero, zero])
-            _when(where.set_free,
-                  lambda: ascend.cross_core_set_flag(MIX_MODE, ascend.pipe_attr(consume),
-                                                     hand.free))
+            copy = tile.copy(workspace, [where.row, zero], target, [zero, zero])
+            free = _when(where.set_free, lambda: _set_flag(consume, hand.free, hand, workspace))
+            if hand.in_ub:
+                for op in (copy.operation, free):
+                    op.attributes[_SLOT_COPY] = _i64(hand.ring)
     if producer and loop is not None:
-        _drain(loop, hand, slots, produce)
+        _drain(loop, hand, slots, produce, workspace)
 
 
-def _drain(loop: ir.Operation, hand: Handoff, slots: int, pipe: str) -> None:
+def _drain(loop: ir.Operation, hand: Handoff, slots: int, pipe: str,
+           ring: ir.Value) -> None:
     """After `loop`, the producer takes the "free" sets of the last
     min(slots, trips) uses of the ring."""
     lower, upper, step = list(loop.operands)[:3]
@@ -296,5 +371,68 @@ def _drain(loop: ir.Operation, hand: Handoff, slots: int, pipe: str) -> None:
         pending = arith.minui(trips, irb.index(slots))
         drain = scf.ForOp(irb.index(0), pending, irb.index(1))
         with ir.InsertionPoint(drain.body):
-            ascend.cross_core_wait_flag(hand.free, pipe=ascend.pipe_attr(pipe))
+            _wait_flag(hand.free, pipe, hand, ring)
             scf.YieldOp([])
+
+
+def work_in_slots(kernel: ir.Operation) -> None:
+    """On the AIVs (after `row_halves` gave each its half tiles): where every
+    later use of the half tile a slot is copied into is vector work in the
+    copy's block, that work runs on the slot itself, which is freed after
+    the last of it instead of after the copy. The copy (V-pipe time the
+    vector side is short of) goes; the slot's flags and all its uses are on
+    the V pipe, so the pipe's order keeps the AIC from overwriting the slot
+    early. A half tile used otherwise (copied to GM, used after the loop)
+    keeps its copy."""
+    for copy in [op for op in irb.pre_order(kernel) if _SLOT_COPY in op.attributes
+                 and op.name == "tile.copy"]:
+        ring = copy.attributes[_SLOT_COPY]
+        block = copy.block
+        ops = [o.operation for o in block.operations]
+
+        def position(op: ir.Operation, ops: list[ir.Operation] = ops) -> int:
+            return next(i for i, known in enumerate(ops) if known == op)
+
+        start = position(copy)
+        free = next(op for op in ops[start + 1:]
+                    if _SLOT_COPY in op.attributes and op.attributes[_SLOT_COPY] == ring)
+        for op in (copy, free):
+            del op.attributes[_SLOT_COPY]
+        src, src_offsets, dst, _, _ = copy_operands(copy)
+        half = dst[0]
+        uses = [use for use in half.uses if irb.use_owner(use) != copy]
+        tops = [_top_in(block, irb.use_owner(use)) for use in uses]
+        # Stage 1 of a pipelined loop ends where the AIVs hand a tile up: a
+        # slot taken in stage 1 must be freed there too, or the AIC, a few
+        # iterations ahead, would wait for a slot the AIVs free only later.
+        end = next((i for i, op in enumerate(ops) if i > start and STAGE_END in op.attributes),
+                   len(ops))
+        if not uses or any(top is None or not start < position(top) < end for top in tops) \
+                or not all(_on_vector(irb.use_owner(use)) for use in uses):
+            continue
+        with ir.InsertionPoint(copy), copy.location:
+            slot = buffers.view(src[0], src_offsets, ir.MemRefType(half.type).shape)
+        for use in uses:
+            irb.use_owner(use).operands[use.operand_number] = slot
+        free.move_after(max(tops, key=position))
+        copy.erase()
+
+
+def _top_in(block: ir.Block, op: ir.Operation) -> ir.Operation | None:
+    """The op of `block` that is or holds `op` (None: `op` is not in it)."""
+    while op.block != block:
+        op = _parent(op)
+        if op is None or op.name == "func.func":
+            return None
+    return op
+
+
+def _on_vector(op: ir.Operation) -> bool:
+    """Whether a use of a UB tile is V-pipe work: element code of a
+    tile.parallel, a reduce or fill, a copy to another UB tile."""
+    if op.name in ("memref.load", "memref.store"):
+        return irb.enclosing(op, {"tile.parallel"}) is not None
+    if op.name == "tile.copy":
+        src, _, dst, _, _ = copy_operands(op)
+        return scope_name(src[0]) == scope_name(dst[0]) == "ub"
+    return op.name in _VECTOR_USERS

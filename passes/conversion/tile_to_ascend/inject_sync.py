@@ -28,8 +28,12 @@ their innermost common block R:
 
 Event ids are given per source pipe, so that no two flags from one pipe
 that may be pending at once share an id: correct whether the hardware names
-a flag by (source, destination, id) or by (source, id) only. Running out of
-ids is an error (never a silent PIPE_ALL): use fewer multi-buffer stages.
+a flag by (source, destination, id) or by (source, id) only. A mix
+kernel's handoff flags are ordered against the bytes of their own ring
+(`sync_model.GUARDS`); when that leaves more flags pending at once than a
+pipe has ids, the body is planned again with each of them standing for all
+of its memory, as a fence: more ordering, fewer flags. Running out of ids
+even so is an error (never a silent PIPE_ALL): use fewer multi-buffer stages.
 
 `strategy=barrier` is the slow baseline for benchmarks: the same hazards,
 each ordered by an `ascend.pipe_barrier all` right before the later op.
@@ -84,7 +88,7 @@ from tilec.passes.conversion.tile_to_ascend.sync_walk import (
     Sync,
     Walker,
 )
-from tilec.passes.registry import Pass, emit_error, option, register_pass
+from tilec.passes.registry import Pass, PassFailure, emit_error, option, register_pass
 from tilec.targets.ascend_profiles import get_profile
 
 _TERMINATORS = frozenset({"scf.yield", "func.return"})
@@ -212,9 +216,10 @@ class _Planner:
             self._credit(ack, loops[0])
 
 
-def _assign_events(syncs: list[Sync], interference: set[tuple[Sync, Sync]], ids: int,
-                   profile: str) -> None:
-    """Event ids per source pipe: interfering syncs differ."""
+def _assign_events(syncs: list[Sync], interference: set[tuple[Sync, Sync]],
+                   ids: int) -> tuple[Sync, set[Sync]] | None:
+    """Event ids per source pipe: interfering syncs differ. When the ids run
+    out: the flag that got none and the ones pending with it."""
     neighbours: dict[Sync, set[Sync]] = {s: set() for s in syncs}
     for a, b in interference:
         neighbours[a].add(b)
@@ -223,14 +228,19 @@ def _assign_events(syncs: list[Sync], interference: set[tuple[Sync, Sync]], ids:
         taken = {n.event for n in neighbours[sync]}
         event = next(e for e in range(len(syncs) + 1) if e not in taken)
         if event >= ids:
-            busy = sorted({pipe_name(n.dst) for n in neighbours[sync] | {sync}})
-            raise emit_error(
-                sync.producer.op,
-                f"tile-ascend-inject-sync: out of event ids for flags from the "
-                f"{pipe_name(sync.src)} pipe (to {', '.join(busy)}): {len(taken) + 1} would "
-                f"be pending at once, the {profile} profile has {ids} ids per pipe; use fewer "
-                f"multi-buffer stages")
+            return sync, neighbours[sync]
         sync.event = event
+    return None
+
+
+def _out_of_ids(sync: Sync, pending: set[Sync], ids: int, profile: str) -> PassFailure:
+    busy = sorted({pipe_name(n.dst) for n in pending | {sync}})
+    return emit_error(
+        sync.producer.op,
+        f"tile-ascend-inject-sync: out of event ids for flags from the "
+        f"{pipe_name(sync.src)} pipe (to {', '.join(busy)}): {len(pending) + 1} would "
+        f"be pending at once, the {profile} profile has {ids} ids per pipe; use fewer "
+        f"multi-buffer stages (max-stages) or, in a mix kernel, skew=1")
 
 
 def _vector_barriers(model: Model, points: Points) -> None:
@@ -371,15 +381,22 @@ class AscendInjectSyncPass(Pass):
             return
         ids = get_profile(self.profile).flag_event_ids
         for body in _scopes(op):
-            model = Model(op, body)
-            planner = _Planner(model, self.strategy)
-            try:
-                planner.solve()
-            except FlagMisuse as misuse:
-                target = misuse.node.op if misuse.node is not None else op
-                raise emit_error(target, f"tile-ascend-inject-sync: internal error: "
-                                         f"{misuse.message}") from None
-            _assign_events(planner.syncs, planner.walker.interference, ids, self.profile)
+            # Handoff flags ordered against their own ring first; against all
+            # of GM when that leaves too many flags pending at once.
+            for scoped in (True, False):
+                model = Model(op, body, scoped_handoffs=scoped)
+                planner = _Planner(model, self.strategy)
+                try:
+                    planner.solve()
+                except FlagMisuse as misuse:
+                    target = misuse.node.op if misuse.node is not None else op
+                    raise emit_error(target, f"tile-ascend-inject-sync: internal error: "
+                                             f"{misuse.message}") from None
+                short = _assign_events(planner.syncs, planner.walker.interference, ids)
+                if short is None or not model.has_scoped_handoffs:
+                    break
+            if short is not None:
+                raise _out_of_ids(*short, ids, self.profile)
             if self.vector_barriers:
                 _vector_barriers(model, planner.points)
             _write_block(model.root, planner.points, op.location)

@@ -6,7 +6,8 @@ from tilec.passes.registry import register_pipeline
 from tilec.targets import AscendTarget, TargetError, get_target
 
 
-def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags") -> str:
+def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags",
+                   skew: int = 0) -> str:
     """The pipeline text for `target` (an ascend profile).
 
     Element accesses to global tensors are guarded on tile IR, as on cpu:
@@ -21,15 +22,18 @@ def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags
     gave. `max_stages` caps multi-buffering (0: as the kernel asks); the
     backend lowers it when the sync pass runs out of event ids. `sync` is
     the sync pass's strategy ("barrier": the PIPE_ALL-style baseline).
+    `skew` is how many iterations the cores of a mix kernel run ahead of
+    each other (0: split-cores' default); the backend lowers it too.
     """
     profile = f"profile={target.variant}"
     cap = f" max-stages={max_stages}" if max_stages else ""
+    ahead = f" skew={skew}" if skew else ""
     return ",".join([
         f"tile-verify-kernels{{target={target.spec}}}",
         "tile-canonicalize-ops",
         "tile-guard-global-accesses",
         f"tile-ascend-place-tiles{{{profile}}}",
-        f"tile-ascend-split-cores{{{profile}}}",
+        f"tile-ascend-split-cores{{{profile}{ahead}}}",
         f"convert-tile-to-ascend{{{profile}}}",
         "canonicalize",
         "cse",
@@ -40,14 +44,16 @@ def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags
 
 
 def _build(profile: str = AscendTarget.variants[0], max_stages: str = "0",
-           sync: str = "flags") -> str:
+           sync: str = "flags", skew: str = "0") -> str:
     try:
         target = get_target(f"ascend:{profile}")
     except TargetError as exc:
         raise ValueError(str(exc)) from None
     if not max_stages.isdigit():
         raise ValueError(f"max-stages must be a non-negative integer, not '{max_stages}'")
-    return tile_to_ascend(target, int(max_stages), sync)  # type: ignore[arg-type]
+    if skew not in ("0", "1", "2"):
+        raise ValueError(f"skew must be 1 or 2, not '{skew}'")
+    return tile_to_ascend(target, int(max_stages), sync, int(skew))  # type: ignore[arg-type]
 
 
 register_pipeline(
@@ -56,5 +62,6 @@ register_pipeline(
     _build,
     {"profile": "the ascend profile: 910b (default) or 950",
      "max-stages": "cap on the slots of multi-buffered loops (0: as the kernel asks)",
-     "sync": "flags (default) or barrier (a PIPE_ALL barrier between dependent ops)"},
+     "sync": "flags (default) or barrier (a PIPE_ALL barrier between dependent ops)",
+     "skew": "iterations the cores of a mix kernel run ahead of each other: 1 or 2 (default)"},
 )

@@ -32,6 +32,13 @@ iteration's stores with the next one's loads. A memory that still overflows
 is an error at the function naming each of its buffers with size and
 location.
 
+A UB ring of a mix kernel (`ascend.ub_ring`, the 950's handoff from L0C
+to UB: the AIC's fixpipe writes those bytes of the AIVs' UBs) keeps its
+bytes for the whole function, since the AIC writes them while the AIVs run
+any part of their program. The ring's cross-core flags then get the ring's
+bytes (`ascend.guards`, a `[lo, hi)` byte range of UB), which the sync pass
+orders them against.
+
 The buffer analysis here (views of a buffer, the elements each ascend op
 reads and writes, iteration privacy) is shared with tile-ascend-multi-buffer.
 
@@ -57,7 +64,9 @@ from mlir import ir
 from tilec.diagnostics import Diagnostic
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_ascend.handoff_rings import UB_RING
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
+from tilec.passes.conversion.tile_to_ascend.sync_model import GUARDS
 from tilec.passes.registry import Pass, PassFailure, emit_error, register_pass
 from tilec.targets.ascend_profiles import Profile, get_profile
 
@@ -376,7 +385,7 @@ class Privacy:
                 if whole is None:
                     return False
                 covered &= whole
-            elif parent.name != "scf.if":
+            elif parent.name not in ("scf.if", "ascend.core"):  # a core region runs once
                 return False
             op = parent
 
@@ -511,6 +520,9 @@ class AscendPlanMemoryPass(Pass):
             # iteration too (the sync then orders the pipes around the reuse).
             for privacy in (False, True):
                 buffers = [self._buffer(a, order, profile, privacy) for a in group]
+                for buffer in buffers:
+                    if UB_RING in buffer.alloc.attributes:
+                        buffer.start, buffer.end = order.first[op], order.last[op]
                 place(buffers, profile.alignment[space])
                 if _peak(buffers) <= profile.usable_bytes(space):
                     break
@@ -523,6 +535,7 @@ class AscendPlanMemoryPass(Pass):
         i64 = ir.IntegerType.get_signless(64, op.context)
         for buffer in plans:
             buffer.alloc.attributes[OFFSET_ATTR] = ir.IntegerAttr.get(i64, buffer.offset)
+        _guard_rings(op, plans)
 
     @staticmethod
     def _space(alloc: ir.Operation, profile: Profile) -> str:
@@ -560,6 +573,19 @@ class AscendPlanMemoryPass(Pass):
             f"{format_bytes(profile.usable_bytes(space))} available "
             f"({len(buffers)} buffers, {format_bytes(total)} in all): {tiles}"
         )
+
+
+def _guard_rings(func: ir.Operation, plans: list[Buffer]) -> None:
+    """The flags of each UB ring get the ring's bytes."""
+    spans = {ir.IntegerAttr(b.alloc.attributes[UB_RING]).value:
+             ir.DenseI64ArrayAttr.get([b.offset, b.offset + b.nbytes], func.context)
+             for b in plans if UB_RING in b.alloc.attributes}
+    if not spans:
+        return
+    for flag in irb.collect(func, {"ascend.cross_core_set_flag", "ascend.cross_core_wait_flag"}):
+        if UB_RING in flag.attributes:
+            flag.attributes[GUARDS] = spans[ir.IntegerAttr(flag.attributes[UB_RING]).value]
+            del flag.attributes[UB_RING]
 
 
 def _peak(buffers: list[Buffer]) -> int:

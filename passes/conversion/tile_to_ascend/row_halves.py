@@ -8,6 +8,9 @@ tile.parallel regions run on M/2 rows, the other uses of the row index
 shifted to the global row; copies between a split tile and global memory
 (the workspace included) shift their global row offset by the half's.
 
+A copy out of a UB ring (the 950's handoff) already moves this AIV's half:
+it only gets the half tile as its destination.
+
 A UB tile of r < M rows that only takes rows [0, r) of a split tile (and
 goes to or from global memory: TileLang's `T.copy(acc_o[:8, :], O_shared)`)
 is split too, or both AIVs would store the same rows: sub-block s holds its
@@ -24,6 +27,7 @@ from mlir.dialects import arith, scf
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_semantics import copy_dims, copy_sizes
+from tilec.passes.conversion.tile_to_ascend.handoff_rings import UB_RING
 from tilec.passes.conversion.tile_to_ascend.place_tiles import (
     CUBE_SPACES,
     copy_operands,
@@ -60,6 +64,8 @@ def _row_use(use: ir.OpOperand, candidates: set[ir.Value], rows: int) -> str | N
     if op.name == "tile.copy":
         src, _, dst, _, _ = copy_operands(op)
         value, other = (src[0], dst[0]) if number == 0 else (dst[0], src[0])
+        if _is_ub_ring(other):
+            return None  # the slot holds this AIV's rows already
         on_chip = scope_name(other) in CUBE_SPACES | {"ub"}
         if on_chip and other not in candidates:
             return "is copied to or from a tile the AIVs do not split"
@@ -69,6 +75,12 @@ def _row_use(use: ir.OpOperand, candidates: set[ir.Value], rows: int) -> str | N
     if op.name in ("tile.fill", "tile.clear"):
         return None
     return f"is used by '{op.name}'"
+
+
+def _is_ub_ring(value: ir.Value) -> bool:
+    """A UB ring of half tiles (`handoff_rings.ub_ring`): each AIV's holds its own half."""
+    owner = value.owner
+    return isinstance(owner, ir.Operation | ir.OpView) and UB_RING in owner.operation.attributes
 
 
 def _tile_rows(value: ir.Value) -> int:

@@ -23,6 +23,13 @@ count). The AIVs split the vector work by rows (`row_halves`): each holds
 half of the rows of every handed tile and of the UB tiles used row by row
 with them.
 
+On the 950 the fixpipe reaches UB, and a tile handed down skips GM: its
+ring of slots is in the AIVs' UBs (no workspace argument), the AIC's copy
+into a slot is a fixpipe that writes half of the rows into each AIV's UB,
+and each AIV copies its half out of the slot, or works on it in place
+where it only does vector work on it (`handoff_rings`). Tiles handed up
+still go through a GM workspace.
+
 Not yet (located errors): a handoff under a condition or inside a loop
 nested in a condition, vector work that reads a handed tile other than row
 by row, cube work on an L0C tile after the vector cores read it, and more
@@ -142,10 +149,11 @@ class _Kinds:
         return "vector" if results & self.ub else None
 
 
-def _split(func: ir.Operation, kernel: ir.Operation, slots: int, flag_ids: int) -> bool:
+def _split(func: ir.Operation, kernel: ir.Operation, slots: int, skew: int, flag_ids: int,
+           direct: bool) -> bool:
     body = kernel.regions[0].blocks[0]
     order = {op: i for i, op in enumerate(irb.pre_order(func))}
-    handoffs = handoff_rings.find_handoffs(kernel, order, flag_ids)
+    handoffs = handoff_rings.find_handoffs(kernel, order, flag_ids, direct)
     if not handoffs:
         return False
     allocs = irb.collect(kernel, "tile.alloc")
@@ -170,7 +178,8 @@ def _split(func: ir.Operation, kernel: ir.Operation, slots: int, flag_ids: int) 
         if hand.down:
             hand.tile.owner.operation.attributes[_HANDED] = ir.IntegerAttr.get(
                 ir.IntegerType.get_signless(64), hand.ring)
-    workspaces = [_add_workspace(func, hand, slots) for hand in handoffs]
+    rings = {hand.ring: handoff_rings.ub_ring(kernel, hand, slots) if hand.in_ub
+             else _add_workspace(func, hand, slots) for hand in handoffs}
     copies = {}
     for core in ("aic", "aiv"):
         # Tile ops may not sit in an ascend.core region (it needs an
@@ -185,13 +194,15 @@ def _split(func: ir.Operation, kernel: ir.Operation, slots: int, flag_ids: int) 
             scf.YieldOp([])
     kernel.erase()
     for core, clone in copies.items():
-        _build_core(core, clone, handoffs, workspaces, slots)
+        _build_core(core, clone, handoffs, rings, slots, skew)
     return True
 
 
 def _build_core(core: str, clone: ir.Operation, handoffs: list[Handoff],
-                workspaces: list[ir.Value], slots: int) -> None:
-    """One core's copy of the kernel: its side of every handoff, its ops only."""
+                rings: dict[int, ir.Value], slots: int,
+                skew: int) -> None:
+    """One core's copy of the kernel: its side of every handoff (`rings`:
+    the GM workspace or the UB ring of each), its ops only."""
     body = clone.regions[0].blocks[0]
     handed: dict[int, ir.Value] = {}
     for op in irb.pre_order(clone):
@@ -204,7 +215,7 @@ def _build_core(core: str, clone: ir.Operation, handoffs: list[Handoff],
             hand = handoffs[ring]
             value = handed[ring] if hand.down else site.operands[0]
             producer = (core == "aic") == hand.down
-            handoff_rings.build(clone, site, hand, value, workspaces[ring], producer, slots)
+            handoff_rings.build(clone, site, hand, value, rings[ring], producer, slots)
             if core == "aiv" and not any(value == v for v in forced):
                 forced.append(value)
         del site.attributes[HANDOFF]
@@ -212,6 +223,7 @@ def _build_core(core: str, clone: ir.Operation, handoffs: list[Handoff],
     if core == "aiv":
         row_halves.halve(body, row_halves.row_tiles(body, forced, rows=handoffs[0].rows),
                          handoffs[0].rows)
+        handoff_rings.work_in_slots(clone)
     loops: list[ir.Operation] = []
     for op in irb.pre_order(clone):
         if STAGE_START in op.attributes or STAGE_END in op.attributes:
@@ -219,7 +231,7 @@ def _build_core(core: str, clone: ir.Operation, handoffs: list[Handoff],
             if not any(loop == seen for seen in loops):
                 loops.append(loop)
     for loop in loops:
-        cross_core_pipelining.pipeline(loop, body)
+        cross_core_pipelining.pipeline(loop, body, skew)
     for alloc in [o.operation for o in body.operations]:
         if alloc.name == "tile.alloc" and not list(alloc.results[0].uses):
             alloc.erase()  # the other core's tile
@@ -301,6 +313,11 @@ def seal_cores(func: ir.Operation) -> bool:
     return bool(regions)
 
 
+def _check_skew(text: str) -> None:
+    if text not in ("1", "2"):
+        raise ValueError(f"skew must be 1 or 2, not '{text}'")
+
+
 def _check_slots(text: str) -> None:
     if not text.isdigit() or not 1 <= int(text) <= 8:
         raise ValueError(f"slots must be an integer in [1, 8], not '{text}'")
@@ -318,12 +335,17 @@ class AscendSplitCoresPass(Pass):
     profile: str = profile_option()
     slots: int = option(2, "workspace slots per handed-over tile (cross-core pipelining depth)",
                         _check_slots)
+    skew: int = option(2, "iterations each core runs ahead of the other in a loop that hands "
+                          "tiles both ways (cross-core pipelining; 1 or 2)", _check_skew)
 
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:
-            flag_ids = get_profile(self.profile).cross_core_flag_ids
+            profile = get_profile(self.profile)
+            direct = "ub" in profile.fixpipe_destinations
             kernels = irb.collect(op, "tile.kernel")
-            mixed = [k for k in kernels if _split(op, k, int(self.slots), flag_ids)]
+            mixed = [k for k in kernels
+                     if _split(op, k, int(self.slots), int(self.skew), profile.cross_core_flag_ids,
+                               direct)]
             if mixed and len(kernels) > 1:
                 _join_kernels(op)
             elif len(kernels) > 1:

@@ -31,6 +31,12 @@ from tilec.passes.registry import PassFailure, emit_error
 from tilec.sim.instruction import COPY_PIPES, FIX, MTE1, MTE2, PIPE_NAMES, M, S, V
 from tilec.sim.memory import Region, overlap
 
+GUARDS = "ascend.guards"
+"""On a cross-core flag op: the number of the function argument (a GM
+workspace) whose bytes the flag hands between the cores. Such a flag is
+ordered against the accesses of that argument only, so a ring's flags do not
+serialize a core's work on the rest of GM."""
+
 _UNBOUNDED = 1 << 62
 _MAX_RUNS = 1 << 16
 """Above this many runs an access is summarized by its bounding range."""
@@ -162,8 +168,11 @@ class _Root:
 class Model:
     """The tree of one kernel body (a function, or one `ascend.core` region)."""
 
-    def __init__(self, func: ir.Operation, block: ir.Block):
+    def __init__(self, func: ir.Operation, block: ir.Block, scoped_handoffs: bool = True):
         self.func = func
+        self.scoped_handoffs = scoped_handoffs
+        self.has_scoped_handoffs = False
+        """Whether a flag got the bytes it guards (so an unscoped model differs)."""
         self.arguments = list(func.regions[0].blocks[0].arguments)
         self.nodes: list[OpNode] = []
         self._allocs: list[ir.Operation] = []
@@ -258,12 +267,11 @@ class Model:
             return S, [self.access(buffer, name == "memref.store", indices,
                                    [1] * len(indices))]
         if name == "ascend.cross_core_set_flag":
-            pipe = self._pipe_attr(op)
-            return pipe, [self._any("gm", False)]
+            return self._pipe_attr(op), [self._handed_over(op, False)]
         if name == "ascend.cross_core_wait_flag":
             pipe = self._pipe_attr(op) if "pipe" in op.attributes else S
             # A wait on the scalar unit stalls the issue of everything after it.
-            return None if pipe == S else (pipe, [self._any("gm", True)])
+            return None if pipe == S else (pipe, [self._handed_over(op, True)])
         if name in _SCALAR_ONLY or name in _NO_ACCESS:
             return None
         if any(isinstance(v.type, ir.MemRefType) for v in operands):
@@ -292,6 +300,26 @@ class Model:
     def _copy_offsets(self, op: ir.Operation) -> tuple[list[ir.Value], list[ir.Value]]:
         groups = self._copy_segments(op)
         return groups[1], groups[3]
+
+    def _handed_over(self, op: ir.Operation, write: bool) -> Access:
+        """What a cross-core flag hands over: a set stands for a read of it
+        (after the writes the other core is to see), a wait for a write
+        (before the accesses that must follow). A ring's flag names its
+        workspace argument, or the [lo, hi) bytes of a ring in UB; any
+        other flag stands for all of GM. Unscoped (`scoped_handoffs`
+        false), a ring's flag stands for all of its memory: more ordering,
+        fewer flags pending at once."""
+        guarded = op.attributes.get(GUARDS, None)
+        in_ub = isinstance(guarded, ir.DenseI64ArrayAttr)
+        if guarded is None or not self.scoped_handoffs:
+            return self._any("ub" if in_ub else "gm", write)
+        self.has_scoped_handoffs = True
+        if in_ub:
+            lo, hi = list(guarded)
+            return Access(("space", "ub"), "ub", Region(None, lo, hi, hi - lo, None), write)
+        number = ir.IntegerAttr(guarded).value
+        return Access(("arg", number), "gm", Region(None, 0, _UNBOUNDED, _UNBOUNDED, None),
+                      write)
 
     def _any(self, space: str, write: bool) -> Access:
         return Access(("any", space), space, Region(None, 0, _UNBOUNDED, _UNBOUNDED, None),

@@ -8,7 +8,10 @@ starts it. Costs (cycles, all parameters of the profile):
 
 - DMA (MTE2/MTE3/FIX to or from GM): start-up + the GM transfer, whose rate
   the L2 model decides when the instruction starts;
-- on-chip moves (MTE1, L1/UB paths, V copies): start-up + bytes / path bandwidth;
+- on-chip moves (MTE1, L1/UB paths, V copies, the fixpipe into L1 or UB):
+  start-up + bytes / path bandwidth; a dual-destination fixpipe (`dual_dst`,
+  the AIC writing half of the rows into each AIV's UB) moves all of its bytes
+  on the AIC's FIX pipe at the l0c->ub rate;
 - mmad: start-up + (M, N rounded up to 16) x (K rounded up to C0) / MACs per cycle;
 - vector ops: one start-up per 255 repeats + one cycle-per-repeat per
   256 bytes of the widest operand.
@@ -47,7 +50,7 @@ from tilec.sim.instruction import (
 )
 from tilec.sim.interpreter import Compiler, compiles, keyword, location, memory_space
 from tilec.sim.memory import Buffer, region
-from tilec.sim.memref_ops import segments
+from tilec.sim.memref_ops import segments, twin_view, vector_ubs
 
 
 def _sizes(op: ir.Operation) -> list[int]:
@@ -405,6 +408,7 @@ def _fixpipe(c: Compiler, op: ir.Operation) -> None:
     src, dst, *offsets = list(op.operands)
     m, n = _sizes(op)
     relu = "relu" in op.attributes
+    dual = "dual_dst" in op.attributes
     source_type, target_type = _element(src, where), _element(dst, where)
     space = memory_space(dst.type)
     if space not in c.profile.fixpipe_destinations:
@@ -412,7 +416,8 @@ def _fixpipe(c: Compiler, op: ir.Operation) -> None:
     m1, n1 = _blocks(m, 16), _blocks(n, 16)
     startup = _startup(c, FIX)
     path = f"l0c->{space}"
-    site = c.site(op, f"ascend.fixpipe l0c -> {space}" + (" relu" if relu else ""))
+    site = c.site(op, f"ascend.fixpipe l0c -> {space}" + (" relu" if relu else "")
+                  + (" dual_dst" if dual else ""))
     src_slot, dst_slot, offset_slots = c.slot(src), c.slot(dst), c.slots_of(offsets)
     c0 = layout.c0(target_type.itemsize)
     nxt = c.pc + 1
@@ -470,13 +475,38 @@ def _fixpipe(c: Compiler, op: ir.Operation) -> None:
                      writes=_regions((target, blocks)), path=path,
                      nbytes=m * n * target_type.itemsize)
 
+    def to_both_ubs(core, source: Buffer, nz: np.ndarray, target: Buffer,
+                    offs: list[int]) -> Instr:
+        """Rows [s M/2, (s+1) M/2) into sub-block s's UB, at the same bytes of each."""
+        arenas = vector_ubs(core, where)
+        if target.arena is not arenas[0]:
+            raise fail(where, "ascend.fixpipe dual_dst writes a UB buffer of the AIC (the bytes "
+                              "it names in both AIVs' UBs)")
+        half = m // 2
+        first = target.array[_local_box(target, offs, [half, n], where,
+                                        "ascend.fixpipe destination")]
+        outs = [first, twin_view(first, arenas[0], arenas[1])]
+
+        def effect() -> None:
+            matrix = target_type.store(values(nz))
+            for sub, out in enumerate(outs):
+                out[...] = matrix[sub * half:(sub + 1) * half]
+
+        nbytes = 2 * first.nbytes
+        return Instr(EXEC, FIX, site,
+                     cycles=startup + math.ceil(nbytes / c.profile.bandwidth[path]),
+                     effect=effect, reads=_regions((source, nz)),
+                     writes=tuple(region(a, o) for a, o in zip(arenas, outs, strict=True)),
+                     path=path, nbytes=nbytes)
+
     make = {"gm": to_gm, "ub": to_ub, "l1": to_l1}[space]
 
     def step(core) -> int:
         env = core.env
         source: Buffer = env[src_slot]
-        core.issue(make(source, source.array[:n1, :m1], env[dst_slot],
-                        [env[i] for i in offset_slots]))
+        nz, target, offs = source.array[:n1, :m1], env[dst_slot], [env[i] for i in offset_slots]
+        core.issue(to_both_ubs(core, source, nz, target, offs) if dual
+                   else make(source, nz, target, offs))
         return nxt
 
     c.emit(step)

@@ -1,7 +1,10 @@
 """`memref` ops: placing buffers in on-chip memories, views, and scalar loads/stores.
 
 A view (`subview`, `cast`, `collapse_shape`, `expand_shape`) is a numpy view
-of the same bytes and costs nothing. `memref.load`/`memref.store` are the
+of the same bytes and costs nothing. A UB buffer of an AIC (a mix kernel's
+ring that the 950's fixpipe writes) names the same planned bytes of both AIVs'
+UBs: its value is a view of sub-block 0's, and the race detector sees the
+fixpipe's writes there. `memref.load`/`memref.store` are the
 scalar unit touching memory: they run on the S pipe at the current time, take
 `profile.scalar_*_access_cycles`, and are checked for races like any pipe op.
 """
@@ -69,6 +72,9 @@ def _alloc(c: Compiler, op: ir.Operation) -> None:
     nxt = c.pc + 1
 
     def step(core) -> int:
+        if core.kind == "aic" and space == "ub":
+            _alloc_in_vector_ubs(core, out, planned, nbytes, label, element, shape, where)
+            return nxt
         arena = arena_of(core, space, where)
         if planned is not None:
             problem = arena.place(planned, nbytes, label)
@@ -88,6 +94,41 @@ def _alloc(c: Compiler, op: ir.Operation) -> None:
         return nxt
 
     c.emit(step)
+
+
+def vector_ubs(core, where: str) -> list[Arena]:
+    """The UBs of the two AIVs of an AIC's AI core (in a mix kernel), by sub-block."""
+    aivs = core.machine.siblings(core) if core.machine.program.core_kind == "mix" else []
+    if len(aivs) != 2:
+        raise fail(where, f"{core.name} has no ub memory: a UB buffer of the AIC names the UBs "
+                          f"of its AIVs, which only a mix kernel has")
+    return [arena_of(aiv, "ub", where) for aiv in aivs]
+
+
+def _alloc_in_vector_ubs(core, out: int, planned: int | None, nbytes: int, label: str,
+                         element, shape: tuple[int, ...], where: str) -> None:
+    """A UB buffer of the AIC (the 950's fixpipe into UB writes it): the same
+    bytes of both AIVs' UBs, which their own plan reserves at that offset, so
+    the buffer's value is a view of sub-block 0's and a dual-destination
+    fixpipe finds sub-block 1's at the same address."""
+    if planned is None:
+        raise fail(where, "a UB buffer of the AIC needs the offset the memory planner gave it "
+                          "(ascend.offset): it names bytes of the AIVs' UBs")
+    arenas = vector_ubs(core, where)
+    for arena in arenas:
+        problem = arena.place(planned, nbytes, label)
+        if problem is not None:
+            raise fail(where, f"memref.alloc of {nbytes} bytes at ascend.offset {planned} "
+                              f"in the ub of {arena.owner}: {problem}")
+    arena = arenas[0]
+    array = arena.data[planned:planned + nbytes].view(element.storage).reshape(shape)
+    core.env[out] = Buffer(array, arena, element, arena.allocation_at(planned, nbytes, label))
+
+
+def twin_view(array: np.ndarray, arena: Arena, twin: Arena) -> np.ndarray:
+    """The view of `twin`'s bytes that `array` is of `arena`'s (same offset and strides)."""
+    return np.ndarray(array.shape, array.dtype, buffer=twin.data,
+                      offset=address(array) - arena.base, strides=array.strides)
 
 
 def _planned_offset(op: ir.Operation, where: str) -> int | None:

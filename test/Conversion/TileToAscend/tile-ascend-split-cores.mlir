@@ -1,8 +1,14 @@
-// RUN: tile-opt %s -split-input-file --tile-ascend-place-tiles --tile-ascend-split-cores \
+// RUN: tile-opt %s -split-input-file --tile-ascend-place-tiles --tile-ascend-split-cores="skew=1" \
 // RUN:   | filecheck %s
+// RUN: tile-opt %s -split-input-file --tile-ascend-place-tiles --tile-ascend-split-cores \
+// RUN:   | filecheck %s --check-prefix=SKEW
 // RUN: tile-opt %s -split-input-file --tile-ascend-place-tiles \
 // RUN:   --tile-ascend-split-cores="slots=3" | filecheck %s --check-prefix=SLOTS
-// RUN: tile-opt %s -split-input-file --tile-to-ascend="profile=910b" | filecheck %s --check-prefix=MIX
+// The whole pipeline: the pipelined loops of the last two kernels need more
+// flags than the 910b has event ids with their cores two iterations apart or
+// with two multi-buffer slots (tilec.compile retries so), hence the options.
+// RUN: tile-opt %s -split-input-file --tile-to-ascend="profile=910b skew=1 max-stages=1" \
+// RUN:   | filecheck %s --check-prefix=MIX
 
 // A GEMM whose accumulator gets a vector epilogue (scale and bias): the cube
 // half keeps the gemm and fixpipes the tile into a ring of workspace slots
@@ -308,12 +314,46 @@ func.func @loop_handoffs(%q: memref<32x32xf16>, %k: memref<4x32x32xf16>, %out: m
 
 // -----
 
-// The same loop with its own V tile: both cores are pipelined. The AIC
-// computes S for the first key tile before the loop and, in the loop, S(k+1)
-// before it waits for P(k); the AIVs turn S(k+1) into P(k+1) before they take
-// P(k) V(k), the output's rescale sunk next to that add and reading a shadow
-// of the factor %r, copied at the top of the body before stage 1 of the next
-// iteration overwrites it.
+// The same loop with its own V tile: both cores are pipelined. With skew=1
+// the AIC computes S for the first key tile before the loop and, in the
+// loop, S(k+1) before it waits for P(k); the AIVs turn S(k+1) into P(k+1)
+// before they take P(k) V(k), the output's rescale sunk next to that add and
+// reading a shadow of the factor %r, copied at the top of the body before
+// stage 1 of the next iteration overwrites it. By default (SKEW) both cores
+// run two iterations ahead: two guarded first stages before the loop,
+// stage 1 of k + 2 steps in it, and a chain of two shadows, shifted at the
+// top of the body (and between the two first stages), stage 2 reading the
+// older one.
+// SKEW-LABEL: func.func @pipelined_handoffs
+// SKEW: %[[LB:.*]] = arith.constant 1 : index
+// SKEW: arith.cmpi slt, %[[LB]], %[[N:[^ ]*]] : index
+// SKEW: tile.gemm {{.*}} transpose_b clear_accum
+// SKEW: ascend.cross_core_set_flag mode 2, fix, 0
+// SKEW: arith.cmpi slt
+// SKEW: tile.gemm {{.*}} transpose_b clear_accum
+// SKEW: ascend.cross_core_set_flag mode 2, fix, 0
+// SKEW: tile.pipelined %[[I:.*]] = %[[LB]] to %[[N]] step %[[STEP:[^ ]*]]
+// SKEW-NEXT: %[[C2:.*]] = arith.constant 2 : index
+// SKEW-NEXT: %[[TWO:.*]] = arith.muli %[[STEP]], %[[C2]] : index
+// SKEW-NEXT: %[[AHEAD:.*]] = arith.addi %[[I]], %[[TWO]] : index
+// SKEW-NEXT: arith.cmpi slt, %[[AHEAD]], %[[N]] : index
+// SKEW: } {ascend.core_region = #ascend.core<aic>}
+// SKEW: %[[NEWER:.*]] = tile.alloc : memref<16xf32, #tile.scope<ub>>
+// SKEW: %[[OLDER:.*]] = tile.alloc : memref<16xf32, #tile.scope<ub>>
+// SKEW: ascend.cross_core_set_flag mode 2, mte3, 2
+// SKEW: tile.copy %[[NEWER]][%{{.*}}], %[[OLDER]][%{{.*}}]
+// SKEW-NEXT: tile.copy %[[R:.*]][%{{.*}}], %[[NEWER]][%{{.*}}]
+// SKEW: ascend.cross_core_set_flag mode 2, mte3, 2
+// SKEW: tile.pipelined
+// SKEW-NOT: scf.if
+// SKEW: tile.copy %[[NEWER]][%{{.*}}], %[[OLDER]][%{{.*}}]
+// SKEW-NEXT: tile.copy %[[R]][%{{.*}}], %[[NEWER]][%{{.*}}]
+// SKEW: memref.store %{{.*}}, %[[R]]
+// SKEW: ascend.cross_core_set_flag mode 2, mte3, 2
+// SKEW: tile.parallel
+// SKEW: memref.load %[[OLDER]]
+// SKEW: ascend.cross_core_wait_flag 4, mte2
+// SKEW: } {ascend.core_region = #ascend.core<aiv>}
 // CHECK-LABEL: func.func @pipelined_handoffs
 // CHECK: %[[LB:.*]] = arith.constant 1 : index
 // CHECK: tile.kernel

@@ -1044,3 +1044,54 @@ func.func @copy_atomic_add_i64(%x: memref<?xi64, #ascend.mem<gm>>) {
   ascend.copy %ub[%c0], %x[%c0] sizes [16] atomic_add : memref<16xi64, #ascend.mem<ub>>, memref<?xi64, #ascend.mem<gm>>
   return
 }
+
+// -----
+
+func.func @dual_dst_outside(%c0: index) attributes {ascend.kernel = #ascend.core<mix>} {
+  %c17 = arith.constant 17 : index
+  %ring = memref.alloc() : memref<32x32xf32, #ascend.mem<ub>>
+  ascend.core aic {
+    %acc = memref.alloc() : memref<2x2x16x16xf32, #ascend.mem<l0c>>
+    // expected-error @+1 {{expected elements [17, 33) of dimension 0 of dst to lie in [0, 32) but they do not}}
+    ascend.fixpipe %acc, %ring[%c17, %c0] sizes [32, 32] {dual_dst}
+        : memref<2x2x16x16xf32, #ascend.mem<l0c>>, memref<32x32xf32, #ascend.mem<ub>>
+  }
+  return
+}
+
+// -----
+
+func.func @dual_dst_to_gm(%out: memref<?x?xf32, #ascend.mem<gm>>, %c0: index)
+    attributes {ascend.kernel = #ascend.core<aic>} {
+  %acc = memref.alloc() : memref<2x2x16x16xf32, #ascend.mem<l0c>>
+  // expected-error @+1 {{expected dst in ub with dual_dst (it writes the UBs of both AIVs) but got gm}}
+  ascend.fixpipe %acc, %out[%c0, %c0] sizes [32, 32] {dual_dst}
+      : memref<2x2x16x16xf32, #ascend.mem<l0c>>, memref<?x?xf32, #ascend.mem<gm>>
+  return
+}
+
+// -----
+
+func.func @dual_dst_odd_rows(%c0: index) attributes {ascend.kernel = #ascend.core<mix>} {
+  %ring = memref.alloc() : memref<16x32xf32, #ascend.mem<ub>>
+  ascend.core aic {
+    %acc = memref.alloc() : memref<2x2x16x16xf32, #ascend.mem<l0c>>
+    // expected-error @+1 {{expected an even M with dual_dst (M/2 rows to each AIV) but got 31}}
+    ascend.fixpipe %acc, %ring[%c0, %c0] sizes [31, 32] {dual_dst}
+        : memref<2x2x16x16xf32, #ascend.mem<l0c>>, memref<16x32xf32, #ascend.mem<ub>>
+  }
+  return
+}
+
+// -----
+
+func.func @dual_dst_cast(%c0: index) attributes {ascend.kernel = #ascend.core<mix>} {
+  %ring = memref.alloc() : memref<16x32xf16, #ascend.mem<ub>>
+  ascend.core aic {
+    %acc = memref.alloc() : memref<2x2x16x16xf32, #ascend.mem<l0c>>
+    // expected-error @+1 {{expected no cast and no relu with dual_dst (the dual destination bypasses the fixpipe's conversions)}}
+    ascend.fixpipe %acc, %ring[%c0, %c0] sizes [32, 32] {dual_dst}
+        : memref<2x2x16x16xf32, #ascend.mem<l0c>>, memref<16x32xf16, #ascend.mem<ub>>
+  }
+  return
+}

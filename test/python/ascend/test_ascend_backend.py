@@ -152,8 +152,8 @@ def test_a_race_raises_at_the_users_line(monkeypatch):
 
     unsynchronized = pipelines.tile_to_ascend
 
-    def without_sync(target, max_stages=0, sync="flags"):
-        text = unsynchronized(target, max_stages, sync)
+    def without_sync(target, *args):
+        text = unsynchronized(target, *args)
         return ",".join(p for p in text.split(",") if not p.startswith("tile-ascend-inject-sync"))
 
     from tilec.backends.ascend import compiler

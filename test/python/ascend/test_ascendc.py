@@ -19,6 +19,7 @@ headers' CPU-debug mode when the toolkit's CPU-debug stubs are there too.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import re
 import shutil
@@ -27,6 +28,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 import test_ascend_backend as backend_tests
 import test_ascend_gemm as gemm_tests
@@ -36,7 +38,7 @@ from example_kernels import example
 
 import tilec
 import tilec.language as T
-from tilec import ir
+from tilec import ir, sim
 from tilec.backends.ascend.ascendc import ARCH, HARD_EVENTS, STRUCTS, emit_ascendc
 from tilec.diagnostics import CompileError
 
@@ -44,16 +46,16 @@ PROFILES = ["910b", "950"]
 M = T.symbolic("M")
 
 
-def scalar_math(n: int, per_element=T.log2, block: int = 32):
+def scalar_math(n: int, per_element=T.log2, block: int = 32, dtype: str = "float32"):
     """Scalar math on a scalar argument, and `per_element` on each element of a tile (ops
-    with no vector call, such as log2, run element by element on the scalar pipe)."""
+    with no vector call, such as log2 or tanh, run element by element on the scalar pipe)."""
+    scalar = getattr(T, dtype)
 
     @T.prim_func
-    def scalar_math(X: T.Tensor((n,), "float32"), Y: T.Tensor((n,), "float32"),
-                    s: T.float32):
+    def scalar_math(X: T.Tensor((n,), dtype), Y: T.Tensor((n,), dtype), s: scalar):
         with T.Kernel(T.ceildiv(n, block)) as bx:
-            x = T.alloc_fragment((block,), "float32")
-            y = T.alloc_fragment((block,), "float32")
+            x = T.alloc_fragment((block,), dtype)
+            y = T.alloc_fragment((block,), dtype)
             T.copy(X[bx * block], x)
             w = T.log(s) + T.exp(s) + T.exp2(s) + T.sqrt(s) + T.rsqrt(s) + T.abs(s)
             for i in T.Parallel(block):
@@ -163,6 +165,9 @@ def _kernels() -> dict[str, object]:
     }
     kernels["column_copies"] = lambda: column_copies(2, 150, 3)
     kernels["scalar_math"] = lambda: scalar_math(70)
+    # tanh has no basic vector call: the advanced API's Tanh, with a temporary buffer
+    kernels["scalar_tanh"] = lambda: scalar_math(70, T.tanh)
+    kernels["scalar_tanh_f16"] = lambda: scalar_math(50, T.tanh, block=16, dtype="float16")
     bodies = {"add": lambda a, b: a + b, "exp_relu": lambda a, b: T.max(T.exp(a) - b, 0.0),
               "select": lambda a, b: T.if_then_else(a > b, a - b, b * 2.0)}
     for name, body in bodies.items():
@@ -198,8 +203,13 @@ def compiled(name: str, profile: str) -> tilec.CompiledKernel:
 
 
 SCALAR_MATH_CALL = {"math.log": "Ln", "math.log2": "Ln", "math.exp": "Exp", "math.exp2": "Exp",
-                    "math.sqrt": "Sqrt", "math.rsqrt": "Rsqrt"}
+                    "math.sqrt": "Sqrt", "math.rsqrt": "Rsqrt", "math.tanh": "Tanh",
+                    "math.sin": "Sin", "math.cos": "Cos", "math.erf": "Erf"}
 """The scalar math ops the emitter computes on one UB element (others are plain C++)."""
+ADVANCED_CALLS = {"Tanh": {"f32": 1, "f16": 4}, "Sin": {"f32": 3, "f16": 8},
+                  "Cos": {"f32": 3, "f16": 8}, "Erf": {"f32": 3, "f16": 8}}
+"""Advanced-API calls (adv_api/math): 256-byte repeats of temporary buffer that their
+tiling functions' minimum asks for, per element type (GetTanhMaxMinTmpSize, ...)."""
 
 
 def _ascend_ops(text: str) -> tuple[ir.Module, list[tuple[str, int, ir.Operation]]]:
@@ -230,7 +240,8 @@ VENDOR_CALL = re.compile(
     r"\b(DataCopyPad|DataCopy|LoadDataWithTranspose|LoadData|Mmad|Fixpipe|Adds|Muls|Maxs|Mins|"
     r"Add|Sub|Mul|Div|Max|"
     r"Min|Exp|Ln|Abs|Sqrt|Rsqrt|Relu|Reciprocal|Duplicate|Cast|ReduceSum|ReduceMax|ReduceMin|"
-    r"Brcb|Copy|Compare|Select|Fill|SetFlag|WaitFlag|PipeBarrier|CrossCoreSetFlag|CrossCoreWaitFlag|"
+    r"Tanh|Sin|Cos|Erf|Brcb|Copy|Compare|Select|Fill|SetFlag|WaitFlag|PipeBarrier|"
+    r"CrossCoreSetFlag|CrossCoreWaitFlag|"
     r"SyncAll|GetBlockIdx|GetBlockNum|GetSubBlockIdx|SetAtomicAdd|SetAtomicNone)\s*[<(]")
 
 
@@ -278,11 +289,15 @@ def _expect(op: ir.Operation) -> tuple[set[str], list[str]]:
     """The vendor calls one ascend op may issue, and patterns its C++ must contain."""
     if op.name in SCALAR_MATH_CALL:  # store, S -> V, one-element call, V -> S, read back
         call = SCALAR_MATH_CALL[op.name]
+        # a basic call runs in place; an advanced one writes the next block and takes the
+        # temporary buffer after it
+        compute, result = ((rf"{call}\(\2, \2, 1\)", r"\2") if call not in ADVANCED_CALLS else
+                           (rf"{call}\((res\d+), \2, ub\[(\d+)\], 1\)", r"\3"))
         order = [r"SetFlag<HardEvent::V_S>\((\d)\);\n *WaitFlag<HardEvent::V_S>\(\1\);\n"
                  r" *(one\d+)\.SetValue\(0, .*\);\n *SetFlag<HardEvent::S_V>\(\1\);\n"
                  r" *WaitFlag<HardEvent::S_V>\(\1\);\n"
-                 rf" *{call}\(\2, \2, 1\);\n *SetFlag<HardEvent::V_S>\(\1\);\n"
-                 r" *WaitFlag<HardEvent::V_S>\(\1\);\n.* = \2\.GetValue\(0\)"]
+                 rf" *{compute};\n *SetFlag<HardEvent::V_S>\(\1\);\n"
+                 rf" *WaitFlag<HardEvent::V_S>\(\1\);\n.* = {result}\.GetValue\(0\)"]
         scale = {"math.log2": [r"GetValue\(0\) / static_cast<\w+>\(0\.693147"],
                  "math.exp2": [r"SetValue\(0, static_cast<\w+>\(.* \* static_cast<\w+>"
                                r"\(0\.693147"]}
@@ -466,6 +481,39 @@ def _product(values: list[int]) -> int:
     return result
 
 
+def _planned_ub_end(module: ir.Module) -> int:
+    """The end of the last UB tile tile-ascend-plan-memory placed (bytes)."""
+    end = 0
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        nonlocal end
+        if op.name == "memref.alloc" and _space(op.results[0]) == "ub":
+            t = ir.MemRefType(op.results[0].type)
+            end = max(end, _int(op, "ascend.offset") + _numel(op.results[0])
+                      * (t.element_type.width // 8))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return end
+
+
+def _check_scalar_scratch(op: ir.Operation, text: str, cpp: str, module: ir.Module) -> None:
+    """The element of a scalar math op lies in UB after every planned tile; an advanced
+    call's result takes the next block and its temporary buffer, after both, has at least
+    the bytes the tiling functions' minimum asks for before the end of UB."""
+    element = str(op.results[0].type)
+    operand = int(re.search(r"one\d+ = ub\[(\d+)\]", text).group(1))
+    assert operand % 32 == 0 and operand >= _planned_ub_end(module), text
+    call = SCALAR_MATH_CALL[op.name]
+    if call not in ADVANCED_CALLS:
+        return
+    result = int(re.search(r"res\d+ = ub\[(\d+)\]", text).group(1))
+    tmp = int(re.search(rf"{call}\(res\d+, one\d+, ub\[(\d+)\], 1\)", text).group(1))
+    ub_bytes = int(re.search(r"pipe\.InitBuffer\(ub_buf, (\d+)\);", cpp).group(1))
+    assert result >= operand + 32 and tmp >= result + 32, text
+    assert ub_bytes - tmp >= ADVANCED_CALLS[call][element] * 256, (ub_bytes, tmp, text)
+
+
 def _check_same_program(ir_text: str, cpp: str) -> int:
     module, ops = _ascend_ops(ir_text)
     chunks = _chunks(cpp)
@@ -484,6 +532,7 @@ def _check_same_program(ir_text: str, cpp: str) -> int:
         if name in SCALAR_MATH_CALL:  # its flags pair with no S <-> V flag of the IR
             events = {int(e) for e in re.findall(r"HardEvent::[VS]_[VS]>\((\d+)\)", text)}
             assert not events & _events(module, {"s", "v"}), f"[{index}] {name}: {events}"
+            _check_scalar_scratch(op, text, cpp, module)
         if name in ("ascend.load_l0a", "ascend.load_l0b"):
             dst = ir.MemRefType(op.operands[1].type).shape
             repeats = sum(int(r) for r in re.findall(r"\.repeatTimes = (\d+);", text))
@@ -624,14 +673,45 @@ def test_32_bit_transposed_loads_are_a_located_error():
         compiled("gemm_f32_part_squares", "910b").source()
 
 
+ADVANCED_IR_OPS = {"math.sin": np.sin, "math.cos": np.cos, "math.erf": np.vectorize(math.erf)}
+"""Scalar math the DSL does not write but the simulator runs, put into the tanh kernel's IR
+in place of math.tanh."""
+
+
+def _edited_scalar_kernel(op: str, profile: str) -> str:
+    return compiled("scalar_tanh", profile).ir("ascend").replace("math.tanh", op)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("op", sorted(ADVANCED_IR_OPS))
+def test_scalar_sin_cos_and_erf_go_through_the_advanced_api(op, profile):
+    """The tanh kernel's IR with sin, cos or erf instead: the simulator computes
+    Y = X * w + f(X) (w: the scalar math of s), and the source is that program, with the
+    advanced API's call on one element and its temporary buffer in the UB scratch."""
+    text = _edited_scalar_kernel(op, profile)
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-4, 4, 70).astype(np.float32)
+    s = np.float32(0.7)
+    w = np.log(s) + np.exp(s) + np.exp2(s) + np.sqrt(s) + 1 / np.sqrt(s) + abs(s)
+    result = sim.simulate(text, {"X": x, "Y": np.zeros_like(x), "s": s}, profile=profile,
+                          block_dim=3)
+    assert result.ok
+    np.testing.assert_allclose(result["Y"], x * w + ADVANCED_IR_OPS[op](x), rtol=1e-5,
+                               atol=1e-5)
+    source = emit_ascendc(ir.parse_module(text, "<edited>", ir.make_context()), profile)[0]
+    assert _check_same_program(text, source.text()) > 0
+    assert f"{SCALAR_MATH_CALL[op]}(res" in source.text()
+
+
 def test_scalar_math_with_no_vector_call_is_a_located_error():
-    """Scalar math goes through one UB element of the vector unit: an op that no vector
-    call computes (tanh is an advanced-API routine with its own scratch) is an error at
-    its DSL line."""
-    kernel = tilec.compile(scalar_math(70, T.tanh), target="ascend")
-    with pytest.raises(CompileError, match=r"test_ascendc\.py:\d+:\d+: error: 'math\.tanh' on "
-                                           r"a scalar has no AscendC form"):
-        kernel.source()
+    """Scalar math goes through one UB element of the vector unit: an op that neither a
+    basic nor an advanced vector call computes (log1p) is an error at its line."""
+    module = ir.parse_module(_edited_scalar_kernel("math.log1p", "910b"), "edited.mlir",
+                             ir.make_context())
+    with module.context, pytest.raises(CompileError, match=r"edited\.mlir:\d+:\d+: error: "
+                                                           r"'math\.log1p' on a scalar has no "
+                                                           r"AscendC form"):
+        emit_ascendc(module, "910b")
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -688,6 +768,8 @@ enum class QuantMode_t { NoQuant, F322F16, F322BF16, DEQF16 };
 struct FixpipeConfig {};
 constexpr FixpipeConfig CFG_ROW_MAJOR{};
 constexpr FixpipeConfig CFG_NZ{};
+struct FixpipeParamsArch3510 { uint16_t nSize, mSize, srcStride; uint32_t dstStride;
+    QuantMode_t quantPre; bool reluEn; uint8_t dualDstCtl; };
 template <class T> struct LocalTensor {
     LocalTensor operator[](int64_t) const { return *this; }
     template <class U> LocalTensor<U> ReinterpretCast() const { return {}; }
@@ -709,6 +791,7 @@ ANY(Add) ANY(Sub) ANY(Mul) ANY(Div)
 ANY(Max) ANY(Min) ANY(Adds) ANY(Muls) ANY(Maxs) ANY(Mins) ANY(Exp) ANY(Ln) ANY(Abs) ANY(Sqrt)
 ANY(Rsqrt) ANY(Relu) ANY(Reciprocal) ANY(Duplicate) ANY(Cast) ANY(ReduceSum) ANY(ReduceMax)
 ANY(ReduceMin) ANY(Brcb) ANY(Copy) ANY(Compare) ANY(Select) ANY(Fill)
+ANY(Tanh) ANY(Sin) ANY(Cos) ANY(Erf)
 enum class PaddingMode { Normal, Compact };
 template <class T, PaddingMode M, class... A> void DataCopyPad(const A&...) {}
 template <class T, class U, const FixpipeConfig& C, class... A> void Fixpipe(const A&...) {}
@@ -739,8 +822,12 @@ def _stand_in(arch: int) -> str:
 
 
 def _sources(profile: str) -> list[str]:
-    return [compiled(name, profile).source() for name in sorted(KERNELS)
-            if (name, profile) not in NOT_EMITTED]
+    """The sources of every listed kernel that emits, and of the edited scalar kernels."""
+    edited = [emit_ascendc(ir.parse_module(_edited_scalar_kernel(op, profile), "<edited>",
+                                           ir.make_context()), profile)[0].text()
+              for op in sorted(ADVANCED_IR_OPS)]
+    return [*(compiled(name, profile).source() for name in sorted(KERNELS)
+              if (name, profile) not in NOT_EMITTED), *edited]
 
 
 def _one_unit(sources: list[str]) -> str:
@@ -867,7 +954,11 @@ def _headers(arch: int) -> str:
     root = Path(DEVKIT)
     texts = []
     folders = ("include/basic_api", "include/utils", "impl/basic_api", "impl/utils")
-    for path in (p for folder in folders for p in (root / folder).rglob("*.h")):
+    paths = [p for folder in folders for p in (root / folder).rglob("*.h")]
+    # the advanced API's math routines the sources call, each in its own header
+    paths += [root / "include" / "adv_api" / "math" / f"{call.lower()}.h"
+              for call in ADVANCED_CALLS]
+    for path in paths:
         texts.append("\n".join(_active_lines(path.read_text(errors="replace"), arch)))
     return "\n".join(texts)
 
@@ -887,7 +978,8 @@ def test_every_name_the_sources_use_is_declared(profile):
         used_members |= set(re.findall(r"\b(\w+)::(\w+)\b", kernel))
     used_calls -= {"KERNEL_TASK_TYPE_DEFAULT"}
     assert {"DataCopyPad", "Mmad", "Fixpipe", "LoadData", "SetFlag", "ReduceMax", "Brcb",
-            "Select", "ReinterpretCast", "InitBuffer", "SetGlobalBuffer"} <= used_calls
+            "Select", "ReinterpretCast", "InitBuffer", "SetGlobalBuffer", *ADVANCED_CALLS} \
+        <= used_calls
     for call in sorted(used_calls):
         assert re.search(rf"inline[^;{{}}]*\b{call}\s*\(", headers), f"{call} is not declared"
     arities = _declared_arities(headers)

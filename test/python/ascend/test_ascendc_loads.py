@@ -144,3 +144,20 @@ def test_odd_column_blocks_are_an_error():
     """A Zz tile 8 columns wide (one fractal) has no square of two fractals side by side."""
     with pytest.raises(CompileError, match="16x16 squares of 32-bit elements"):
         transposed_32bit_loads("l0b", [2, 1], 1, [4, 1], 1)
+
+
+@pytest.mark.parametrize(("K", "N"), [(24, 40), (40, 24), (8, 8), (50, 70)])
+def test_a_ragged_b_padded_to_whole_squares_gives_its_zn(K, N):
+    """A ragged f32 B in a Zz tile padded with zeros to whole 16x16 squares (rows and
+    columns to multiples of 16): the loads fill an L0B of the padded K, whose leading
+    ceil(K/8) fractal rows are the Zn of B itself (the layout a lowering that pads such
+    tiles would hand the emitter)."""
+    B = _f32(K, N)
+    rows, cols, k1 = -(-K // 16) * 16, -(-N // 16) * 16, -(-K // 8)
+    zz = layout.nd_to_zz(layout.fit(B, rows, cols), 8)
+    shape = (rows // 8, cols // 16, 16, 8)
+    calls = transposed_32bit_loads("l0b", list(zz.shape[:2]), zz.shape[1], list(shape[:2]),
+                                   shape[1])
+    out = _apply_32bit(calls, zz, shape)
+    np.testing.assert_array_equal(out[:k1], layout.nd_to_zn(layout.fit(B, k1 * 8, cols), 8))
+    assert (out[k1:] == 0).all()  # the padding rows of K hold zeros

@@ -3,8 +3,10 @@
 `tilec.compile(kernel, target="ascend", profile="950")` lowers tile IR to
 `ascend` IR (placed, multi-buffered, memory-planned, synchronized); that IR
 is what the simulator runs and what `.source()` and `kernel.ir("ascend")`
-show. When the sync pass runs out of event ids, the kernel is lowered again
-with fewer multi-buffer slots, and a warning says so.
+show. When the sync pass runs out of event ids, the kernel is lowered again:
+first with the cores of a mix kernel one iteration apart instead of two (an
+automatic choice, silently), then with fewer multi-buffer slots, which a
+warning reports since the kernel asked for them.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ class AscendBackend(Backend):
     def retry(self, failure: Exception, options: AscendOptions) -> AscendOptions | None:  # type: ignore[override]
         if not isinstance(failure, CompileError) or OUT_OF_EVENT_IDS not in str(failure):
             return None
+        if not options.cross_core_skew:
+            return dataclasses.replace(options, cross_core_skew=1)
         stages = options.max_stages or 4
         if options.max_stages:
             stages -= 1
@@ -56,7 +60,7 @@ class AscendBackend(Backend):
         return dataclasses.replace(options, max_stages=stages)
 
     def pipeline(self, target: AscendTarget, options: AscendOptions) -> str:  # type: ignore[override]
-        return tile_to_ascend(target, options.max_stages, options.sync)
+        return tile_to_ascend(target, options.max_stages, options.sync, options.cross_core_skew)
 
     def codegen(  # type: ignore[override]
         self, module: ir.Module, entry: str, target: AscendTarget, options: AscendOptions

@@ -24,6 +24,10 @@ class AscendOptions(Options):
     """The simulator's budget of interpreted steps per run."""
     max_stages: int = 0
     """A cap on the slots of multi-buffered loops (0: as the kernel asks)."""
+    cross_core_skew: int = 0
+    """How many iterations the cube and vector cores of a mix kernel run
+    ahead of each other in a loop that hands tiles both ways (1 or 2; 0:
+    2, lowered to 1 when the pipes run out of event ids)."""
     sync: str = "flags"
     """How pipes are ordered: "flags" (set/wait pairs on exact hazards) or
     "barrier" (a PIPE_ALL barrier between dependent ops: the baseline
@@ -37,6 +41,9 @@ class AscendOptions(Options):
         if self.profile and self.profile not in AscendTarget.variants:
             raise OptionError(f"compile option 'profile' must be one of "
                               f"{', '.join(AscendTarget.variants)} but got '{self.profile}'")
+        if self.cross_core_skew not in (0, 1, 2):
+            raise OptionError(f"compile option 'cross_core_skew' must be 0, 1 or 2 but got "
+                              f"{self.cross_core_skew}")
         for name in ("block_dim", "max_stages"):
             if getattr(self, name) < 0:
                 raise OptionError(f"compile option '{name}' must be 0 or more but got "

@@ -23,7 +23,8 @@ Parts: `emitter` (buffers, entry, launcher), `base` (state, markers, the op
 dispatch), `statements` (scf/arith/memref), `sync`, `copies` (GM and local
 copies, edge zeros), `cube` (L1 -> L0 loads, Mmad, Fixpipe; `cube_loads` plans
 the 8-bit transposing loads), `vector`, `scalar_math` (log/exp/sqrt of a
-scalar on one UB element), with the vendor names in `tables`.
+scalar on one UB element; tanh/sin/cos/erf by the advanced API's routines, with
+their temporary buffer in the UB scratch), with the vendor names in `tables`.
 
 Parameter structs are filled by field name; `STRUCTS` lists, per
 architecture, every struct the emitter uses with its fields in declaration
@@ -55,8 +56,10 @@ the 950 as the Nz of its transpose (`{transpose}`: DataCopy with `Dn2NzParams`,
 arch 3510 only), loaded by the plain LoadData. Located errors say what the API
 cannot express: f32 operands the lowering left in Nz (tiles that are not whole
 16x16 squares), GM rows under 32 bytes on the 910b (DataCopyPad starts
-each row at a UB block), fixpipes into UB (the 950's names the vector core's
-UB, the IR does not) and scalar math that no vector call computes. A
+each row at a UB block), fixpipes into one UB (the 950's dual-destination
+fixpipe of a mix kernel, half of the rows into each AIV's UB, is emitted
+with `FixpipeParamsArch3510::dualDstCtl`) and scalar math that no basic or advanced vector call
+computes (log1p, expm1, ...). A
 fixpipe into L1 writes Nz (`CFG_NZ`) into 16-bit tiles from a 16-column block.
 
 Edge tiles: a GM -> local copy reads zeros past the tensor's edge in the IR,

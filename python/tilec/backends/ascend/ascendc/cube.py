@@ -145,7 +145,8 @@ class Cube(EmitterBase):
         offsets = [self.value(v) for v in op.operands[2:]]
         m, n = list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
         relu = "relu" in op.attributes
-        self.marker(op, f"sizes [{m}, {n}]{' relu' if relu else ''}")
+        dual = " dual_dst" if "dual_dst" in op.attributes else ""
+        self.marker(op, f"sizes [{m}, {n}]{' relu' if relu else ''}{dual}")
         quant = QUANT.get((src.element, dst.element))
         if quant is None:
             raise error(f"no fixpipe conversion from {src.element} to {dst.element}",
@@ -153,11 +154,11 @@ class Cube(EmitterBase):
         if dst.space == "l1":
             self.fixpipe_to_l1(op, src, dst, offsets, m, n, relu, quant)
             return
+        if dst.space == "ub":
+            self.fixpipe_to_ub(op, src, dst, offsets, m, n)
+            return
         if dst.space != "gm":
-            raise error(f"not emitted: the 950's fixpipe into UB writes the UB of one vector "
-                        f"core (FixpipeParamsArch3510's subBlockId, or both halves with "
-                        f"dualDstCtl), and this fixpipe into {dst.space} names none",
-                        op.location)
+            raise error(f"not emitted: a fixpipe into {dst.space}", op.location)
         valid_m = self.valid_extent(dst.shape[0], offsets[0], m)
         valid_n = self.valid_extent(dst.shape[1], offsets[1], n)
         m1 = src.static_shape[1]
@@ -173,6 +174,25 @@ class Cube(EmitterBase):
             return
         guard = f"if ({' && '.join(f'{e} > 0' for e in checks)}) " if checks else ""
         self.line(f"{guard}Fixpipe<{CTYPE[dst.element]}, {CTYPE[src.element]}, CFG_ROW_MAJOR>("
+                  f"{element_at(dst, self.linear(dst, offsets))}, {src.base}, {params});")
+
+    def fixpipe_to_ub(self, op: ir.Operation, src: Tensor, dst: Tensor, offsets: list[str],
+                      m: int, n: int) -> None:
+        """L0C -> UB on 3510 (NZ2ND): with `dual_dst`, rows [0, M/2) into sub-block 0's UB
+        and the rest into sub-block 1's, at the same address (`dualDstCtl` 1, split in M),
+        which the dual mode allows only without a conversion or relu."""
+        if self.arch != 3510 or "dual_dst" not in op.attributes:
+            raise error("not emitted: the 950's fixpipe into UB writes the UB of one vector "
+                        "core (FixpipeParamsArch3510's subBlockId) or both halves (dualDstCtl), "
+                        "and only the dual destination is emitted", op.location)
+        # FixpipeParamsArch3510's format defaults to CO2Layout::ROW_MAJOR.
+        params = self.fresh("p")
+        self.line(f"FixpipeParamsArch3510 {params};")
+        for field, value in (("nSize", n), ("mSize", m), ("srcStride", src.static_shape[1] * 16),
+                             ("dstStride", dst.strides[0]), ("quantPre", "QuantMode_t::NoQuant"),
+                             ("reluEn", "false"), ("dualDstCtl", 1)):
+            self.line(f"{params}.{field} = {value};")
+        self.line(f"Fixpipe<{CTYPE[dst.element]}, {CTYPE[src.element]}, CFG_ROW_MAJOR>("
                   f"{element_at(dst, self.linear(dst, offsets))}, {src.base}, {params});")
 
     def fixpipe_to_l1(self, op: ir.Operation, src: Tensor, dst: Tensor, offsets: list[str],

@@ -9,7 +9,11 @@ from mlir import ir
 
 from tilec.backends.ascend.ascendc.copies import Copies
 from tilec.backends.ascend.ascendc.cube import Cube
-from tilec.backends.ascend.ascendc.scalar_math import SCALAR_MATH, ScalarMath
+from tilec.backends.ascend.ascendc.scalar_math import (
+    SCALAR_MATH,
+    ScalarMath,
+    scalar_math_scratch,
+)
 from tilec.backends.ascend.ascendc.statements import Statements
 from tilec.backends.ascend.ascendc.sync import Sync
 from tilec.backends.ascend.ascendc.tables import (
@@ -88,8 +92,8 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
                     used.add(ir.IntegerAttr(op.attributes["event"]).value)
                 elif pipes == {"s", "v"}:
                     used_by_scalar.add(ir.IntegerAttr(op.attributes["event"]).value)
-            elif name in SCALAR_MATH:  # one element of the scratch
-                scratch = max(scratch, BLOCK_BYTES)
+            elif name in SCALAR_MATH:  # one element (and a temporary buffer) of the scratch
+                scratch = max(scratch, scalar_math_scratch(op))
             elif name == "ascend.vbrcb":
                 dst = ir.MemRefType(op.operands[0].type)
                 rows = 1

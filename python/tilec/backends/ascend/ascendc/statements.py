@@ -51,7 +51,9 @@ class Statements(EmitterBase):
 
     def op_math_absf(self, op: ir.Operation) -> None:
         x = self.value(op.operands[0])
-        self.bind(op, f"({x} < 0 ? -{x} : {x})")
+        # both branches of one type: negating a half may promote it (CPU-debug `half`)
+        ctype = SCALAR_CTYPE[str(op.results[0].type)]
+        self.bind(op, f"({x} < 0 ? static_cast<{ctype}>(-{x}) : {x})")
 
     def op_math_floor(self, op: ir.Operation) -> None:
         self.rounded(op, ">", "- 1")
