@@ -8,7 +8,9 @@ until the end of `convert-tile-to-ascend`, which retypes every memref once
 (`ascend_type`): `#tile.scope<ub>` (and the portable scopes, which only
 vector code uses when `tile-ascend-place-tiles` has not run) to
 `#ascend.mem<ub>`, the cube scopes to their buffers, global memory to
-`#ascend.mem<gm>`.
+`#ascend.mem<gm>`. A cube tile gets the fractal shape of its layout: Nz in L1,
+or the transposing layout the gemm lowering chose for a 32-bit operand
+(`L1_LAYOUT`, `l1_shape`), which the gemm and copy lowerings see it in too.
 
 Vector lowerings need UB temporaries; `Scratch` hands them out. A scratch
 buffer lives only while the op that asked for it is lowered, so the next
@@ -37,7 +39,11 @@ from mlir.dialects import memref
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
-from tilec.passes.conversion.tile_to_ascend.place_tiles import cube_buffer_type
+from tilec.passes.conversion.tile_to_ascend.place_tiles import (
+    FRACTAL_ROWS,
+    cube_buffer_type,
+    fractal_shape,
+)
 from tilec.targets import TargetDescription
 
 CUBE_SCOPES = frozenset({tile.Scope.l1, tile.Scope.l0a, tile.Scope.l0b, tile.Scope.l0c})
@@ -68,6 +74,38 @@ def _space_attr(type_: ir.MemRefType) -> ir.Attribute | None:
     except ValueError:
         return None
     return space
+
+
+L1_LAYOUT = "ascend.l1_layout"
+"""Attribute of an L1 tile's `tile.alloc` that the gemm lowering sets when the
+tile holds a 32-bit operand that needs transposing: `zz` or `transposed`
+(`cube_gemm.choose_l1_layouts`); the alloc, copy and gemm lowerings all shape
+the tile's buffer by it."""
+L1_ZZ, L1_TRANSPOSED = "zz", "transposed"
+
+
+def l1_layout(tile: ir.Value) -> str | None:
+    """The layout the gemm lowering chose for L1 tile `tile`, None for Nz."""
+    owner = tile.owner
+    if isinstance(owner, ir.Operation | ir.OpView) and L1_LAYOUT in owner.attributes:
+        return ir.StringAttr(owner.attributes[L1_LAYOUT]).value
+    return None
+
+
+def l1_shape(tile: ir.Value) -> list[int]:
+    """The 4-D shape of L1 tile `tile` (R x C) in its layout: Nz of R x C, Zz of
+    R x C with C up to whole 16 x 16 squares (which its loads move), or Nz of the
+    C x R transpose (which pads R, not C, to whole fractal rows: a ragged tile
+    holds more or fewer elements than its Nz)."""
+    type_ = ir.MemRefType(tile.type)
+    rows, cols = type_.shape
+    layout = l1_layout(tile)
+    if layout == L1_ZZ:
+        squares = -(-cols // FRACTAL_ROWS) * FRACTAL_ROWS
+        return fractal_shape("l0a", rows, squares, type_.element_type)
+    if layout == L1_TRANSPOSED:
+        return fractal_shape("l1", cols, rows, type_.element_type)
+    return fractal_shape("l1", rows, cols, type_.element_type)
 
 
 def memory_space(type_: ir.MemRefType) -> ascend.MemSpace:
@@ -212,8 +250,12 @@ class AllocToBuffer(TileOpLowering):
     name = "ascend-alloc-buffer"
 
     def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
-        type_ = ir.MemRefType(op.results[0].type)
-        if is_cube(op.results[0]):
+        tile_ = op.results[0]
+        type_ = ir.MemRefType(tile_.type)
+        if l1_layout(tile_) is not None:
+            # An operand the gemm keeps in a transposing layout: its fractals.
+            type_ = ascend.memref_type(l1_shape(tile_), type_.element_type, "l1")
+        elif is_cube(tile_):
             # Cube tiles are whole fractals, in the layout their path wants.
             type_ = cube_buffer_type(type_)
         with function_entry(op), op.location:

@@ -6,7 +6,7 @@ Each path of the cube has its instruction:
   edge and the fractal padding are zero, so ragged tiles need nothing else),
   also of a region smaller than the tile (see below),
   or to the layout the gemm lowering chose for a 32-bit operand it must
-  transpose (`cube_gemm.l1_layout`: `{zz}` on the 910b, `{transpose}`, the
+  transpose (`buffers.l1_layout`: `{zz}` on the 910b, `{transpose}`, the
   Nz of the region's transpose, on the 950);
 - L0C -> global: `ascend.fixpipe` (Nz to row-major, the cast to the
   tensor's element type, writes past the edge dropped, and the ReLU of an
@@ -63,13 +63,11 @@ from tilec.passes.canonicalize_ops import is_zero_constant
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend import buffers
+from tilec.passes.conversion.tile_to_ascend.buffers import L1_TRANSPOSED, L1_ZZ, l1_layout
 from tilec.passes.conversion.tile_to_ascend.cube_gemm import (
-    L1_TRANSPOSED,
-    L1_ZZ,
     cleared_since,
     fractal_view,
     is_clear,
-    l1_layout,
     matrix_shape,
 )
 from tilec.passes.conversion.tile_to_ascend.handoff_rings import DUAL_DST

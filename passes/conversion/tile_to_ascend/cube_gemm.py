@@ -55,10 +55,18 @@ Cube layout facts the loads rest on (f32: 16 x 8 fractals, C0 = 8):
   (`ascend.copy_nd2nz {transpose}`, DataCopy with Dn2NzParams: the GM matrix
   read column-major), which the plain load takes like any A or Bᵀ.
   The gemm records the layout on the tile (`ascend.l1_layout`), and the
-  copy into L1 lowers to it. Squares need whole 16 x 16 blocks: a tile
-  whose extents are not multiples of 16, or one that anything but copies
-  from GM writes, stays Nz (the simulator runs it; the AscendC emitter
-  reports that no load transposes it).
+  alloc and the copy into L1 lower to it. The transposed Nz pads a ragged
+  tile as any Nz does (its rows to C0 columns, its columns to 16 rows), so
+  the 950 takes every extent. Zz loads move whole 16 x 16 squares: a Zz
+  tile's columns pad to whole squares (the copy zeroes them), its loads'
+  sizes reach the squares' edges, and L0B holds K to a square's edge too,
+  past the K the mmad reads (Zn keeps K outermost, so a view of its first
+  fractals serves). A Zz A's K sets L0A's row pitch: where it is not whole
+  squares the mmad runs K to their edge, which is right only over zeros in
+  both operands, so such an A takes Zz only next to a Zz B (whose padding
+  rows are zero). A tile that anything but copies from GM writes, or such an
+  A next to a B not in Zz, stays Nz (the simulator runs it; the AscendC
+  emitter reports that no load transposes it).
 
 A gemm under an `scf.if` inside a loop after its clear is an error (the
 first iteration may skip it), and so is a clear that no gemm follows before
@@ -80,6 +88,13 @@ from tilec.passes.canonicalize_ops import is_zero_constant
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend import buffers
+from tilec.passes.conversion.tile_to_ascend.buffers import (
+    L1_LAYOUT,
+    L1_TRANSPOSED,
+    L1_ZZ,
+    l1_layout,
+    l1_shape,
+)
 from tilec.passes.conversion.tile_to_ascend.place_tiles import FRACTAL_ROWS, c0, fractal_shape
 from tilec.passes.registry import emit_error
 from tilec.targets import TargetDescription
@@ -182,33 +197,9 @@ def first_iteration(loops: tuple[ir.Operation, ...]) -> ir.Value:
     return functools.reduce(arith.andi, tests)
 
 
-L1_LAYOUT = "ascend.l1_layout"
-"""Attribute of an L1 tile's `tile.alloc` that the gemm lowering sets when the
-tile holds a 32-bit operand that needs transposing: `zz` or `transposed`."""
-L1_ZZ, L1_TRANSPOSED = "zz", "transposed"
 _TRANSPOSING_LAYOUT = {"dav-c220": L1_ZZ, "dav-c310": L1_TRANSPOSED}
-"""The L1 layout of such an operand per architecture (see the module docstring)."""
-
-
-def l1_layout(tile: ir.Value) -> str | None:
-    """The layout the gemm lowering chose for L1 tile `tile`, None for Nz."""
-    owner = tile.owner
-    if isinstance(owner, ir.Operation | ir.OpView) and L1_LAYOUT in owner.attributes:
-        return ir.StringAttr(owner.attributes[L1_LAYOUT]).value
-    return None
-
-
-def l1_shape(tile: ir.Value) -> list[int]:
-    """The 4-D shape of L1 tile `tile` (R x C) in its layout: Nz of R x C, Zz of
-    R x C, or Nz of the C x R transpose."""
-    type_ = ir.MemRefType(tile.type)
-    rows, cols = type_.shape
-    layout = l1_layout(tile)
-    if layout == L1_ZZ:
-        return fractal_shape("l0a", rows, cols, type_.element_type)  # Zz
-    if layout == L1_TRANSPOSED:
-        return fractal_shape("l1", cols, rows, type_.element_type)
-    return fractal_shape("l1", rows, cols, type_.element_type)
+"""The L1 layout of a 32-bit operand that needs transposing, per architecture
+(see the module docstring)."""
 
 
 def fractal_view(tile: ir.Value) -> ir.Value:
@@ -283,27 +274,41 @@ def _only_gemm_operand(tile: ir.Value, gemm: ir.Operation, position: int, flag: 
     return True
 
 
+def _transposing_operand(op: ir.Operation, position: int, layout: str | None) -> bool:
+    """Whether operand `position` of gemm `op` is a 32-bit L1 tile that needs
+    transposing on its way to L0 (A with `transpose_a`, B without `transpose_b`)
+    and can take the transposing layout `layout`: only copies from GM write it."""
+    value = op.operands[position]
+    flag, transposed = ("transpose_a", True) if position == 0 else ("transpose_b", False)
+    type_ = ir.MemRefType(value.type)
+    if (flag in op.attributes) != transposed or irb.bit_width(type_.element_type) != 32:
+        return False
+    if str(buffers.memory_space(type_)) != "l1" or layout is None:
+        return False
+    owner = value.owner
+    if not (isinstance(owner, ir.Operation | ir.OpView) and owner.name == "tile.alloc"):
+        return False
+    return _only_gemm_operand(value, op, position, flag)
+
+
 def choose_l1_layouts(op: ir.Operation, target: TargetDescription) -> None:
-    """Marks each 32-bit L1 operand of gemm `op` that needs transposing on its way
-    to L0 (A with `transpose_a`, B without `transpose_b`) with the layout of its
-    architecture, where its extents are whole 16 x 16 squares and only copies
-    from GM write it (see the module docstring)."""
+    """Marks each 32-bit L1 operand of gemm `op` that needs transposing with the
+    layout of its architecture, where only copies from GM write it. Zz pads a
+    tile's columns to whole 16 x 16 squares, which its loads move, and so the K
+    of L0B, past what the mmad reads (Zn keeps it at the end); the K of a Zz A
+    sets L0A's row pitch, so where it is not whole squares the mmad runs K to
+    the squares' edge, over zeros, which only a Zz B (of this gemm alone) has
+    too (see the module docstring)."""
     profile = target.profile  # type: ignore[attr-defined]
     layout = _TRANSPOSING_LAYOUT.get(profile.arch)
-    a, b = op.operands[0], op.operands[1]
-    for position, (value, flag, transposed) in enumerate(((a, "transpose_a", True),
-                                                          (b, "transpose_b", False))):
-        type_ = ir.MemRefType(value.type)
-        if (flag in op.attributes) != transposed or irb.bit_width(type_.element_type) != 32:
-            continue
-        if str(buffers.memory_space(type_)) != "l1" or layout is None:
-            continue
-        owner = value.owner
-        if not (isinstance(owner, ir.Operation | ir.OpView) and owner.name == "tile.alloc"):
-            continue
-        squares = not any(d % FRACTAL_ROWS for d in type_.shape)
-        if squares and _only_gemm_operand(value, op, position, flag):
-            owner.attributes[L1_LAYOUT] = ir.StringAttr.get(layout)
+    chosen = [_transposing_operand(op, position, layout) for position in (0, 1)]
+    a = op.operands[0]
+    if chosen[0] and layout == L1_ZZ and ir.MemRefType(a.type).shape[0] % FRACTAL_ROWS:
+        gemms = [use.owner for use in a.uses if use.owner.operation.name == "tile.gemm"]
+        chosen[0] = chosen[1] and len(gemms) == 1
+    for value, marked in zip(op.operands[:2], chosen, strict=True):
+        if marked:
+            value.owner.attributes[L1_LAYOUT] = ir.StringAttr.get(layout)
 
 
 def _k_step(op: ir.Operation, m: int, n: int, k: int, element: ir.Type,
@@ -329,6 +334,11 @@ def _k_step(op: ir.Operation, m: int, n: int, k: int, element: ir.Type,
     steps = _ceil(k, fits)
     # Even steps: the last one is not a sliver.
     return _ceil(_ceil(k, steps), granule) * granule
+
+
+def _squares(extent: int) -> int:
+    """`extent` up to whole 16 x 16 squares (of a Zz load)."""
+    return _ceil(extent, FRACTAL_ROWS) * FRACTAL_ROWS
 
 
 def _chunk(l1: ir.Value, k_dim: int, per_block: int, start: int, size: int) -> ir.Value:
@@ -406,8 +416,6 @@ class GemmToMmad(TileOpLowering):
         trans_a, trans_b = "transpose_a" in op.attributes, "transpose_b" in op.attributes
         in_l0 = [str(buffers.memory_space(ir.MemRefType(v.type))) in ("l0a", "l0b")
                  for v in (a, b)]
-        l0a = None if in_l0[0] else new_buffer("l0a", plan.m, plan.k_step, element, op)
-        l0b = None if in_l0[1] else new_buffer("l0b", plan.k_step, plan.n, element, op)
         choose_l1_layouts(op, target)
         layouts = [l1_layout(a), l1_layout(b)]
         # An operand in L1 as the Nz of its transpose is loaded as if it were stored
@@ -417,6 +425,12 @@ class GemmToMmad(TileOpLowering):
         if layouts[1] == L1_TRANSPOSED:
             trans_b = True
         zz_a, zz_b = (True if layout == L1_ZZ else None for layout in layouts)
+        # A Zz load moves whole 16 x 16 squares: L0B holds K to a square's edge, and
+        # with a Zz A (where both have zeros there) the mmad runs K that far.
+        pad = _squares if zz_a else lambda extent: extent
+        l0a = None if in_l0[0] else new_buffer("l0a", plan.m, pad(plan.k_step), element, op)
+        l0b = None if in_l0[1] else new_buffer(
+            "l0b", _squares(plan.k_step) if zz_b else plan.k_step, plan.n, element, op)
         with ir.InsertionPoint(op), op.location:
             a_l1, b_l1, acc = fractal_view(a), fractal_view(b), fractal_view(c)
             if l0a is None:
@@ -433,17 +447,18 @@ class GemmToMmad(TileOpLowering):
                 whole = start == 0 and size == plan.k
                 src_a = a_l1 if whole else _chunk(a_l1, *a_k, start, size)
                 src_b = b_l1 if whole else _chunk(b_l1, *b_k, start, size)
-                dst_a, dst_b = l0a, l0b
-                if size != plan.k_step:
-                    dst_a = _prefix(l0a, fractal_shape("l0a", plan.m, size, element)[:2])
-                    dst_b = _prefix(l0b, fractal_shape("l0b", size, plan.n, element)[:2])
+                depth = pad(size)
+                load_a = [_squares(plan.m), depth] if zz_a else [plan.m, size]
+                load_b = [_squares(size), _squares(plan.n)] if zz_b else [size, plan.n]
+                # What the loads write and (of L0B, a part of it) what the mmad reads.
+                dst_a = _prefix(l0a, fractal_shape("l0a", plan.m, depth, element)[:2])
+                into_b = _prefix(l0b, fractal_shape("l0b", *load_b, element)[:2])
+                dst_b = _prefix(l0b, fractal_shape("l0b", depth, plan.n, element)[:2])
                 if not in_l0[0]:
-                    ascend.load_l0a(src_a, dst_a, [plan.m, size], transpose=trans_a or None,
-                                    zz=zz_a)
+                    ascend.load_l0a(src_a, dst_a, load_a, transpose=trans_a or None, zz=zz_a)
                 if not in_l0[1]:
-                    ascend.load_l0b(src_b, dst_b, [size, plan.n], transpose=trans_b or None,
-                                    zz=zz_b)
-                sizes = [plan.m, plan.n, size]
+                    ascend.load_l0b(src_b, into_b, load_b, transpose=trans_b or None, zz=zz_b)
+                sizes = [plan.m, plan.n, depth]
                 init = plan.init if start == 0 else None
                 if init is None:
                     ascend.mmad(dst_a, dst_b, acc, sizes)

@@ -13,6 +13,8 @@ checks of its output.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -321,3 +323,36 @@ def test_copies_of_fewer_rows_and_columns_than_the_tiles(profile, in_dtype, tran
     np.testing.assert_allclose(c.astype(np.float64), expected, rtol=1e-5,
                                atol=1e-5 * np.abs(expected).max())
     assert np.all(c[expected == 0] == 0)
+
+
+RAGGED_F32_TRANSPOSES = [
+    ((40, 40, 40), dict(block_M=24, block_N=24, block_K=24), (1, 1)),
+    ((24, 40, 24), dict(block_M=24, block_N=40, block_K=24), (1, 1)),
+    ((24, 24, 40), dict(block_M=24, block_N=24, block_K=40, trans_A=True), (2, 2)),
+    ((70, 50, 100), dict(block_M=24, block_N=40, block_K=24, trans_A=True), (2, 2)),
+    ((70, 50, 100), dict(block_M=24, block_N=40, block_K=24, trans_A=True, trans_B=True),
+     (0, 1)),
+    ((70, 50, 100), dict(block_M=40, block_N=24, block_K=24, trans_A=True, loop="serial"),
+     (2, 2)),
+]
+"""f32 GEMMs whose A (with transpose_A) or B (without transpose_B) needs its fractals
+transposed on the way to L0, in tiles that are not whole 16 x 16 squares, most
+overhanging the matrices too; with how many operands the 910b and the 950 copy into
+L1 in their transposing layouts."""
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(("shape", "variant", "moved"), RAGGED_F32_TRANSPOSES,
+                         ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else
+                         ",".join(f"{k}={x}" for k, x in v.items()))
+def test_f32_operands_to_transpose_in_tiles_of_part_squares(profile, shape, variant, moved):
+    """The 950 copies each such operand in as the Nz of its transpose, padded like any Nz
+    (24 rows to 32, 40 columns to 48 of the transpose). The 910b puts it in Zz, its
+    columns padded to whole squares, L0B's K too; where A's K is not whole 16-row blocks
+    (24) the mmad runs K to 32 over the zeros of both Zz operands, and next to a Bᵀ
+    (not in Zz) A stays Nz. All match numpy."""
+    check_gemm(*shape, profile, in_dtype="float32", **variant)
+    text = convert(gemm_kernel(*shape, in_dtype="float32", **variant), profile)
+    form = "{transpose}" if profile == "950" else "{zz}"
+    copies = re.findall(r"ascend\.copy_nd2nz [^\n]*", text)
+    assert sum(form in copy for copy in copies) == moved[PROFILES.index(profile)]

@@ -136,6 +136,11 @@ def _kernels() -> dict[str, object]:
             trans_B=True),
         "gemm_f32_part_squares": lambda: gemm_tests.gemm_kernel(
             40, 40, 40, in_dtype="float32", block_M=24, block_N=24, block_K=24),
+        "gemm_f32_trans_a_part_squares": lambda: gemm_tests.gemm_kernel(
+            70, 50, 100, in_dtype="float32", trans_A=True, block_M=24, block_N=40, block_K=24),
+        "gemm_f32_trans_ab_part_k": lambda: gemm_tests.gemm_kernel(
+            70, 50, 100, in_dtype="float32", trans_A=True, trans_B=True, block_M=24,
+            block_N=40, block_K=24),
         "attention_f32": lambda: example("flash_attention").flash_attention(
             1, 2, 100, 64, causal=False),
         "attention_f32_causal": lambda: example("flash_attention").flash_attention(
@@ -180,11 +185,11 @@ def _kernels() -> dict[str, object]:
 
 KERNELS = _kernels()
 
-_F32_LOADS = {"910b": r"not f32, and no AscendC load transposes them out of an Nz L1 tile",
-              "950": r"not f32, and the 950's LoadDataWithTranspose \(LoadData2dTranspose"}
 NOT_EMITTED = {
-    # 24 x 24 f32 tiles are not whole 16 x 16 squares: B stays Nz, which no load transposes
-    **{("gemm_f32_part_squares", p): _F32_LOADS[p] for p in PROFILES},
+    # Aᵀ's 24 of K are not whole 16-row blocks and Bᵀ is not in Zz: on the 910b Aᵀ stays
+    # Nz, which no load transposes (the 950 copies it in as the Nz of A)
+    ("gemm_f32_trans_ab_part_k", "910b"): r"not f32, and no AscendC load transposes them "
+                                          r"out of an Nz L1 tile",
     ("gemm_int8_ragged_transposed", "950"): r"the 950 has no transposing L1 -> L0A load of i8",
     ("gemm_fp8_trans_b", "910b"): r"is not supported on ascend:910b",
     ("column_copies", "910b"): r"the local rows of this copy \(1 x 4 bytes\) are not whole "
@@ -661,16 +666,18 @@ def test_a_fixpipe_into_l1_writes_nz_at_its_block(profile):
 
 
 def test_32_bit_transposed_loads_are_a_located_error():
-    """An f32 B operand needs its fractals transposed into L0B: no AscendC load does that
-    from Nz (the error says why, at the DSL line). The lowering keeps such an operand out
-    of Nz where its tile is whole 16 x 16 squares (the example's 64 x 32 tiles); a 24 x 24
-    tile is not, and stays Nz."""
+    """An f32 operand that needs its fractals transposed into L0 has no AscendC load out
+    of Nz (the error says why, at the DSL line). The lowering keeps it out of Nz on the
+    910b (Zz) where only copies from GM write it, B of any extents (24 x 24 tiles), A
+    where its K is whole 16-row blocks or B is in Zz too: an Aᵀ with 24 of K next to a
+    Bᵀ stays Nz."""
     kernel = tilec.compile(example("gemm").matmul(64, 64, 32), target="ascend")
     assert kernel.source()
+    assert compiled("gemm_f32_part_squares", "910b").source()
     with pytest.raises(CompileError, match=r"test_ascend_gemm\.py:\d+:\d+: error: LoadData2D "
                                            r"transposes only 16-bit fractals, not f32, and no "
                                            r"AscendC load"):
-        compiled("gemm_f32_part_squares", "910b").source()
+        compiled("gemm_f32_trans_ab_part_k", "910b").source()
 
 
 ADVANCED_IR_OPS = {"math.sin": np.sin, "math.cos": np.cos, "math.erf": np.vectorize(math.erf)}

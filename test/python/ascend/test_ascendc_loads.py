@@ -161,3 +161,19 @@ def test_a_ragged_b_padded_to_whole_squares_gives_its_zn(K, N):
     out = _apply_32bit(calls, zz, shape)
     np.testing.assert_array_equal(out[:k1], layout.nd_to_zn(layout.fit(B, k1 * 8, cols), 8))
     assert (out[k1:] == 0).all()  # the padding rows of K hold zeros
+
+
+@pytest.mark.parametrize(("M", "K"), [(24, 40), (40, 24), (8, 8), (50, 70)])
+def test_a_ragged_transpose_of_a_padded_to_whole_squares_gives_the_zz_of_a(M, K):
+    """Aᵀ (K x M, f32) in a Zz tile padded with zeros to whole 16x16 squares: the loads
+    fill an L0A of M and K both to multiples of 16, which is the Zz of A padded with
+    zeros. Its row pitch is the padded K, so the mmad that reads it runs over the padded
+    K too (the lowering pairs such an A with a Zz B, whose padding is zero as well)."""
+    A = _f32(M, K)
+    rows, cols = -(-K // 16) * 16, -(-M // 16) * 16
+    zz = layout.nd_to_zz(layout.fit(np.ascontiguousarray(A.T), rows, cols), 8)
+    shape = (cols // 16, rows // 8, 16, 8)
+    calls = transposed_32bit_loads("l0a", list(zz.shape[:2]), zz.shape[1], list(shape[:2]),
+                                   shape[1])
+    out = _apply_32bit(calls, zz, shape)
+    np.testing.assert_array_equal(out, layout.nd_to_zz(layout.fit(A, cols, rows), 8))

@@ -54,9 +54,10 @@ serves: on the 910b in Zz (`ascend.copy_nd2nz {zz}`: one Nd2Nz per 16 rows),
 loaded by LoadDataWithTranspose of 16x16 squares (`transposed_32bit_loads`); on
 the 950 as the Nz of its transpose (`{transpose}`: DataCopy with `Dn2NzParams`,
 arch 3510 only), loaded by the plain LoadData. Located errors say what the API
-cannot express: f32 operands the lowering left in Nz (tiles that are not whole
-16x16 squares), GM rows under 32 bytes on the 910b (DataCopyPad starts
-each row at a UB block), fixpipes into one UB (the 950's dual-destination
+cannot express: f32 operands the lowering left in Nz (tiles that something
+other than copies from GM writes; on the 910b also an A whose K is not whole
+16-row blocks, next to a B that is not in Zz), GM rows under 32 bytes on the
+910b (DataCopyPad starts each row at a UB block), fixpipes into one UB (the 950's dual-destination
 fixpipe of a mix kernel, half of the rows into each AIV's UB, is emitted
 with `FixpipeParamsArch3510::dualDstCtl`) and scalar math that no basic or advanced vector call
 computes (log1p, expm1, ...). A

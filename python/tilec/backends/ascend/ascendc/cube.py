@@ -98,14 +98,13 @@ class Cube(EmitterBase):
             why = (", and the 950's LoadDataWithTranspose (LoadData2dTransposeParamsV2) moves "
                    "four 16x8 fractals a repeat in an order the vendor documents no model of: "
                    "not emitted (tilec copies such an operand in as the Nz of its transpose, "
-                   "Dn2Nz, when its tile is whole 16x16 squares that only copies from GM "
-                   "write)")
+                   "Dn2Nz, where only copies from GM write its tile)")
         elif BYTES[src.element] == 4:
             why = (", and no AscendC load transposes them out of an Nz L1 tile: "
                    "LoadDataWithTranspose joins two 16x8 fractals that lie side by side in L1 "
                    "(Zz/Zn), and Nz keeps them one above the other (tilec puts such an "
-                   "operand in Zz when its tile is whole 16x16 squares that only copies from "
-                   "GM write)")
+                   "operand in Zz where only copies from GM write its tile, and A where its K "
+                   "is whole 16-row blocks or B is in Zz too)")
         raise error(f"LoadData2D transposes only 16-bit fractals, not {src.element}{why}",
                     op.location)
 
