@@ -58,6 +58,7 @@ from mlir.dialects import arith, memref, scf
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend import buffers
+from tilec.passes.conversion.tile_to_ascend.core_sides import VIEWS
 from tilec.passes.conversion.tile_to_ascend.cross_core_pipelining import STAGE_END, STAGE_START
 from tilec.passes.conversion.tile_to_ascend.place_tiles import (
     CUBE_SPACES,
@@ -74,6 +75,8 @@ DUAL_DST = "ascend.dual_dst"
 """On the AIC's tile.copy of an L0C tile into a UB ring: a dual-destination fixpipe."""
 _SLOT_COPY = "ascend.slot_copy"
 """On an AIV's copy out of a UB ring slot and on its "free" set, until `work_in_slots`."""
+_GM_RECEIVE = "ascend.gm_receive"
+"""On an AIV's copy out of a GM workspace slot, until `work_in_slots`."""
 _VECTOR_USERS = frozenset({"tile.reduce", "tile.fill", "tile.clear"})
 HANDOFF = "ascend.handoff"
 """On the op a handoff goes before (down) or replaces (up): its ring numbers."""
@@ -356,6 +359,8 @@ def build(kernel: ir.Operation, site: ir.Operation, hand: Handoff, value: ir.Val
             if hand.in_ub:
                 for op in (copy.operation, free):
                     op.attributes[_SLOT_COPY] = _i64(hand.ring)
+            elif hand.down:
+                copy.operation.attributes[_GM_RECEIVE] = ir.UnitAttr.get()
     if producer and loop is not None:
         _drain(loop, hand, slots, produce, workspace)
 
@@ -383,7 +388,11 @@ def work_in_slots(kernel: ir.Operation) -> None:
     vector side is short of) goes; the slot's flags and all its uses are on
     the V pipe, so the pipe's order keeps the AIC from overwriting the slot
     early. A half tile used otherwise (copied to GM, used after the loop)
-    keeps its copy."""
+    keeps its copy.
+
+    Where the slots are in GM (the 910b), the AIV's DMA out of the slot
+    goes straight into the working tile instead (`_receive_in_place`)."""
+    _receive_in_place(kernel)
     for copy in [op for op in irb.pre_order(kernel) if _SLOT_COPY in op.attributes
                  and op.name == "tile.copy"]:
         ring = copy.attributes[_SLOT_COPY]
@@ -416,6 +425,46 @@ def work_in_slots(kernel: ir.Operation) -> None:
             irb.use_owner(use).operands[use.operand_number] = slot
         free.move_after(max(tops, key=position))
         copy.erase()
+
+
+def _receive_in_place(kernel: ir.Operation) -> None:
+    """A half tile copied out of a GM slot whose only other use is a copy
+    of the whole of it into another UB tile of its type (the L0C -> UB copy
+    of the kernel, where the vector work happens) is not needed: the DMA
+    writes that tile itself, one full-tile UB buffer and one V-pipe copy
+    fewer. Only when nothing touches the working tile between the two
+    copies, so that writing it earlier changes no value anyone reads."""
+    for copy in [op for op in irb.pre_order(kernel) if _GM_RECEIVE in op.attributes]:
+        del copy.attributes[_GM_RECEIVE]
+        half = copy_operands(copy)[2][0]
+        others = [irb.use_owner(use) for use in half.uses if irb.use_owner(use) != copy]
+        if len(others) != 1 or others[0].block != copy.block:
+            continue
+        (forward,) = others
+        src, src_offsets, dst, dst_offsets, pad = copy_operands(forward)
+        work = dst[0]
+        if src[0] != half or work.type != half.type or pad or "sizes" in forward.attributes \
+                or any(irb.constant_int(o) != 0 for o in (*src_offsets, *dst_offsets)):
+            continue
+        ops = [o.operation for o in copy.block.operations]
+        start = next(i for i, op in enumerate(ops) if op == copy)
+        stop = next(i for i, op in enumerate(ops) if op == forward)
+        if stop < start or any(_top_in(copy.block, user) in ops[start + 1:stop]
+                               for user in _users_through_views(work)):
+            continue
+        copy.operands[1 + len(copy_operands(copy)[1])] = work  # [src, *src offsets, dst, ...]
+        forward.erase()
+
+
+def _users_through_views(value: ir.Value) -> list[ir.Operation]:
+    """The ops that use `value`, directly or through views of it."""
+    users = []
+    for use in value.uses:
+        owner = irb.use_owner(use)
+        users.append(owner)
+        if owner.name in VIEWS:
+            users.extend(_users_through_views(owner.results[0]))
+    return users
 
 
 def _top_in(block: ir.Block, op: ir.Operation) -> ir.Operation | None:

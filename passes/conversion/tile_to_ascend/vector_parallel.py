@@ -12,7 +12,11 @@ indices are the point's coordinates plus offsets is a view of the tile
 coordinates is broadcast (`ascend.vbrcb` for a per-row value, copies for a
 per-column one). A store writes the tile, or the value is computed straight
 into it when nothing later reads the old contents; to global memory it is a
-DMA, which drops what falls outside the tensor. Coordinates used as numbers
+DMA, which drops what falls outside the tensor. An element-wise op (vbin,
+vbins, vunary) whose operand's scratch tile dies with it writes that tile in
+place, and a select of two scalars duplicates the second into its
+destination, so a chain costs one temporary, not one per link (what lets
+attention's 128x128 tiles fit the UB). Coordinates used as numbers
 (`t * 128 + j < N`) come from an i32 iota made once per function (per AIV
 region of a mix kernel). `math.exp2` is `exp` of the value times ln 2 (the
 vector unit has no exp2; `exp2(x * c)` is `exp(x * (c ln 2))`, one multiply
@@ -419,9 +423,30 @@ class _Emitter:
                 self.values[result] = view
                 self.in_place.add(store)
                 return view
-        tile = self._new(element)
+        tile = self._dead_operand(op, n) or self._new(element)
         self.values[result] = tile
         return tile
+
+    def _dead_operand(self, op: ir.Operation, n: int) -> ir.Value | None:
+        """A scratch tile of `op`'s operands that nothing reads after `op`, of
+        the result's type, for an element-wise op to write in place (dst ==
+        src is legal for vbin, vbins and vunary: each element is read before
+        it is written); None for ops without that form or when none is free.
+        A chain (sub, muls, exp) then needs one temporary, not one per link."""
+        if op.name not in _BINARY and op.name not in _UNARY and op.name != "math.exp2":
+            return None
+        element = _tile_element(op.results[0].type)
+        for operand in op.operands:
+            tile = self.values.get(operand)
+            if tile is None or tile not in self.owned or self.last_use.get(operand, -1) > n:
+                continue
+            type_ = ir.MemRefType(tile.type)
+            if type_.shape != self.extents or type_.element_type != element:
+                continue
+            if any(t == tile and self.last_use.get(v, -1) > n for v, t in self.values.items()):
+                continue  # another live value shares the tile (a cast to its own type)
+            return tile
+        return None
 
     def _read_after(self, buffer: ir.Value, n: int, store: ir.Operation) -> bool:
         """Whether some op after position `n` reads `buffer` (through a view
@@ -533,8 +558,18 @@ class _Emitter:
             self.logic[result] = (name, operands[0], operands[1])
             return
         if name == "arith.select":
-            a, b = (self.operand(v, element) for v in operands[1:])
-            self._select(self._destination(op, n), operands[0], a, b)
+            dst = self._destination(op, n)
+            a = self.operand(operands[1], element)
+            if self.a.is_tile(operands[1]) or self.a.is_tile(operands[2]):
+                b = self.operand(operands[2], element)
+            else:
+                # Two scalars (attention's 0 and -inf): b is duplicated into
+                # dst itself, which only the last vsel writes (dst == src is
+                # legal, per element) after every vsel read it: a full
+                # tile fewer. `a` is a fresh tile, so it cannot alias dst.
+                b = dst
+                ascend.vdup(dst, self._scalar(operands[2], element))
+            self._select(dst, operands[0], a, b)
             return
         if name == "math.exp2":
             # 2^x = e^(x ln 2): the vector unit has exp only.

@@ -156,3 +156,77 @@ func.func @decided_mask(%x: memref<8x64xf32, #tile.scope<ub>>) {
   }
   return
 }
+
+// -----
+
+// An element-wise chain writes each link over the scratch tile of the one
+// before when nothing reads that value later (dst == src is legal for vbin,
+// vbins and vunary): one temporary, the broadcast's, for sub, scale and exp.
+
+// CHECK-LABEL: func.func @chain_in_place
+// CHECK-SAME: %[[X:.*]]: memref<16x128xf32, #ascend.mem<ub>>, %[[M:.*]]: memref<16xf32, #ascend.mem<ub>>
+// CHECK: %[[WIDE:.*]] = memref.alloc() : memref<16x128xf32, #ascend.mem<ub>>
+// CHECK-NOT: memref.alloc
+// CHECK: ascend.vbrcb %[[WIDE]], %[[M]]
+// CHECK-NEXT: ascend.vbin sub %[[WIDE]], %[[X]], %[[WIDE]]
+// CHECK-NEXT: ascend.vbins muls %[[WIDE]], %[[WIDE]], %{{.*}}
+// CHECK: ascend.vunary exp %[[X]], %[[WIDE]]
+func.func @chain_in_place(%x: memref<16x128xf32, #tile.scope<ub>>, %m: memref<16xf32, #tile.scope<ub>>, %s: f32) {
+  tile.parallel (%i, %j) in (16, 128) {
+    %a = memref.load %x[%i, %j] : memref<16x128xf32, #tile.scope<ub>>
+    %b = memref.load %m[%i] : memref<16xf32, #tile.scope<ub>>
+    %d = arith.subf %a, %b : f32
+    %p = arith.mulf %d, %s : f32
+    %e = math.exp %p : f32
+    memref.store %e, %x[%i, %j] : memref<16x128xf32, #tile.scope<ub>>
+  }
+  return
+}
+
+// -----
+
+// A value read again later keeps its tile: the exp of d gets a tile of its
+// own, the sum goes into the tile it is stored to, and the input tile (a
+// view of a user buffer) is never written over.
+
+// CHECK-LABEL: func.func @live_operand_kept
+// CHECK-SAME: %[[X:.*]]: memref<8x64xf32, #ascend.mem<ub>>, %[[Y:.*]]: memref<8x64xf32, #ascend.mem<ub>>, %[[S:.*]]: f32
+// CHECK: %[[D:.*]] = memref.alloc() : memref<8x64xf32, #ascend.mem<ub>>
+// CHECK: ascend.vbins adds %[[D]], %[[X]], %{{.*}}
+// CHECK-NEXT: %[[E:.*]] = memref.alloc() : memref<8x64xf32, #ascend.mem<ub>>
+// CHECK-NEXT: ascend.vunary exp %[[E]], %[[D]]
+// CHECK: ascend.vbin add %[[Y]], %[[D]], %[[E]]
+func.func @live_operand_kept(%x: memref<8x64xf32, #tile.scope<ub>>, %y: memref<8x64xf32, #tile.scope<ub>>, %s: f32) {
+  tile.parallel (%i, %j) in (8, 64) {
+    %a = memref.load %x[%i, %j] : memref<8x64xf32, #tile.scope<ub>>
+    %d = arith.subf %a, %s : f32
+    %e = math.exp %d : f32
+    %f = arith.addf %d, %e : f32
+    memref.store %f, %y[%i, %j] : memref<8x64xf32, #tile.scope<ub>>
+  }
+  return
+}
+
+// -----
+
+// A select of two scalars (attention's 0 and -inf) duplicates the second
+// into its destination and selects over it in place: one tile, for the
+// first scalar, instead of two.
+
+// CHECK-LABEL: func.func @select_scalars_in_place
+// CHECK-SAME: %[[X:.*]]: memref<8x64xf32, #ascend.mem<ub>>
+// CHECK: ascend.vcmp lt %[[MASK:.*]], %{{.*}}, %{{.*}} : memref<8x64xi1, #ascend.mem<ub>>
+// CHECK: ascend.vdup %[[ZERO:.*]], %{{.*}} : memref<8x64xf32, #ascend.mem<ub>>, f32
+// CHECK-NEXT: ascend.vdup %[[X]], %{{.*}} : memref<8x64xf32, #ascend.mem<ub>>, f32
+// CHECK-NEXT: ascend.vsel %[[X]], %[[MASK]], %[[ZERO]], %[[X]]
+func.func @select_scalars_in_place(%x: memref<8x64xf32, #tile.scope<ub>>, %base: index, %n: index) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  tile.parallel (%i, %j) in (8, 64) {
+    %col = arith.addi %base, %j : index
+    %in = arith.cmpi slt, %col, %n : index
+    %v = arith.select %in, %zero, %ninf : f32
+    memref.store %v, %x[%i, %j] : memref<8x64xf32, #tile.scope<ub>>
+  }
+  return
+}
