@@ -55,8 +55,10 @@ class SimResult:
     `set_flag`, `wait_flag`, `pipe_barrier` (one pipe) and
     `pipe_barrier_all` (`ascend.pipe_barrier all`, which drains every pipe)."""
     cross_wait_cycles: dict[str, int] = dataclasses.field(default_factory=dict)
-    """Cycles spent waiting for cross-core flags, summed over the cores of
-    each kind ("aic", "aiv"): how long one side of a mix kernel waited for the other."""
+    """Cycles in which a core waited for a cross-core flag (on any of its
+    pipes or its scalar unit; two waiting at once count once), summed over
+    the cores of each kind ("aic", "aiv"): how long one side of a mix kernel
+    waited for the other."""
     flag_identity: str = "pair"
     """How flags were named in this run (`tilec.sim.scheduler.FLAG_IDENTITIES`)."""
 

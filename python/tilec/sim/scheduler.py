@@ -91,6 +91,9 @@ class Core:
         self.free_at = [0] * N_PIPES
         self.blocked: list[Instr | None] = [None] * N_PIPES
         self.blocked_since = [0] * N_PIPES
+        self.cross_waiting = 0
+        """How many of its pipes (and its scalar unit) wait on cross-core flags now."""
+        self.cross_since = 0
         self.scheduled = [False] * N_PIPES
         self.busy = [0] * N_PIPES
         self.clocks: list[np.ndarray] = []
@@ -255,7 +258,7 @@ class Machine:
             return
         core.stall = None
         if stall.kind == "cross":
-            self.cross_wait_cycles[core.kind] += self.now - stall.since
+            self._cross_wait_ends(core)
         if stall.site is not None and self.timeline is not None and self.now > stall.since:
             self.timeline.append((core.index, S, stall.since, self.now - stall.since,
                                   stall.site, "stall"))
@@ -280,7 +283,22 @@ class Machine:
         """Stops the scalar unit of `core` at `pc`; returns the interpreter's stop code."""
         core.stall = Stall(kind, site, self.now, detail)
         core.pc = pc
+        if kind == "cross":
+            self._cross_wait_starts(core)
         return -1
+
+    def _cross_wait_starts(self, core: Core) -> None:
+        """A pipe or the scalar unit of `core` starts waiting on a cross-core
+        flag. The cycles counted are those in which at least one does, so two
+        pipes waiting at once count once."""
+        if core.cross_waiting == 0:
+            core.cross_since = self.now
+        core.cross_waiting += 1
+
+    def _cross_wait_ends(self, core: Core) -> None:
+        core.cross_waiting -= 1
+        if core.cross_waiting == 0:
+            self.cross_wait_cycles[core.kind] += self.now - core.cross_since
 
     # -- pipes --------------------------------------------------------------
 
@@ -327,13 +345,15 @@ class Machine:
         if core.blocked[pipe] is None:
             core.blocked[pipe] = instr
             core.blocked_since[pipe] = self.now
+            if instr.kind == CROSS_WAIT:
+                self._cross_wait_starts(core)
 
     def _unblocked(self, core: Core, pipe: int, instr: Instr) -> None:
         if core.blocked[pipe] is instr:
             core.blocked[pipe] = None
             since = core.blocked_since[pipe]
             if instr.kind == CROSS_WAIT:
-                self.cross_wait_cycles[core.kind] += self.now - since
+                self._cross_wait_ends(core)
             if self.timeline is not None and self.now > since:
                 self.timeline.append((core.index, pipe, since, self.now - since, instr.site,
                                       "wait"))

@@ -60,6 +60,11 @@ def _check_report(kernel) -> None:
     cycles = report.core_cycles
     busy = [name.removesuffix(" aic") for name in cycles if name.endswith("aic") and cycles[name]]
     assert busy and all(cycles[f"{block} aiv{sub}"] > 0 for block in busy for sub in (0, 1))
+    # A core waits for the other kind at most all of its cycles, however many
+    # of its pipes wait at once.
+    for kind in ("aic", "aiv"):
+        own = [c for name, c in cycles.items() if name.split()[-1].startswith(kind)]
+        assert 0 < report.cross_wait_cycles.get(kind, 0) <= sum(own)
 
 
 @pytest.mark.parametrize("profile", PROFILES)
