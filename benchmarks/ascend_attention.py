@@ -37,8 +37,9 @@ the same factor unless the cores' work differs (causal); the cross-core
 waits are the sampled run's shares of its cycles, not extrapolated. The
 sampled time includes one fill and drain of each core's pipelines where the
 full launch has one per block but overlaps them with the neighbouring
-blocks: at S=1024 (16 key tiles per block) the sample reads +3.4% (full
-mask) and -0.3% (causal) against the exact simulation on 910b, less as S
+blocks: with the default tiles at S=2048 (16 key tiles per full-mask block) the
+sample reads +9.3% (full mask, 128x128) and +1.7% (causal, 64x128) against
+the exact simulation on 910b, so the TFLOPS err low, and less as S
 grows. `--check-sampling S...` runs both on smaller S and
 prints the full simulation next to the sampled estimate; `--exact` simulates
 every block. The sampled outputs are checked against numpy on the query
