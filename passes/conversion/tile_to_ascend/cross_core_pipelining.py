@@ -45,6 +45,7 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from tilec.dialects import tile
+from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend.core_sides import is_pure
 
 STAGE_START = "ascend.stage_start"
@@ -55,23 +56,12 @@ _WRITES = {"tile.gemm": 2, "tile.clear": 0, "tile.fill": 0, "memref.store": 1,
            "tile.reduce": 1}
 
 
-def _nested(op: ir.Operation) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(inner: ir.Operation) -> ir.WalkResult:
-        found.append(inner.operation)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-    return found
-
-
 def _memrefs(ops: list[ir.Operation]) -> tuple[set[ir.Value], set[ir.Value]]:
     """(every memref the ops touch, the ones they write), through nested ops."""
     touched: set[ir.Value] = set()
     written: set[ir.Value] = set()
     for op in ops:
-        for inner in _nested(op):
+        for inner in irb.every_op(op):
             operands = list(inner.operands)
             touched.update(v for v in operands if isinstance(v.type, ir.MemRefType))
             if inner.name == "tile.copy":
@@ -97,7 +87,7 @@ def _clone(ops: list[ir.Operation], mapping: dict[ir.Value, ir.Value]) -> None:
     ones too) renamed by `mapping`, which learns the clones' results."""
     for op in ops:
         new = op.clone()
-        for nested in _nested(new.operation):
+        for nested in irb.every_op(new.operation):
             for i, operand in enumerate(list(nested.operands)):
                 if operand in mapping:
                     nested.operands[i] = mapping[operand]
@@ -186,7 +176,7 @@ def pipeline(loop: ir.Operation, allocs_at: ir.Block, skew: int) -> bool:
         with ir.InsertionPoint(ops[0]):
             _shift(chains[value], value, loop.location)
     for op in stage2:
-        for nested in _nested(op):
+        for nested in irb.every_op(op):
             for i, operand in enumerate(list(nested.operands)):
                 if operand in chains:
                     nested.operands[i] = chains[operand][-1]

@@ -192,13 +192,16 @@ def _bytes(type_: ir.MemRefType) -> int:
     return count * irb.bit_width(type_.element_type) // 8
 
 
-def materialize(value: ir.Value, body: ir.Block, mapping: dict[ir.Value, ir.Value]) -> ir.Value:
+def materialize(value: ir.Value, body: ir.Block | tuple[ir.Block, ...],
+                mapping: dict[ir.Value, ir.Value]) -> ir.Value:
     """`value` built at the insertion point for the iteration `mapping` gives
-    the induction variable (ops of the body cloned, others reused)."""
+    the induction variable (ops of `body`, or of each of several blocks,
+    cloned; others reused)."""
     if value in mapping:
         return mapping[value]
     owner = value.owner
-    if isinstance(owner, ir.Block) or owner.operation.block != body:
+    blocks = body if isinstance(body, tuple) else (body,)
+    if isinstance(owner, ir.Block) or owner.operation.block not in blocks:
         return value
     op = owner.operation
     operands = [materialize(operand, body, mapping) for operand in op.operands]

@@ -46,6 +46,7 @@ from tilec.passes.conversion.tile_to_cuda.mbarrier_ring import TmaStage, tma_sta
 from tilec.passes.conversion.tile_to_cuda.mbarriers import Mbarriers, i32_constant
 from tilec.passes.conversion.tile_to_cuda.pipeline import (
     StageSlots,
+    materialize,
     move_body_into,
     num_stages,
     src_rank,
@@ -76,24 +77,6 @@ def _producer_computable(value: ir.Value, kernel_body: ir.Block, loop_body: ir.B
     if not op.name.startswith("arith."):
         return False
     return all(_producer_computable(v, kernel_body, loop_body) for v in op.operands)
-
-
-def _rebuild(value: ir.Value, mapping: dict[ir.Value, ir.Value], kernel_body: ir.Block,
-             loop_body: ir.Block) -> ir.Value:
-    """`value` cloned at the insertion point (see `_producer_computable`)."""
-    if value in mapping:
-        return mapping[value]
-    owner = value.owner
-    if isinstance(owner, ir.Block) or owner.operation.block not in (kernel_body, loop_body):
-        return value
-    op = owner.operation
-    operands = [_rebuild(v, mapping, kernel_body, loop_body) for v in op.operands]
-    clone = op.clone()
-    for i, operand in enumerate(operands):
-        clone.operands[i] = operand
-    for old, new in zip(op.results, clone.results, strict=True):
-        mapping[old] = new
-    return mapping[value]
 
 
 def _applies(op: ir.Operation) -> str | None:
@@ -179,7 +162,8 @@ class PipelinedWarpSpecialized(TileOpLowering):
         kernel_body = op.parent.regions[0].blocks[0]
         loop_body = op.regions[0].blocks[0]
         mapping: dict[ir.Value, ir.Value] = {}
-        lower, upper, step = (_rebuild(v, mapping, kernel_body, loop_body) for v in op.operands)
+        lower, upper, step = (materialize(v, (kernel_body, loop_body), mapping)
+                              for v in op.operands)
         leader = arith.cmpi(arith.CmpIPredicate.eq, thread_id(), irb.index(threads))
         with guarded(leader):
             loop = scf.ForOp(lower, upper, step)
@@ -192,7 +176,7 @@ class PipelinedWarpSpecialized(TileOpLowering):
                 for copy, copy_plan, slots_of, descriptor in zip(
                     plan.copies, plan.plans, slots, descriptors, strict=True
                 ):
-                    offsets = [_rebuild(v, inner, kernel_body, loop_body)
+                    offsets = [materialize(v, (kernel_body, loop_body), inner)
                                for v in copy.operands[1 : 1 + src_rank(copy)]]
                     issue(copy_plan, descriptor, slots_of.view(slot), offsets, full.address(slot))
                 scf.YieldOp([])

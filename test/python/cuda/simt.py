@@ -787,8 +787,10 @@ _CMPF = [lambda a, b: False, lambda a, b: a == b, lambda a, b: a > b, lambda a, 
          lambda a, b: np.isnan(a) or np.isnan(b), lambda a, b: True]
 
 
-def _run_block(body, launch_env: dict, ctx: _Ctx, block_args: list[int],
-               thread_args: list[int], sizes: list[int]) -> None:
+def start_threads(body, launch_env: dict, ctx: _Ctx, block_args: list[int],
+                  thread_args: list[int], sizes: list[int]) -> list[tuple[dict, object]]:
+    """Each thread of the block's environment (its ids and the launch sizes)
+    and its generator over `body`, not started."""
     threads = []
     for tid in range(ctx.threads):
         env = dict(launch_env)
@@ -801,6 +803,12 @@ def _run_block(body, launch_env: dict, ctx: _Ctx, block_args: list[int],
         for slot, value in zip(sizes, (*ctx.grid, ctx.threads, 1, 1), strict=True):
             env[slot] = np.int64(value)
         threads.append((env, _run(body, env)))
+    return threads
+
+
+def _run_block(body, launch_env: dict, ctx: _Ctx, block_args: list[int],
+               thread_args: list[int], sizes: list[int]) -> None:
+    threads = start_threads(body, launch_env, ctx, block_args, thread_args, sizes)
     pending = {tid: None for tid in range(len(threads))}
     sends: dict[int, object] = {}
     rounds = 0
@@ -811,7 +819,7 @@ def _run_block(body, launch_env: dict, ctx: _Ctx, block_args: list[int],
         order = list(pending) if rounds % 2 == 0 else list(reversed(pending))
         rounds += 1
         for tid in order:
-            env, thread = threads[tid]
+            _, thread = threads[tid]
             try:
                 stops[tid] = thread.send(sends.pop(tid, None)) if tid in sends else next(thread)
             except StopIteration:

@@ -48,7 +48,7 @@ from collections.abc import Sequence
 import numpy as np
 import simt
 from mlir import ir
-from simt import _BF16, _FP8, EmulationError, _Compiler, _Ctx, _run
+from simt import _BF16, _FP8, EmulationError, _Compiler, _Ctx
 
 from tilec.backends.cuda.tensor_maps import TensorMapArguments, TmaDescriptor, tensor_map_arguments
 from tilec.passes.conversion.tile_to_cuda.tma_copy import TMA_DESCRIPTOR
@@ -431,17 +431,7 @@ def _run_block(body, launch_env: dict, ctx: _Ctx, block_args: list[int],
     barrier goes on once every thread it counts is there (all of the block
     for gpu.barrier), a warp op once the warp's 32 lanes are."""
     ctx.mbarriers = {}
-    threads = []
-    for tid in range(ctx.threads):
-        env = dict(launch_env)
-        env["tid"], env["ctx"] = tid, ctx
-        for slot, value in zip(block_args, ctx.block_ids, strict=True):
-            env[slot] = np.int64(value)
-        for slot, value in zip(thread_args, (tid, 0, 0), strict=True):
-            env[slot] = np.int64(value)
-        for slot, value in zip(sizes, (*ctx.grid, ctx.threads, 1, 1), strict=True):
-            env[slot] = np.int64(value)
-        threads.append((env, _run(body, env)))
+    threads = simt.start_threads(body, launch_env, ctx, block_args, thread_args, sizes)
     live = set(range(len(threads)))
     runnable = sorted(live)
     sends: dict[int, object] = {}

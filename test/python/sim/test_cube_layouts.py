@@ -41,6 +41,41 @@ def _nz(rows: int, cols: int, c0: int) -> str:
     return f"{_blocks(cols, c0)}x{_blocks(rows, 16)}x16x{c0}"
 
 
+def _one_gemm(gm: tuple[str, str, str], buffers: tuple[str, str, str, str, str],
+              copies: tuple[tuple[tuple[int, int], str], tuple[tuple[int, int], str]],
+              loads: tuple[str, str], mnk: tuple[int, int, int], out: tuple[int, int]) -> str:
+    """An AIC kernel of one tile gemm: GM -> L1 copies of `copies` (sizes and
+    attributes), L1 -> L0 loads with `loads`' attributes, the mmad and the
+    fixpipe of `out` rows and columns into C."""
+    (ga, gb, gc), (l1a, l1b, l0a, l0b, l0c) = gm, buffers
+    ((a_rows, a_cols), copy_a), ((b_rows, b_cols), copy_b) = copies
+    (load_a, load_b), (m, n, k) = loads, mnk
+    return f"""
+func.func @gemm(%a: {ga}, %b: {gb}, %c: {gc})
+    attributes {{ascend.kernel = #ascend.core<aic>}} {{
+  %c0 = arith.constant 0 : index
+  %l1a = memref.alloc() : {l1a}
+  %l1b = memref.alloc() : {l1b}
+  %l0a = memref.alloc() : {l0a}
+  %l0b = memref.alloc() : {l0b}
+  %l0c = memref.alloc() : {l0c}
+  ascend.copy_nd2nz %a[%c0, %c0], %l1a sizes [{a_rows}, {a_cols}]{copy_a} : {ga}, {l1a}
+  ascend.copy_nd2nz %b[%c0, %c0], %l1b sizes [{b_rows}, {b_cols}]{copy_b} : {gb}, {l1b}
+  ascend.set_flag mte2 -> mte1, 0
+  ascend.wait_flag mte2 -> mte1, 0
+  ascend.load_l0a %l1a, %l0a{load_a} sizes [{m}, {k}] : {l1a}, {l0a}
+  ascend.load_l0b %l1b, %l0b{load_b} sizes [{k}, {n}] : {l1b}, {l0b}
+  ascend.set_flag mte1 -> m, 0
+  ascend.wait_flag mte1 -> m, 0
+  ascend.mmad %l0a, %l0b, %l0c sizes [{m}, {n}, {k}] {{init}} : {l0a}, {l0b}, {l0c}
+  ascend.set_flag m -> fix, 0
+  ascend.wait_flag m -> fix, 0
+  ascend.fixpipe %l0c, %c[%c0, %c0] sizes [{out[0]}, {out[1]}] : {l0c}, {gc}
+  return
+}}
+"""
+
+
 def gemm_kernel(dtype: str, m: int, n: int, k: int, ta: bool, tb: bool) -> str:
     """One tile C = op(A) op(B) with A stored K x M when `ta`, B stored N x K when `tb`."""
     c0 = _C0[dtype]
@@ -57,30 +92,8 @@ def gemm_kernel(dtype: str, m: int, n: int, k: int, ta: bool, tb: bool) -> str:
     gm_c = f"memref<{m}x{n}x{acc}, #ascend.mem<gm>>"
     t_a = " {transpose}" if ta else ""
     t_b = " {transpose}" if tb else ""
-    return f"""
-func.func @gemm(%a: {gm_a}, %b: {gm_b}, %c: {gm_c})
-    attributes {{ascend.kernel = #ascend.core<aic>}} {{
-  %c0 = arith.constant 0 : index
-  %l1a = memref.alloc() : {l1a}
-  %l1b = memref.alloc() : {l1b}
-  %l0a = memref.alloc() : {l0a}
-  %l0b = memref.alloc() : {l0b}
-  %l0c = memref.alloc() : {l0c}
-  ascend.copy_nd2nz %a[%c0, %c0], %l1a sizes [{a_shape[0]}, {a_shape[1]}] : {gm_a}, {l1a}
-  ascend.copy_nd2nz %b[%c0, %c0], %l1b sizes [{b_shape[0]}, {b_shape[1]}] : {gm_b}, {l1b}
-  ascend.set_flag mte2 -> mte1, 0
-  ascend.wait_flag mte2 -> mte1, 0
-  ascend.load_l0a %l1a, %l0a{t_a} sizes [{m}, {k}] : {l1a}, {l0a}
-  ascend.load_l0b %l1b, %l0b{t_b} sizes [{k}, {n}] : {l1b}, {l0b}
-  ascend.set_flag mte1 -> m, 0
-  ascend.wait_flag mte1 -> m, 0
-  ascend.mmad %l0a, %l0b, %l0c sizes [{m}, {n}, {k}] {{init}} : {l0a}, {l0b}, {l0c}
-  ascend.set_flag m -> fix, 0
-  ascend.wait_flag m -> fix, 0
-  ascend.fixpipe %l0c, %c[%c0, %c0] sizes [{m}, {n}] : {l0c}, {gm_c}
-  return
-}}
-"""
+    return _one_gemm((gm_a, gm_b, gm_c), (l1a, l1b, l0a, l0b, l0c),
+                     ((a_shape, ""), (b_shape, "")), (t_a, t_b), (m, n, k), (m, n))
 
 
 @pytest.mark.parametrize("dtype", ["f16", "f32", "i8"])
@@ -145,29 +158,9 @@ def transposing_f32_gemm(m: int, n: int, k: int, ta: bool, tb: bool, l1: str,
     l0c = f"memref<{_blocks(n, 16)}x{_blocks(m, 16)}x16x16xf32, #ascend.mem<l0c>>"
     ga, gb = (f"memref<{r}x{c}xf32, #ascend.mem<gm>>" for r, c in (a_gm, b_gm))
     gc = f"memref<{gm_m}x{gm_n}xf32, #ascend.mem<gm>>"
-    return f"""
-func.func @gemm(%a: {ga}, %b: {gb}, %c: {gc}) attributes {{ascend.kernel = #ascend.core<aic>}} {{
-  %c0 = arith.constant 0 : index
-  %l1a = memref.alloc() : {l1a}
-  %l1b = memref.alloc() : {l1b}
-  %l0a = memref.alloc() : {l0a}
-  %l0b = memref.alloc() : {l0b}
-  %l0c = memref.alloc() : {l0c}
-  ascend.copy_nd2nz %a[%c0, %c0], %l1a sizes [{a_tile[0]}, {a_tile[1]}]{copy_a} : {ga}, {l1a}
-  ascend.copy_nd2nz %b[%c0, %c0], %l1b sizes [{b_tile[0]}, {b_tile[1]}]{copy_b} : {gb}, {l1b}
-  ascend.set_flag mte2 -> mte1, 0
-  ascend.wait_flag mte2 -> mte1, 0
-  ascend.load_l0a %l1a, %l0a{load_a} sizes [{m}, {k}] : {l1a}, {l0a}
-  ascend.load_l0b %l1b, %l0b{load_b} sizes [{k}, {n}] : {l1b}, {l0b}
-  ascend.set_flag mte1 -> m, 0
-  ascend.wait_flag mte1 -> m, 0
-  ascend.mmad %l0a, %l0b, %l0c sizes [{m}, {n}, {k}] {{init}} : {l0a}, {l0b}, {l0c}
-  ascend.set_flag m -> fix, 0
-  ascend.wait_flag m -> fix, 0
-  ascend.fixpipe %l0c, %c[%c0, %c0] sizes [{gm_m}, {gm_n}] : {l0c}, {gc}
-  return
-}}
-"""
+    return _one_gemm((ga, gb, gc), (l1a, l1b, l0a, l0b, l0c),
+                     ((a_tile, copy_a), (b_tile, copy_b)), (load_a, load_b), (m, n, k),
+                     (gm_m, gm_n))
 
 
 @pytest.mark.parametrize("l1", ["zz", "dn"])
