@@ -392,7 +392,8 @@ def Ascend_FixpipeOp : Ascend_Op<"fixpipe"> {
       dropped (edge tiles);
     - `dst` in L1 (950): Nz layout `(C1, R1, 16, C0)` of a matrix at least
       M x N, for the next matmul;
-    - `dst` in UB (950): a row-major 2-D buffer that holds M x N.
+    - `dst` in UB (950): a row-major 2-D buffer that holds M x N, in the UB
+      of sub-block 0 (an AIC's UB buffer names bytes of its AIVs' UBs).
 
     With `dual_dst` (950, a fixpipe of the AIC of a mix kernel into UB) the
     fixpipe writes the UBs of both AIVs of its AI core, split by rows: rows
@@ -403,7 +404,8 @@ def Ascend_FixpipeOp : Ascend_Op<"fixpipe"> {
     `dualDstCtl` split in M). It hands a tile from the cube to the vector
     cores without a trip through GM.
 
-    FIX pipe; AscendC `Fixpipe(..., FixpipeParamsV220{...})`. The
+    FIX pipe; AscendC `Fixpipe(..., FixpipeParamsV220{...})`, into UB
+    `FixpipeParamsArch3510` (`dualDstCtl`, `subBlockId`). The
     tile-to-ascend lowering produces it for the copy out of a `tile.gemm`
     accumulator.
 

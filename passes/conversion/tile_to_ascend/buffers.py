@@ -78,10 +78,11 @@ def _space_attr(type_: ir.MemRefType) -> ir.Attribute | None:
 
 L1_LAYOUT = "ascend.l1_layout"
 """Attribute of an L1 tile's `tile.alloc` that the gemm lowering sets when the
-tile holds a 32-bit operand that needs transposing: `zz` or `transposed`
-(`cube_gemm.choose_l1_layouts`); the alloc, copy and gemm lowerings all shape
-the tile's buffer by it."""
-L1_ZZ, L1_TRANSPOSED = "zz", "transposed"
+tile holds an operand that needs transposing and no load transposes: `zz` or
+`transposed`, or a Bᵀ next to such an A whose K is padded to whole squares
+(`squares`, see `cube_gemm.choose_l1_layouts`); the alloc, copy and gemm
+lowerings all shape the tile's buffer by it."""
+L1_ZZ, L1_TRANSPOSED, L1_SQUARES = "zz", "transposed", "squares"
 
 
 def l1_layout(tile: ir.Value) -> str | None:
@@ -94,15 +95,18 @@ def l1_layout(tile: ir.Value) -> str | None:
 
 def l1_shape(tile: ir.Value) -> list[int]:
     """The 4-D shape of L1 tile `tile` (R x C) in its layout: Nz of R x C, Zz of
-    R x C with C up to whole 16 x 16 squares (which its loads move), or Nz of the
-    C x R transpose (which pads R, not C, to whole fractal rows: a ragged tile
-    holds more or fewer elements than its Nz)."""
+    R x C with C up to whole 16 x 16 squares (which its loads move), Nz of R x C
+    with C up to whole squares (`squares`), or Nz of the C x R transpose (which
+    pads R, not C, to whole fractal rows: a ragged tile holds more or fewer
+    elements than its Nz)."""
     type_ = ir.MemRefType(tile.type)
     rows, cols = type_.shape
     layout = l1_layout(tile)
+    squares = -(-cols // FRACTAL_ROWS) * FRACTAL_ROWS
     if layout == L1_ZZ:
-        squares = -(-cols // FRACTAL_ROWS) * FRACTAL_ROWS
         return fractal_shape("l0a", rows, squares, type_.element_type)
+    if layout == L1_SQUARES:
+        return fractal_shape("l1", rows, squares, type_.element_type)
     if layout == L1_TRANSPOSED:
         return fractal_shape("l1", cols, rows, type_.element_type)
     return fractal_shape("l1", rows, cols, type_.element_type)

@@ -53,7 +53,9 @@ Cube layout facts the loads rest on (f32: 16 x 8 fractals, C0 = 8):
   Nd2Nz matrix per 16 rows), loaded by `ascend.load_l0a/l0b {zz}`
   (LoadDataWithTranspose of squares); on the 950 as the Nz of its transpose
   (`ascend.copy_nd2nz {transpose}`, DataCopy with Dn2NzParams: the GM matrix
-  read column-major), which the plain load takes like any A or Bᵀ.
+  read column-major), which the plain load takes like any A or Bᵀ. The 950
+  copies an 8-bit A that needs transposing in the same way: its transposing
+  load of 8-bit pairs reaches L0B only.
   The gemm records the layout on the tile (`ascend.l1_layout`), and the
   alloc and the copy into L1 lower to it. The transposed Nz pads a ragged
   tile as any Nz does (its rows to C0 columns, its columns to 16 rows), so
@@ -90,6 +92,7 @@ from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend import buffers
 from tilec.passes.conversion.tile_to_ascend.buffers import (
     L1_LAYOUT,
+    L1_SQUARES,
     L1_TRANSPOSED,
     L1_ZZ,
     l1_layout,
@@ -275,13 +278,17 @@ def _only_gemm_operand(tile: ir.Value, gemm: ir.Operation, position: int, flag: 
 
 
 def _transposing_operand(op: ir.Operation, position: int, layout: str | None) -> bool:
-    """Whether operand `position` of gemm `op` is a 32-bit L1 tile that needs
-    transposing on its way to L0 (A with `transpose_a`, B without `transpose_b`)
-    and can take the transposing layout `layout`: only copies from GM write it."""
+    """Whether operand `position` of gemm `op` is an L1 tile that needs transposing on
+    its way to L0 (A with `transpose_a`, B without `transpose_b`) where no load
+    transposes it, and can take the transposing layout `layout`: only copies from GM
+    write it. That is a 32-bit tile, or on the 950 an 8-bit A (its transposing load of
+    8-bit pairs reaches L0B only)."""
     value = op.operands[position]
     flag, transposed = ("transpose_a", True) if position == 0 else ("transpose_b", False)
     type_ = ir.MemRefType(value.type)
-    if (flag in op.attributes) != transposed or irb.bit_width(type_.element_type) != 32:
+    width = irb.bit_width(type_.element_type)
+    if (flag in op.attributes) != transposed or not (
+            width == 32 or (width == 8 and position == 0 and layout == L1_TRANSPOSED)):
         return False
     if str(buffers.memory_space(type_)) != "l1" or layout is None:
         return False
@@ -292,8 +299,9 @@ def _transposing_operand(op: ir.Operation, position: int, layout: str | None) ->
 
 
 def choose_l1_layouts(op: ir.Operation, target: TargetDescription) -> None:
-    """Marks each 32-bit L1 operand of gemm `op` that needs transposing with the
-    layout of its architecture, where only copies from GM write it. Zz pads a
+    """Marks each L1 operand of gemm `op` that no load transposes (32-bit ones, and the
+    950's 8-bit A) with the layout of its architecture, where only copies from GM
+    write it. Zz pads a
     tile's columns to whole 16 x 16 squares, which its loads move, and so the K
     of L0B, past what the mmad reads (Zn keeps it at the end); the K of a Zz A
     sets L0A's row pitch, so where it is not whole squares the mmad runs K to
@@ -301,14 +309,32 @@ def choose_l1_layouts(op: ir.Operation, target: TargetDescription) -> None:
     too (see the module docstring)."""
     profile = target.profile  # type: ignore[attr-defined]
     layout = _TRANSPOSING_LAYOUT.get(profile.arch)
-    chosen = [_transposing_operand(op, position, layout) for position in (0, 1)]
+    chosen: list[str | None] = [layout if _transposing_operand(op, position, layout) else None
+                                for position in (0, 1)]
     a = op.operands[0]
     if chosen[0] and layout == L1_ZZ and ir.MemRefType(a.type).shape[0] % FRACTAL_ROWS:
-        gemms = [use.owner for use in a.uses if use.owner.operation.name == "tile.gemm"]
-        chosen[0] = chosen[1] and len(gemms) == 1
+        if not chosen[1] and _pads_k(op):
+            chosen[1] = L1_SQUARES
+        chosen[0] = layout if chosen[1] and _gemms(a) == 1 else None
     for value, marked in zip(op.operands[:2], chosen, strict=True):
         if marked:
-            value.owner.attributes[L1_LAYOUT] = ir.StringAttr.get(layout)
+            value.owner.attributes[L1_LAYOUT] = ir.StringAttr.get(marked)
+
+
+def _gemms(tile: ir.Value) -> int:
+    return sum(use.owner.operation.name == "tile.gemm" for use in tile.uses)
+
+
+def _pads_k(op: ir.Operation) -> bool:
+    """Whether Bᵀ (`transpose_b`, N x K, 32-bit) of gemm `op` can hold K up to whole
+    16 x 16 squares of zeros in L1 (`squares`), as a Zz A with a ragged K needs of
+    it: a tile of this gemm alone that only copies from GM write."""
+    b = op.operands[1]
+    owner = b.owner
+    return ("transpose_b" in op.attributes and irb.bit_width(
+        ir.MemRefType(b.type).element_type) == 32 and space_of(b) == "l1"
+            and isinstance(owner, ir.Operation | ir.OpView) and owner.name == "tile.alloc"
+            and _gemms(b) == 1 and _only_gemm_operand(b, op, 1, "transpose_b"))
 
 
 def _k_step(op: ir.Operation, m: int, n: int, k: int, element: ir.Type,
@@ -425,12 +451,15 @@ class GemmToMmad(TileOpLowering):
         if layouts[1] == L1_TRANSPOSED:
             trans_b = True
         zz_a, zz_b = (True if layout == L1_ZZ else None for layout in layouts)
+        squares_b = layouts[1] == L1_SQUARES
         # A Zz load moves whole 16 x 16 squares: L0B holds K to a square's edge, and
-        # with a Zz A (where both have zeros there) the mmad runs K that far.
+        # with a Zz A (where both have zeros there: a Zz B, or a Bᵀ whose L1 tile
+        # holds K to the squares' edge) the mmad runs K that far.
         pad = _squares if zz_a else lambda extent: extent
         l0a = None if in_l0[0] else new_buffer("l0a", plan.m, pad(plan.k_step), element, op)
         l0b = None if in_l0[1] else new_buffer(
-            "l0b", _squares(plan.k_step) if zz_b else plan.k_step, plan.n, element, op)
+            "l0b", _squares(plan.k_step) if zz_b or squares_b else plan.k_step, plan.n,
+            element, op)
         with ir.InsertionPoint(op), op.location:
             a_l1, b_l1, acc = fractal_view(a), fractal_view(b), fractal_view(c)
             if l0a is None:
@@ -446,10 +475,12 @@ class GemmToMmad(TileOpLowering):
                 size = min(plan.k_step, plan.k - start)
                 whole = start == 0 and size == plan.k
                 src_a = a_l1 if whole else _chunk(a_l1, *a_k, start, size)
-                src_b = b_l1 if whole else _chunk(b_l1, *b_k, start, size)
                 depth = pad(size)
+                src_b = b_l1 if whole else _chunk(b_l1, *b_k, start,
+                                                  depth if squares_b else size)
                 load_a = [_squares(plan.m), depth] if zz_a else [plan.m, size]
-                load_b = [_squares(size), _squares(plan.n)] if zz_b else [size, plan.n]
+                load_b = ([_squares(size), _squares(plan.n)] if zz_b
+                          else [depth if squares_b else size, plan.n])
                 # What the loads write and (of L0B, a part of it) what the mmad reads.
                 dst_a = _prefix(l0a, fractal_shape("l0a", plan.m, depth, element)[:2])
                 into_b = _prefix(l0b, fractal_shape("l0b", *load_b, element)[:2])

@@ -150,16 +150,19 @@ func.func @part_squares(%A: memref<100x70xf32>, %B: memref<100x90xf32>, %C: memr
 
 // A Zz B of 24 of K next to an A that needs no transposing: L0B holds K to
 // 32 (Zn keeps K outermost), the mmad reads the first 24 through a view. An
-// A (transpose_a) of 24 of K next to a Bᵀ, which is not in Zz, stays Nz on
-// the 910b: only a Zz B has the zeros that an mmad run past K would need.
+// A (transpose_a) of 24 of K goes into Zz next to a Bᵀ too: the mmad then runs
+// K to 32, so Bᵀ's L1 tile holds K to 32 (4 column blocks of 8, the copy's
+// zeros past 24), and so does its L0B tile.
 // B910-LABEL: func.func @part_k
 // B910: memref.alloc() : memref<2x4x16x8xf32, #ascend.mem<l1>>
 // B910: %[[K24:[a-z0-9_]+]] = memref.subview %[[L0B:[a-z0-9_]+]][0, 0, 0, 0] [3, 2, 16, 8] [1, 1, 1, 1] : memref<4x2x16x8xf32, #ascend.mem<l0b>>
 // B910: ascend.load_l0b %{{.*}}, %[[L0B]] {zz} sizes [32, 32] : memref<2x4x16x8xf32, #ascend.mem<l1>>, memref<4x2x16x8xf32, #ascend.mem<l0b>>
 // B910: ascend.mmad %{{.*}}, %[[K24]], %{{.*}} sizes [24, 24, 24] {init}
-// B910-NOT: {zz}
-// B910: ascend.load_l0a %{{.*}}, %{{.*}} {transpose} sizes [24, 24] : memref<3x2x16x8xf32
-// B910: ascend.mmad %{{.*}}, %{{.*}}, %{{.*}} sizes [24, 24, 24] {init}
+// B910: ascend.copy_nd2nz %{{.*}} sizes [24, 24] {zz} : memref<100x100xf32, #ascend.mem<gm>>, memref<2x4x16x8xf32, #ascend.mem<l1>>
+// B910: ascend.copy_nd2nz %{{.*}} sizes [24, 24] : memref<100x100xf32, #ascend.mem<gm>>, memref<4x2x16x8xf32, #ascend.mem<l1>>
+// B910: ascend.load_l0a %{{.*}}, %{{.*}} {transpose, zz} sizes [32, 32] : memref<2x4x16x8xf32
+// B910: ascend.load_l0b %{{.*}}, %{{.*}} {transpose} sizes [32, 24] : memref<4x2x16x8xf32, #ascend.mem<l1>>, memref<4x2x16x8xf32, #ascend.mem<l0b>>
+// B910: ascend.mmad %{{.*}}, %{{.*}}, %{{.*}} sizes [24, 24, 32] {init}
 // A950-LABEL: func.func @part_k
 // A950-COUNT-2: {transpose} : memref<100x100xf32, #ascend.mem<gm>>, memref<3x2x16x8xf32, #ascend.mem<l1>>
 func.func @part_k(%A: memref<100x100xf32>, %C: memref<100x100xf32>) {

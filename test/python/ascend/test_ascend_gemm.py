@@ -331,7 +331,7 @@ RAGGED_F32_TRANSPOSES = [
     ((24, 24, 40), dict(block_M=24, block_N=24, block_K=40, trans_A=True), (2, 2)),
     ((70, 50, 100), dict(block_M=24, block_N=40, block_K=24, trans_A=True), (2, 2)),
     ((70, 50, 100), dict(block_M=24, block_N=40, block_K=24, trans_A=True, trans_B=True),
-     (0, 1)),
+     (1, 1)),
     ((70, 50, 100), dict(block_M=40, block_N=24, block_K=24, trans_A=True, loop="serial"),
      (2, 2)),
 ]
@@ -349,10 +349,15 @@ def test_f32_operands_to_transpose_in_tiles_of_part_squares(profile, shape, vari
     """The 950 copies each such operand in as the Nz of its transpose, padded like any Nz
     (24 rows to 32, 40 columns to 48 of the transpose). The 910b puts it in Zz, its
     columns padded to whole squares, L0B's K too; where A's K is not whole 16-row blocks
-    (24) the mmad runs K to 32 over the zeros of both Zz operands, and next to a Bᵀ
-    (not in Zz) A stays Nz. All match numpy."""
+    (24) the mmad runs K to 32 over the zeros of both operands: a Zz B, or a Bᵀ (Nz)
+    whose L1 tile holds K to 32, the copy's zeros past its 24. All match numpy."""
     check_gemm(*shape, profile, in_dtype="float32", **variant)
     text = convert(gemm_kernel(*shape, in_dtype="float32", **variant), profile)
     form = "{transpose}" if profile == "950" else "{zz}"
     copies = re.findall(r"ascend\.copy_nd2nz [^\n]*", text)
     assert sum(form in copy for copy in copies) == moved[PROFILES.index(profile)]
+    if profile == "910b" and variant.get("trans_B") and variant["block_K"] % 16:
+        # Bᵀ (40 x 24): 4 column blocks of 8 in L1 (K to 32), all of them loaded
+        assert all(re.search(r"sizes \[40, 24\] : memref<\w+xf32, #ascend\.mem<gm>>, "
+                             r"memref<4x3x16x8xf32", copy) for copy in copies if "{zz}" not in copy)
+        assert re.search(r"ascend\.load_l0b [^\n]*\{transpose\} sizes \[32, 40\]", text)

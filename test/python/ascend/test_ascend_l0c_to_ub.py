@@ -16,6 +16,8 @@ from test_ascend_mixed import epilogue_gemm
 
 import tilec
 import tilec.language as T
+from tilec import ir
+from tilec.backends.ascend.ascendc import emit_ascendc
 from tilec.sim import SimError, simulate
 
 _DUAL = re.compile(r"ascend\.fixpipe %\S+, %\S+\[[^\]]*\] sizes \[(\d+), (\d+)\] \{dual_dst\}")
@@ -67,9 +69,12 @@ def test_the_910b_keeps_every_ring_in_gm():
 
 def test_the_emitted_fixpipe_splits_the_rows_between_the_aivs():
     source = _attention("950").source()
-    assert source.count("FixpipeParamsArch3510 ") >= 2
-    assert re.search(r"(\w+)\.dualDstCtl = 1;\n\s*Fixpipe<float, float, CFG_ROW_MAJOR>\(\w+",
-                     source)
+    assert source.count("FixpipeParamsArch3510<CO2Layout::ROW_MAJOR> ") >= 2
+    # the vendor's CFG_ROW_MAJOR would drain into L1: the config says UB
+    assert "constexpr FixpipeConfig TILEC_CFG_ROW_MAJOR_TO_UB = {CO2Layout::ROW_MAJOR, true};" \
+        in source
+    assert re.search(r"(\w+)\.dualDstCtl = 1;\n\s*\1\.subBlockId = false;\n\s*"
+                     r"Fixpipe<float, float, TILEC_CFG_ROW_MAJOR_TO_UB>\(\w+", source)
 
 
 def _run_epilogue(text: str, M: int, N: int, K: int, block_dim: int):
@@ -275,3 +280,41 @@ def test_an_aic_ub_buffer_needs_the_planned_offset():
     with pytest.raises(SimError, match="a UB buffer of the AIC needs the offset the memory "
                                        "planner gave it"):
         simulate(text, list(_dual_inputs()), profile="950")
+
+
+def _one_ub_kernel() -> str:
+    """The dual kernel with a fixpipe into sub-block 0's UB only, through relu and a cast
+    to f16 (which only the single destination allows): that AIV stores all 32 rows."""
+    text = _DUAL_KERNEL.replace("memref<16x32xf32, #ascend.mem<ub>>",
+                                "memref<32x32xf16, #ascend.mem<ub>>")
+    text = text.replace("memref<32x32xf32, #ascend.mem<gm>>", "memref<32x32xf16, #ascend.mem<gm>>")
+    text = text.replace("sizes [32, 32] {dual_dst}", "sizes [32, 32] {relu}")
+    store = ("ascend.copy %ring[%c0, %c0], %out[%row, %c0] sizes [16, 32]\n"
+             "        : memref<32x32xf16, #ascend.mem<ub>>, memref<32x32xf16, #ascend.mem<gm>>\n")
+    assert store in text
+    return text.replace(store, """%first = arith.cmpi eq, %sub, %c0 : index
+    scf.if %first {
+      ascend.copy %ring[%c0, %c0], %out[%c0, %c0] sizes [32, 32]
+          : memref<32x32xf16, #ascend.mem<ub>>, memref<32x32xf16, #ascend.mem<gm>>
+    }
+""")
+
+
+def test_a_fixpipe_into_one_ub_fills_sub_block_0s_and_emits_its_parameters():
+    a, b, _ = _dual_inputs()
+    out = np.full((32, 32), np.nan, np.float16)
+    result = simulate(_one_ub_kernel(), [a, b, out], profile="950")
+    assert result.ok, result.races
+    want = np.maximum(a.astype(np.float32) @ b.astype(np.float32), 0).astype(np.float16)
+    assert np.abs(result.outputs["out"].astype(np.float32) - want).max() <= 1e-2
+    assert result.bandwidth["l0c->ub"].bytes == 32 * 32 * 2
+    source = emit_ascendc(ir.parse_module(_one_ub_kernel(), "<one-ub>", ir.make_context()),
+                          "950")[0].text()
+    params = re.search(r"FixpipeParamsArch3510<CO2Layout::ROW_MAJOR> (p\d+);\n((?:.*\n){8})"
+                       r" *Fixpipe<half, float, TILEC_CFG_ROW_MAJOR_TO_UB>\(\w+, \w+, \1\);",
+                       source)
+    assert params, source
+    fields = dict(re.findall(r"\.(\w+) = (.*);", params.group(2)))
+    assert fields == {"nSize": "32", "mSize": "32", "srcStride": "32", "dstStride": "32",
+                      "quantPre": "QuantMode_t::F322F16", "reluEn": "true", "dualDstCtl": "0",
+                      "subBlockId": "false"}

@@ -36,15 +36,31 @@ class EmitterBase:
         self.params: list[tuple[str, str]] = []
         self.scratch_offset = 0
         self.scratch_bytes = 0
+        self.uses_fixpipe_to_ub = False
+        """Whether a Fixpipe drains into UB, whose FixpipeConfig the source defines."""
+        self.staging_offset = 0
+        self.staging_bytes = 0
+        """Where the UB staging area of the copies of rows under 32 bytes starts (after the
+        buffers and the scratch), and the most bytes one of them takes (set as they emit)."""
         self.alloc_offsets: dict[str, int] = {}
         self.views: set[str] = set()
         self.ends: dict[str, int] = {}
         """Bytes used of each on-chip memory (set by the emitter's `plan`)."""
-        self.spare_event: int | None = None
-        """An event id no MTE2 <-> V flag of the kernel uses (set by `plan`)."""
-        self.scalar_event: int | None = None
-        """An event id no S <-> V flag of the kernel uses (set by `plan`), for scalar math."""
+        self.flag_events: dict[frozenset[str], set[int]] = {}
+        """The event ids the kernel's flags use, per pair of pipes (set by `plan`)."""
         self.kind = keyword(func.attributes["ascend.kernel"])
+
+    def spare_event(self, op: ir.Operation, src: str, dst: str, purpose: str) -> int:
+        """An event id that no flag of the kernel between pipes `src` and `dst` uses, for a
+        handshake the emitter adds around one op (the IR's flags own the other ids, and one
+        of them may be pending there); none left is an error at `op`."""
+        used = self.flag_events.get(frozenset((src, dst)), set())
+        spare = [e for e in range(self.profile.flag_event_ids) if e not in used]
+        if not spare:
+            raise error(f"every one of the {self.profile.flag_event_ids} {src.upper()} <-> "
+                        f"{dst.upper()} event ids is in use: none is left to {purpose}",
+                        op.location)
+        return spare[-1]
 
     def fresh(self, stem: str) -> str:
         self.counter += 1

@@ -7,7 +7,7 @@ from mlir import ir
 
 from tilec.backends.ascend.ascendc.base import EmitterBase
 from tilec.backends.ascend.ascendc.tables import BLOCK_BYTES, BYTES, CTYPE, REPEAT_BYTES
-from tilec.backends.ascend.ascendc.text import Tensor, add_index, ceil_div, element_at
+from tilec.backends.ascend.ascendc.text import Tensor, add_index, align, ceil_div, element_at
 from tilec.diagnostics import error
 
 
@@ -64,7 +64,7 @@ class Copies(EmitterBase):
         self.line("// the region reaches past the GM tensor's edge, where it reads as zero")
         self.open_guard(partial)
         if local.space == "ub":
-            event = self.free_event(op)
+            event = self.spare_event(op, "mte2", "v", "order the zero fill of an edge tile")
             self.line(f"SetFlag<HardEvent::MTE2_V>({event});")
             self.line(f"WaitFlag<HardEvent::MTE2_V>({event});")
             ctype = CTYPE[local.element]
@@ -115,15 +115,6 @@ class Copies(EmitterBase):
             "repeatTimes": "1", "blockNum": str(blocks), "dstGap": "0", "initValue": "0"},
             op, "uint16_t")
         self.line(f"Fill({view}.ReinterpretCast<uint16_t>(), {params});")
-
-    def free_event(self, op: ir.Operation) -> int:
-        """An event id that no MTE2 <-> V flag of the kernel uses (the IR's flags own the
-        others, and one of them may be pending here)."""
-        if self.spare_event is None:
-            raise error(f"every one of the {self.profile.flag_event_ids} MTE2 <-> V event ids "
-                        "is in use: none is left to order the zero fill of an edge tile",
-                        op.location)
-        return self.spare_event
 
     def local_copy(self, op: ir.Operation, src: Tensor, dst: Tensor, src_offsets: list[str],
                    dst_offsets: list[str], sizes: list[int]) -> None:
@@ -181,10 +172,8 @@ class Copies(EmitterBase):
         compact = (rows > 1 and local.space == "ub" and self.arch == 3510
                    and local_ld == str(cols) and (cols == 1 or valid_cols == str(cols)))
         if rows > 1 and not compact and (local_row is None or local_row % BLOCK_BYTES):
-            raise error(f"the local rows of this copy ({local_ld} x {size} bytes) are not whole "
-                        "32-byte blocks: DataCopyPad starts every row at a block of the local "
-                        "buffer (only the 950's Compact mode packs rows, whole rows in UB)",
-                        op.location)
+            self.staged_copy(op, src, dst, src_offsets, dst_offsets, sizes, lead, valid)
+            return
         block = f"{valid_cols} * {size}"
         local_gap = (f"({local_row} - (({block} + 31) / 32) * 32) / 32"
                      if rows > 1 and not compact else "0")
@@ -219,6 +208,74 @@ class Copies(EmitterBase):
             self.line("SetAtomicNone();")
         else:
             self.line(f"{guard}DataCopyPad{mode}({target}, {origin}, {ext});")
+
+    def staged_copy(self, op: ir.Operation, src: Tensor, dst: Tensor, src_offsets: list[str],
+                    dst_offsets: list[str], sizes: list[int], lead: list[str],
+                    valid: list[str]) -> None:
+        """A copy whose UB rows are not whole 32-byte blocks (a column of a tensor into a
+        packed vector, say), which DataCopyPad cannot write or read outside the 950's
+        Compact mode: the DMA moves the rows to or from a staging area of UB, a row per
+        block, and the scalar unit packs or unpacks them there. S takes its place in the
+        DMA pipe's queue order by a handshake with that pipe on each side (after what the
+        copy waits for, before what waits for the copy), and a store's S waits for its DMA
+        too, so the staging area is free again once the copy has been issued."""
+        gm, local = (src, dst) if src.space == "gm" else (dst, src)
+        if local.space != "ub":
+            raise error(f"the local rows of this copy are not whole 32-byte blocks of "
+                        f"{local.space}: DataCopyPad starts every row at a block, and only "
+                        "UB has a scalar path that packs such rows", op.location)
+        if any(e == "0" for e in (*lead, *valid)):
+            self.line("// the region lies outside the GM tensor: no DMA")
+            return
+        size = BYTES[local.element]
+        pitch = align(sizes[-1] * size, BLOCK_BYTES) // size
+        self.staging_bytes = max(self.staging_bytes, sizes[-2] * pitch * size)
+        pipe = "MTE2" if gm is src else "MTE3"
+        event = self.spare_event(op, pipe.lower(), "s", "order a copy of rows under 32 bytes")
+        staging = self.fresh("staging")
+        self.line("// rows under a 32-byte block of UB, which DataCopyPad cannot pack: a row per "
+                  "block of the staging area, packed by the scalar unit")
+        checks = [e for e in lead if not e.isdigit()]
+        self.open_guard(" && ".join(f"{e} > 0" for e in checks))
+        self.line(f"LocalTensor<{CTYPE[local.element]}> {staging} = "
+                  f"ub[{self.staging_offset}].ReinterpretCast<{CTYPE[local.element]}>();")
+        rank = len(sizes)
+        area = Tensor(staging, "0", [*["1"] * (rank - 2), str(sizes[-2]), str(pitch)],
+                      [*["0"] * (rank - 2), str(pitch), "1"], local.element, "ub",
+                      [*[1] * (rank - 2), sizes[-2], pitch])
+        corner = ["0"] * rank
+        if gm is src:
+            self.gm_copy(op, src, area, src_offsets, corner, sizes, [], valid)
+            self.handshake(pipe, "S", event)
+            self.pack(area, corner, dst, dst_offsets, valid)
+            self.handshake("S", pipe, event)
+        else:
+            self.handshake(pipe, "S", event)
+            self.pack(src, src_offsets, area, corner, valid)
+            self.handshake("S", pipe, event)
+            self.gm_copy(op, area, dst, corner, dst_offsets, sizes, [], valid)
+            self.handshake(pipe, "S", event)
+        self.close_guard(" && ".join(f"{e} > 0" for e in checks))
+
+    def handshake(self, src: str, dst: str, event: int) -> None:
+        self.line(f"SetFlag<HardEvent::{src}_{dst}>({event});")
+        self.line(f"WaitFlag<HardEvent::{src}_{dst}>({event});")
+
+    def pack(self, src: Tensor, src_offsets: list[str], dst: Tensor, dst_offsets: list[str],
+             valid: list[str]) -> None:
+        """The valid rows x columns of `src` into `dst`, element by element on S."""
+        rows, cols = self.fresh("r"), self.fresh("c")
+
+        def at(tensor: Tensor, offsets: list[str]) -> str:
+            return self.linear(tensor, [*offsets[:-2], add_index(offsets[-2], rows),
+                                        add_index(offsets[-1], cols)])
+
+        self.line(f"for (int64_t {rows} = 0; {rows} < {valid[0]}; ++{rows}) {{")
+        self.line(f"    for (int64_t {cols} = 0; {cols} < {valid[1]}; ++{cols}) {{")
+        self.line(f"        {dst.base}.SetValue({at(dst, dst_offsets)}, "
+                  f"{src.base}.GetValue({at(src, src_offsets)}));")
+        self.line("    }")
+        self.line("}")
 
     def op_ascend_copy_nd2nz(self, op: ir.Operation) -> None:
         src = self.tensor(op.operands[0], op)

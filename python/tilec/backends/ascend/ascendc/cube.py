@@ -14,6 +14,19 @@ from tilec.backends.ascend.ascendc.tables import BYTES, CTYPE, FRACTAL_BYTES, QU
 from tilec.backends.ascend.ascendc.text import Tensor, add_index, element_at
 from tilec.diagnostics import error
 
+FIXPIPE_TO_UB = "TILEC_CFG_ROW_MAJOR_TO_UB"
+"""The FixpipeConfig of L0C -> UB in ND (the vendor's CFG_ROW_MAJOR sends the Fixpipe to
+L1), defined at the top of a source that drains into UB."""
+FIXPIPE_TO_UB_DEFINITION = (
+    f"#ifndef {FIXPIPE_TO_UB}_DEFINED",
+    f"#define {FIXPIPE_TO_UB}_DEFINED",
+    "// FixpipeConfig{format, isToUB}: the Fixpipe into UB in ND (CFG_ROW_MAJOR's isToUB is",
+    "// false, which drains into L1)",
+    f"constexpr FixpipeConfig {FIXPIPE_TO_UB} = {{CO2Layout::ROW_MAJOR, true}};",
+    "#endif",
+    "",
+)
+
 
 class Cube(EmitterBase):
     """ascend.load_l0a/l0b, ascend.mmad and ascend.fixpipe."""
@@ -44,7 +57,9 @@ class Cube(EmitterBase):
             if self.arch == 3510:
                 raise error(f"the 950 has no transposing L1 -> L0A load of {src.element} "
                             "(LoadDataWithTranspose reaches only L0B there, and LoadData2D "
-                            "transposes only 16-bit fractals)", op.location)
+                            "transposes only 16-bit fractals): tilec copies such an operand "
+                            "in as the Nz of its transpose (Dn2Nz) where only copies from GM "
+                            "write its tile", op.location)
             self.load_transposed(op, dst, src, transposed_8bit_loads(
                 "l0a", src.static_shape[:2], dst.static_shape[:2], op.location))
         elif transpose:
@@ -98,13 +113,14 @@ class Cube(EmitterBase):
             why = (", and the 950's LoadDataWithTranspose (LoadData2dTransposeParamsV2) moves "
                    "four 16x8 fractals a repeat in an order the vendor documents no model of: "
                    "not emitted (tilec copies such an operand in as the Nz of its transpose, "
-                   "Dn2Nz, where only copies from GM write its tile)")
+                   "Dn2Nz, where only copies from GM write its tile and every gemm reads "
+                   "it the same way)")
         elif BYTES[src.element] == 4:
             why = (", and no AscendC load transposes them out of an Nz L1 tile: "
                    "LoadDataWithTranspose joins two 16x8 fractals that lie side by side in L1 "
                    "(Zz/Zn), and Nz keeps them one above the other (tilec puts such an "
-                   "operand in Zz where only copies from GM write its tile, and A where its K "
-                   "is whole 16-row blocks or B is in Zz too)")
+                   "operand in Zz where only copies from GM write its tile and every gemm "
+                   "reads it the same way)")
         raise error(f"LoadData2D transposes only 16-bit fractals, not {src.element}{why}",
                     op.location)
 
@@ -154,7 +170,7 @@ class Cube(EmitterBase):
             self.fixpipe_to_l1(op, src, dst, offsets, m, n, relu, quant)
             return
         if dst.space == "ub":
-            self.fixpipe_to_ub(op, src, dst, offsets, m, n)
+            self.fixpipe_to_ub(op, src, dst, offsets, m, n, relu, quant)
             return
         if dst.space != "gm":
             raise error(f"not emitted: a fixpipe into {dst.space}", op.location)
@@ -176,22 +192,23 @@ class Cube(EmitterBase):
                   f"{element_at(dst, self.linear(dst, offsets))}, {src.base}, {params});")
 
     def fixpipe_to_ub(self, op: ir.Operation, src: Tensor, dst: Tensor, offsets: list[str],
-                      m: int, n: int) -> None:
-        """L0C -> UB on 3510 (NZ2ND): with `dual_dst`, rows [0, M/2) into sub-block 0's UB
-        and the rest into sub-block 1's, at the same address (`dualDstCtl` 1, split in M),
-        which the dual mode allows only without a conversion or relu."""
-        if self.arch != 3510 or "dual_dst" not in op.attributes:
-            raise error("not emitted: the 950's fixpipe into UB writes the UB of one vector "
-                        "core (FixpipeParamsArch3510's subBlockId) or both halves (dualDstCtl), "
-                        "and only the dual destination is emitted", op.location)
-        # FixpipeParamsArch3510's format defaults to CO2Layout::ROW_MAJOR.
-        params = self.fresh("p")
-        self.line(f"FixpipeParamsArch3510 {params};")
-        for field, value in (("nSize", n), ("mSize", m), ("srcStride", src.static_shape[1] * 16),
-                             ("dstStride", dst.strides[0]), ("quantPre", "QuantMode_t::NoQuant"),
-                             ("reluEn", "false"), ("dualDstCtl", 1)):
-            self.line(f"{params}.{field} = {value};")
-        self.line(f"Fixpipe<{CTYPE[dst.element]}, {CTYPE[src.element]}, CFG_ROW_MAJOR>("
+                      m: int, n: int, relu: bool, quant: str) -> None:
+        """L0C -> UB on 3510 (NZ2ND) with FixpipeParamsArch3510, under a FixpipeConfig whose
+        `isToUB` is set (CFG_ROW_MAJOR's is not: that Fixpipe writes L1). With `dual_dst`,
+        rows [0, M/2) go into sub-block 0's UB and the rest into sub-block 1's, at the same
+        address (`dualDstCtl` 1, split in M), which the dual mode allows only without a
+        conversion or relu; without it, all rows go into sub-block 0's UB (`subBlockId`)."""
+        if self.arch != 3510:
+            raise error(f"no fixpipe into UB on arch {self.arch}: L0C drains into GM or L1 "
+                        "there", op.location)
+        dual = "dual_dst" in op.attributes
+        self.uses_fixpipe_to_ub = True
+        params = self.struct("FixpipeParamsArch3510", {
+            "nSize": str(n), "mSize": str(m), "srcStride": str(src.static_shape[1] * 16),
+            "dstStride": dst.strides[0], "quantPre": f"QuantMode_t::{quant}",
+            "reluEn": "true" if relu else "false", "dualDstCtl": "1" if dual else "0",
+            "subBlockId": "false"}, op, "CO2Layout::ROW_MAJOR")
+        self.line(f"Fixpipe<{CTYPE[dst.element]}, {CTYPE[src.element]}, {FIXPIPE_TO_UB}>("
                   f"{element_at(dst, self.linear(dst, offsets))}, {src.base}, {params});")
 
     def fixpipe_to_l1(self, op: ir.Operation, src: Tensor, dst: Tensor, offsets: list[str],

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from tilec.backends.ascend.ascendc.copies import Copies
-from tilec.backends.ascend.ascendc.cube import Cube
+from tilec.backends.ascend.ascendc.cube import FIXPIPE_TO_UB_DEFINITION, Cube
 from tilec.backends.ascend.ascendc.scalar_math import (
     SCALAR_MATH,
     ScalarMath,
@@ -87,11 +87,9 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
                 scratch = max(scratch, align(count * BYTES[element_name(src.element_type)],
                                               BLOCK_BYTES))
             elif name in ("ascend.set_flag", "ascend.wait_flag"):
-                pipes = {keyword(op.attributes["src"]), keyword(op.attributes["dst"])}
-                if pipes == {"mte2", "v"}:
-                    used.add(ir.IntegerAttr(op.attributes["event"]).value)
-                elif pipes == {"s", "v"}:
-                    used_by_scalar.add(ir.IntegerAttr(op.attributes["event"]).value)
+                pipes = frozenset((keyword(op.attributes["src"]), keyword(op.attributes["dst"])))
+                self.flag_events.setdefault(pipes, set()).add(
+                    ir.IntegerAttr(op.attributes["event"]).value)
             elif name in SCALAR_MATH:  # one element (and a temporary buffer) of the scratch
                 scratch = max(scratch, scalar_math_scratch(op))
             elif name == "ascend.vbrcb":
@@ -103,26 +101,23 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
             return ir.WalkResult.ADVANCE
 
         problems: list[CompileError] = []
-        used: set[int] = set()
-        used_by_scalar: set[int] = set()
         self.func.walk(visit)
-        spare = [e for e in range(self.profile.flag_event_ids) if e not in used]
-        self.spare_event = spare[-1] if spare else None
-        spare = [e for e in range(self.profile.flag_event_ids) if e not in used_by_scalar]
-        self.scalar_event = spare[-1] if spare else None
         if problems:  # raised here: an exception inside walk() loses its diagnostics
             raise problems[0]
         if scratch:
             self.scratch_offset = align(ends.get("ub", 0), BLOCK_BYTES)
             self.scratch_bytes = scratch
             ends["ub"] = self.scratch_offset + scratch
-            capacity = self.profile.capacity["ub"] - self.profile.reserved.get("ub", 0)
-            if ends["ub"] > capacity:
-                raise error(f"the AscendC reduction/broadcast/scalar-math scratch ({scratch} "
-                            f"bytes at {self.scratch_offset}) does not fit the {capacity} "
-                            "bytes of UB",
-                            self.func.location)
+            self.check_ub(ends["ub"], f"reduction/broadcast/scalar-math scratch ({scratch} "
+                                      f"bytes at {self.scratch_offset})")
         self.ends = {space: align(end, BLOCK_BYTES) for space, end in ends.items()}
+        self.staging_offset = self.ends.get("ub", 0)
+
+    def check_ub(self, end: int, what: str) -> None:
+        capacity = self.profile.capacity["ub"] - self.profile.reserved.get("ub", 0)
+        if end > capacity:
+            raise error(f"the AscendC {what} does not fit the {capacity} bytes of UB",
+                        self.func.location)
 
     def signature(self) -> None:
         func_type = ir.FunctionType(ir.TypeAttr(self.func.attributes["function_type"]).value)
@@ -185,13 +180,21 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
         for line in self.gm_decls:
             self.line(line)
         self.line("TPipe pipe;")
+        sizes: dict[str, int] = {}
         for space in ("l1", "l0a", "l0b", "l0c", "ub"):
             if space not in self.ends:
                 continue
             self.line(f"TBuf<TPosition::{POSITION[space]}> {space}_buf;")
+            sizes[space] = len(self.lines)
             self.line(f"pipe.InitBuffer({space}_buf, {self.ends[space]});")
             self.line(f"LocalTensor<uint8_t> {space} = {space}_buf.Get<uint8_t>();")
         self.block(self.func.regions[0].blocks[0])
+        if self.staging_bytes:  # known once the copies that need it have been written
+            end = self.staging_offset + self.staging_bytes
+            self.check_ub(end, f"staging area of the copies of rows under 32 bytes "
+                               f"({self.staging_bytes} bytes at {self.staging_offset})")
+            self.lines[sizes["ub"]] = self.lines[sizes["ub"]].replace(
+                f", {self.ends['ub']});", f", {end});")
         body = self.lines[body_start:]
         name = ident(ir.StringAttr(self.func.attributes["sym_name"]).value)
         params = ", ".join(f"{t} {n}" for t, n in self.params)
@@ -202,6 +205,7 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
             "",
             "using namespace AscendC;",
             "",
+            *(FIXPIPE_TO_UB_DEFINITION if self.uses_fixpipe_to_ub else ()),
             f'extern "C" __global__ __aicore__ void {name}({params})',
             "{",
             f"    KERNEL_TASK_TYPE_DEFAULT({KERNEL_TYPE[self.kind]});",

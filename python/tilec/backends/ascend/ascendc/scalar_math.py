@@ -84,9 +84,6 @@ class ScalarMath(EmitterBase):
         if not self.on_vector_core(op):
             raise error(f"'{name}' on a scalar outside the vector core: the cube core has "
                         "no UB to compute it in", op.location)
-        if self.scalar_event is None:
-            raise error(f"'{name}' on a scalar needs an event id that no S <-> V flag of "
-                        "the kernel uses, and none is left", op.location)
         ctype = _ELEMENTS[element]
         spec = SCALAR_MATH[name]
         operand = self.value(op.operands[0])
@@ -94,7 +91,7 @@ class ScalarMath(EmitterBase):
             operand = f"({operand}) * static_cast<{ctype}>({_LN2})"
         self.marker(op, spec.call)
         one = self.fresh("one")
-        event = self.scalar_event
+        event = self.spare_event(op, "s", "v", f"order '{name}' on a scalar")
         self.line(f"LocalTensor<{ctype}> {one} = ub[{self.scratch_offset}]"
                   f".ReinterpretCast<{ctype}>();")
         result = one

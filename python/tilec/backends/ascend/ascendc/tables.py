@@ -8,7 +8,8 @@ ARCH = {"910b": 2201, "950": 3510}
 
 STRUCTS: dict[int, dict[str, tuple[tuple[str, str], ...]]] = {}
 """Per arch: parameter struct -> ((field, C type), ...) in declaration order; `T` is a
-template struct's element type (`TYPE`: the integer of its bits, on 3510)."""
+template struct's element type (`TYPE`: the integer of its bits, on 3510), and `format`
+the CO2Layout of FixpipeParamsArch3510."""
 
 _COMMON = {
     "DataCopyParams": (("blockCount", "uint16_t"), ("blockLen", "uint16_t"),
@@ -69,6 +70,15 @@ STRUCTS[3510] = {
                                     ("addrMode", "uint8_t")),
     "DataCopyPadExtParams": (("isPad", "bool"), ("leftPadding", "uint8_t"),
                              ("rightPadding", "uint8_t"), ("paddingValue", "TYPE")),
+    "FixpipeParamsArch3510": (("preReluMode", "ReluMode"), ("preClipReluMode", "ClipReluMode"),
+                              ("reluScalar", "uint64_t"), ("vectorRelu", "uint64_t"),
+                              ("nSize", "uint16_t"), ("mSize", "uint16_t"),
+                              ("srcStride", "uint16_t"), ("dstStride", "uint32_t"),
+                              ("quantPre", "QuantMode_t"), ("deqScalar", "uint64_t"),
+                              ("reluEn", "bool"), ("unitFlag", "uint8_t"),
+                              ("dualDstCtl", "uint8_t"), ("subBlockId", "bool"),
+                              ("params", "typename TransformParams<format>::PARAMS"),
+                              ("isChannelSplit", "bool")),
 }
 
 HARD_EVENTS = frozenset({
