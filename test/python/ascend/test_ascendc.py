@@ -35,6 +35,7 @@ import test_ascend_gemm as gemm_tests
 import test_ascend_mixed as mixed_tests
 import test_ascend_vector_kernels as vector_tests
 from example_kernels import example
+from vendor_headers import compile_errors
 
 import tilec
 import tilec.language as T
@@ -1146,6 +1147,35 @@ def _calls(kernel: str) -> list[tuple[str, int]]:
             end += 1
         calls.append((match.group(1), len(_split_top(kernel[match.end():end - 1]))))
     return calls
+
+
+@needs_devkit
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+@pytest.mark.parametrize("profile", PROFILES)
+def test_sources_compile_against_the_vendor_headers(profile, tmp_path):
+    """Every source, with the API the headers declare (structs, enums, overloads, template
+    arguments) and stand-ins for the compiler's builtins only (vendor_headers)."""
+    errors = compile_errors(Path(DEVKIT), ARCH[profile], _one_unit(_sources(profile)), tmp_path)
+    assert not errors, errors[:4000]
+
+
+@needs_devkit
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+@pytest.mark.parametrize(("mistake", "edit"), [
+    ("a field the struct lacks", lambda s: s.replace(".blockCount =", ".blockCnt =", 1)),
+    ("a HardEvent that does not exist", lambda s: re.sub(r"HardEvent::\w+",
+                                                         "HardEvent::MTE2_MTE4", s, count=1)),
+    ("the wrong parameter struct", lambda s: re.sub(r"Mmad\((\w+), (\w+), (\w+), \w+\);",
+                                                    r"Mmad(\1, \2, \3, 0);", s, count=1)),
+    ("a layout the fixpipe into UB does not take",
+     lambda s: s.replace("FixpipeParamsArch3510<CO2Layout::ROW_MAJOR>",
+                         "FixpipeParamsArch3510<CO2Layout::NZ>", 1)),
+])
+def test_the_vendor_header_check_sees_a_mistake(mistake, edit, tmp_path):
+    source = _one_unit([compiled("gemm_softmax_mix", "950").source()])
+    assert edit(source) != source, mistake
+    assert not compile_errors(Path(DEVKIT), 3510, source, tmp_path)
+    assert "error:" in compile_errors(Path(DEVKIT), 3510, edit(source), tmp_path), mistake
 
 
 def _cpu_debug_includes() -> list[Path]:

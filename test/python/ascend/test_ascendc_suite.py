@@ -20,7 +20,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_ascendc import _check_same_program
+from test_ascendc import ARCH, DEVKIT, _check_same_program, _one_unit, needs_devkit
+from vendor_headers import compile_errors
 
 SUITE = ["test_ascend_dsl_kernels.py", "test_ascend_examples.py", "test_ascend_vector_kernels.py",
          "test_ascend_gemm.py", "test_ascend_mixed.py", "test_ascend_attention.py"]
@@ -116,3 +117,12 @@ def test_what_is_not_emitted_is_a_located_error_naming_an_api_limit(records):
     attention = [r for r in records if r["entry"] == "attention"]
     assert {r["profile"] for r in attention} == {"910b", "950"}
     assert not [r["error"] for r in attention if "error" in r]
+
+
+@pytest.mark.slow
+@needs_devkit
+@pytest.mark.parametrize("profile", ["910b", "950"])
+def test_every_emitted_source_compiles_against_the_vendor_headers(records, profile, tmp_path):
+    sources = [r["cpp"] for r in records if "cpp" in r and r["profile"] == profile]
+    errors = compile_errors(Path(DEVKIT), ARCH[profile], _one_unit(sources), tmp_path)
+    assert not errors, errors[:4000]

@@ -29,7 +29,9 @@ class Statements(EmitterBase):
         t = str(op.results[0].type)
         if isinstance(attr, ir.FloatAttr):
             value = ir.FloatAttr(attr).value
-            text = ("-INFINITY" if value == float("-inf") else "INFINITY"
+            # the compiler's builtin, as the vendor headers write it: kernel_operator.h
+            # brings no <cmath> (INFINITY) outside the CPU-debug mode
+            text = ("-__builtin_inff()" if value == float("-inf") else "__builtin_inff()"
                     if value == float("inf") else repr(float(value)) + "f")
             self.bind(op, f"static_cast<{SCALAR_CTYPE[t]}>({text})")
             return
