@@ -15,7 +15,7 @@
 // CHECK-NEXT: MTE3 {{ +}}304
 // CHECK: gm->ub {{ +}}8.00 KiB
 // CHECK-NEXT: ub->gm {{ +}}4.00 KiB
-// CHECK-NEXT: on-chip memory (peak per core): ub 6.00 KiB of 191.75 KiB
+// CHECK-NEXT: on-chip memory (peak per core): ub 6.00 KiB of 184.00 KiB
 // CHECK-NEXT: races: 0
 // CHECK-NEXT: deadlocks: 0
 // CHECK: %z = [   1.    2.    3. ... 1022. 1023. 1024.]

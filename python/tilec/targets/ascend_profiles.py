@@ -116,7 +116,9 @@ PROFILE_910B = Profile(
     alignment=_frozen(
         {"gm": 1, "l1": 32, "l0a": 512, "l0b": 512, "l0c": 512, "ub": 32, "bt": 64, "fb": 64}
     ),
-    reserved=_frozen({"l1": 256, "ub": 256}),
+    # AscendC on arch 2201 gives kernels 184 KiB of UB (TOTAL_VEC_LOCAL_SIZE) and puts the
+    # temporaries of its own calls (Select's, for one) at TMP_UB_OFFSET = 184 KiB
+    reserved=_frozen({"l1": 256, "ub": 8 * KIB}),
     cube_macs_per_cycle=_frozen({"f16": 4096, "bf16": 4096, "f32": 1024, "i8": 8192}),
     vector_bytes_per_repeat=256,
     vector_max_repeats=255,

@@ -11,7 +11,7 @@
 // CHECK: void mix(GM_ADDR X, GM_ADDR Y, int64_t M)
 // CHECK: KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
 // CHECK: GlobalTensor<half> Y_gm;
-// CHECK: pipe.InitBuffer(ub_buf, 2624);
+// CHECK: pipe.InitBuffer(ub_buf, 2656);
 // CHECK: // [0] ascend.core aic
 // CHECK-NEXT: if ASCEND_IS_AIC {
 // CHECK-NEXT: // [1] ascend.cross_core_set_flag
@@ -40,10 +40,22 @@
 // CHECK: SetFlag<HardEvent::V_S>(0);
 // CHECK: WaitFlag<HardEvent::V_S>(0);
 // CHECK-NEXT: half [[FIRST:v[0-9]+]] = [[H]].GetValue(0);
-// CHECK-NEXT: Y_gm.SetValue({{v[0-9]+}}, [[FIRST]]);
-// CHECK-NEXT: // [15] ascend.sync_all
+// The scalar store into GM goes through one UB element after the buffers (2624)
+// and the DMA, in S's order, on an event no MTE3 <-> S flag uses.
+// CHECK-NEXT: // [15] memref.store gm
+// CHECK-NEXT: LocalTensor<half> [[ONE:one[0-9]+]] = ub[2624].ReinterpretCast<half>();
+// CHECK-NEXT: SetFlag<HardEvent::MTE3_S>(7);
+// CHECK-NEXT: WaitFlag<HardEvent::MTE3_S>(7);
+// CHECK-NEXT: [[ONE]].SetValue(0, [[FIRST]]);
+// CHECK-NEXT: SetFlag<HardEvent::S_MTE3>(7);
+// CHECK-NEXT: WaitFlag<HardEvent::S_MTE3>(7);
+// CHECK: .blockLen = 2;
+// CHECK: DataCopyPad(Y_gm[{{v[0-9]+}}], [[ONE]], p{{[0-9]+}});
+// CHECK-NEXT: SetFlag<HardEvent::MTE3_S>(7);
+// CHECK-NEXT: WaitFlag<HardEvent::MTE3_S>(7);
+// CHECK-NEXT: // [16] ascend.sync_all
 // CHECK-NEXT: SyncAll<false>();
-// CHECK: // [16] ascend.copy ub -> ub sizes [8, 4]
+// CHECK: // [17] ascend.copy ub -> ub sizes [8, 4]
 // CHECK: .dstRepeatSize = 1;
 // CHECK-NEXT: .srcRepeatSize = 8;
 // CHECK: Copy({{t[0-9]+}}, [[A]], 4, 8, p{{[0-9]+}});

@@ -17,10 +17,10 @@
 // RUN:   for a, b in (('z', 'arg2'), ('m', 'arg3'))]; ref = [np.array_equal(np.load(f'{m}/arg2.npy'), z[:1200]), \
 // RUN:   np.array_equal(np.load(f'{m}/arg3.npy'), z.reshape(5, 256).max(0))]; print(ok, ref)" %t.raw %t.mb \
 // RUN:   | filecheck %s --check-prefix=EQUAL
-// RAW: on-chip memory (peak per core): ub 4.00 KiB of 191.75 KiB
+// RAW: on-chip memory (peak per core): ub 4.00 KiB of 184.00 KiB
 // RAW-NEXT: races: 0
 // Three tiles get a second slot: 7 KiB.
-// SIM: on-chip memory (peak per core): ub 7.00 KiB of 191.75 KiB
+// SIM: on-chip memory (peak per core): ub 7.00 KiB of 184.00 KiB
 // SIM-NEXT: races: 0
 // EQUAL: [True, True] [True, True]
 
@@ -253,7 +253,7 @@ func.func @carried(%x: memref<?xf32, #ascend.mem<gm>>, %n: index) -> index {
 // -----
 
 // Four stages of two 32 KiB tiles need 256 KiB of UB, more than the 910b's
-// 191.75 KiB: the loop gets as many slots as fit (two) and says so. With
+// 184.00 KiB: the loop gets as many slots as fit (two) and says so. With
 // max-stages=2 it asked for no more.
 // CHECK-LABEL: func.func @too_many_stages
 // CHECK-COUNT-4: memref.alloc() : memref<8192xf32, #ascend.mem<ub>>

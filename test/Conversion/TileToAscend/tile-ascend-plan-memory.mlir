@@ -16,16 +16,16 @@
 // RUN:     --block-dim 2 --print-outputs | filecheck %s --check-prefix=VADD
 
 // REUSE: cycles: 368
-// REUSE: on-chip memory (peak per core): ub 1.00 KiB of 191.75 KiB
+// REUSE: on-chip memory (peak per core): ub 1.00 KiB of 184.00 KiB
 // REUSE-NEXT: races: 0
 // REUSE: %arg2 = [0. 2. 4. ... 2. 2. 2.]
 // FIRSTFIT: cycles: 368
-// FIRSTFIT: on-chip memory (peak per core): ub 2.00 KiB of 191.75 KiB
+// FIRSTFIT: on-chip memory (peak per core): ub 2.00 KiB of 184.00 KiB
 // FIRSTFIT: %z = [0. 2. 4. ... 2. 2. 2.]
 // RACE: error: race (write-after-read): ascend.copy gm -> ub on MTE2 of block 0 aiv0 writes ub of block 0 aiv0, bytes [0, 1024) (memref<256xf32, #ascend.mem<ub>> allocated at <stdin>:{{[0-9]+}}:{{[0-9]+}}, offset 0; memref<256xf32, #ascend.mem<ub>> allocated at <stdin>:{{[0-9]+}}:{{[0-9]+}}, offset 0) read by ascend.copy ub -> gm on MTE3
 // The hand-synchronized double buffer of test/Simulator/vadd.mlir, planned.
 // VADD: cycles: 472 (0.262 us at 1.8 GHz)
-// VADD: on-chip memory (peak per core): ub 6.00 KiB of 191.75 KiB
+// VADD: on-chip memory (peak per core): ub 6.00 KiB of 184.00 KiB
 // VADD-NEXT: races: 0
 // VADD: %arg2 = [   1.    2.    3. ... 1022. 1023. 1024.]
 

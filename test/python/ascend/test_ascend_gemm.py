@@ -196,6 +196,14 @@ def test_element_types(profile, in_dtype, accum_dtype, tolerance):
                out_dtype=accum_dtype, tolerance=tolerance)
 
 
+@pytest.mark.parametrize("profile", PROFILES)
+def test_one_row_and_int8_into_half(profile):
+    """A GEMM of one row (Mmad's M = 1), and int8 accumulated in int32 drained into half."""
+    check_gemm(1, 64, 64, profile, block_M=1, block_N=64, block_K=32)
+    check_gemm(40, 64, 64, profile, in_dtype="int8", accum_dtype="int32", out_dtype="float16",
+               tolerance=1e-3)
+
+
 @pytest.mark.parametrize("in_dtype", ["float8_e4m3", "float8_e5m2"])
 def test_fp8_on_the_950(in_dtype):
     """The 950's cube multiplies 8-bit floats (C0 = 32) into f32; the 910b has no fp8."""

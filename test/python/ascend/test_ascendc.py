@@ -122,6 +122,9 @@ def _kernels() -> dict[str, object]:
             50, 70, 90, in_dtype="int8", accum_dtype="int32", out_dtype="int32", trans_A=True,
             trans_B=True),
         "gemm_f32": lambda: gemm_tests.gemm_kernel(64, 96, 64, in_dtype="float32"),
+        "gemm_m1": lambda: gemm_tests.gemm_kernel(1, 64, 64, block_M=1, block_N=64, block_K=32),
+        "gemm_int8_out_f16": lambda: gemm_tests.gemm_kernel(
+            40, 64, 64, in_dtype="int8", accum_dtype="int32", out_dtype="float16"),
         "gemm_f32_trans_b": lambda: gemm_tests.gemm_kernel(64, 96, 64, in_dtype="float32",
                                                            trans_B=True),
         "gemm_f32_trans_a_ragged": lambda: gemm_tests.gemm_kernel(
@@ -211,15 +214,21 @@ ADVANCED_CALLS = {"Tanh": {"f32": 1, "f16": 4}, "Sin": {"f32": 3, "f16": 8},
 tiling functions' minimum asks for, per element type (GetTanhMaxMinTmpSize, ...)."""
 
 
+def _scalar_gm(op: ir.Operation) -> bool:
+    """A scalar load from or store into GM (which goes around the data cache)."""
+    memref = {"memref.load": 0, "memref.store": 1}.get(op.name)
+    return memref is not None and _space(op.operands[memref]) == "gm"
+
+
 def _ascend_ops(text: str) -> tuple[ir.Module, list[tuple[str, int, ir.Operation]]]:
-    """The module, and (name, nesting depth, op) of every ascend op and every scalar math
-    op with a one-element vector call in it, in pre-order."""
+    """The module, and (name, nesting depth, op) of every ascend op, every scalar math op
+    with a one-element vector call in it and every scalar access of GM, in pre-order."""
     context = ir.make_context()
     module = ir.parse_module(text, "<ascend>", context)
     found: list[tuple[str, int, ir.Operation]] = []
 
     def visit(op: ir.Operation, depth: int) -> None:
-        if op.name.startswith("ascend.") or op.name in SCALAR_MATH_CALL:
+        if op.name.startswith("ascend.") or op.name in SCALAR_MATH_CALL or _scalar_gm(op):
             found.append((op.name, depth, op))
         nested = depth + (op.name in ("scf.for", "scf.if", "ascend.core"))
         for region in op.regions:
@@ -234,14 +243,16 @@ def _ascend_ops(text: str) -> tuple[ir.Module, list[tuple[str, int, ir.Operation
     return module, found
 
 
-MARKER = re.compile(r"^( *)// \[(\d+)\] ((?:ascend|math)\.\w+)")
+MARKER = re.compile(r"^( *)// \[(\d+)\] ((?:ascend|math|memref)\.\w+)")
 VENDOR_CALL = re.compile(
     r"\b(DataCopyPad|DataCopy|LoadDataWithTranspose|LoadData|Mmad|Fixpipe|Adds|Muls|Maxs|Mins|"
     r"Add|Sub|Mul|Div|Max|"
     r"Min|Exp|Ln|Abs|Sqrt|Rsqrt|Relu|Reciprocal|Duplicate|Cast|ReduceSum|ReduceMax|ReduceMin|"
     r"Tanh|Sin|Cos|Erf|Brcb|Copy|Compare|Select|Fill|SetFlag|WaitFlag|PipeBarrier|"
     r"CrossCoreSetFlag|CrossCoreWaitFlag|"
-    r"SyncAll|GetBlockIdx|GetBlockNum|GetSubBlockIdx|SetAtomicAdd|SetAtomicNone)\s*[<(]")
+    r"SyncAll|GetBlockIdx|GetBlockNum|GetSubBlockIdx|SetAtomicAdd|SetAtomicNone|SetDeqScale|"
+    r"DataCacheCleanAndInvalid)"
+    r"\s*[<(]")
 
 
 def _chunks(cpp: str) -> list[tuple[int, int, str, list[str]]]:
@@ -301,6 +312,15 @@ def _expect(op: ir.Operation) -> tuple[set[str], list[str]]:
                  "math.exp2": [r"SetValue\(0, static_cast<\w+>\(.* \* static_cast<\w+>"
                                r"\(0\.693147"]}
         return {call, "SetFlag", "WaitFlag"}, order + scale.get(op.name, [])
+    dcci = r"DataCacheCleanAndInvalid<\w+, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>"
+    if op.name == "memref.load":  # the line dropped, then read
+        return {"DataCacheCleanAndInvalid"}, [
+            rf"{dcci}\((\w+_gm)\[(.*)\]\);\n.* = \1\.GetValue\(\2\);"]
+    if op.name == "memref.store":  # one UB element, DMAed out in S's order; or written back
+        return {"DataCacheCleanAndInvalid", "DataCopyPad", "SetFlag", "WaitFlag"}, [
+            r"(\w+)\.SetValue\(0, .*\);\n(?:.*\n){2}[\s\S]*"
+            r"DataCopyPad\(\w+_gm\[.*\], \1, p\d+\);"
+            r"|(\w+_gm)\.SetValue\((.*), .*\);\n *" + dcci + r"\(\2\[\3\]\);"]
     name = op.name.removeprefix("ascend.")
     if name in ("set_flag", "wait_flag"):
         call = "SetFlag" if name == "set_flag" else "WaitFlag"
@@ -326,8 +346,9 @@ def _expect(op: ir.Operation) -> tuple[set[str], list[str]]:
         return {call}, [rf"\b{call}\(.*, {_numel(op.operands[0])}\);"]
     if name == "vdup":
         return {"Duplicate"}, [rf"Duplicate\(.*, {_numel(op.operands[0])}\);"]
-    if name == "vcast":
-        return {"Cast"}, [rf"Cast\(.*, RoundMode::CAST_\w+, {_numel(op.operands[0])}\);"]
+    if name == "vcast":  # SetDeqScale: the 910b's int32 -> half, a dequantization
+        return {"Cast", "SetDeqScale"}, [
+            rf"Cast\(.*, RoundMode::CAST_\w+, {_numel(op.operands[0])}\);"]
     if name == "vcmp":  # count mode compares whole 256-byte repeats
         lanes = 256 // (ir.MemRefType(op.operands[1].type).element_type.width // 8)
         count = -(-_numel(op.operands[1]) // lanes) * lanes
@@ -371,7 +392,8 @@ def _expect(op: ir.Operation) -> tuple[set[str], list[str]]:
     if name == "mmad":
         m, n, k = ir.DenseI64ArrayAttr(op.attributes["sizes"])
         init = "true" if "init" in op.attributes else "false"
-        return {"Mmad"}, [rf"\.m = {m};", rf"\.n = {n};", rf"\.k = {k};",
+        # M = 1: the 910b computes the fractal's 16 rows (no GEMV switch there)
+        return {"Mmad"}, [rf"\.m = {'(1|16)' if m == 1 else m};", rf"\.n = {n};", rf"\.k = {k};",
                           rf"\.cmatrixInitVal = {init};", r"Mmad\("]
     if name == "fixpipe":
         relu = "true" if "relu" in op.attributes else "false"
@@ -559,6 +581,50 @@ def _check_scalar_scratch(op: ir.Operation, text: str, cpp: str, module: ir.Modu
     assert ub_bytes - tmp >= ADVANCED_CALLS[call][element] * 256, (ub_bytes, tmp, text)
 
 
+_LOAD_DATA = re.compile(r"LoadData2DParams (p\d+);\n((?: *\1\.\w+ = \w+;\n)+) *"
+                        r"LoadData\((\w+)(?:\[(\d+)\])?, (\w+)(?:\[(\d+)\])?, \1\);")
+
+
+def _check_load_fractals(op: ir.Operation, text: str, arch: int) -> None:
+    """Each L0 fractal of a 16-bit load comes from the L1 fractal the IR says, transposed
+    where it must be, once. The calls are read as the vendor's implementation runs them:
+    on 2201 repeat j moves fractal startIndex + j * srcStride to destination fractal j;
+    on 3510 LoadData2DParams becomes the 2D-V2 load, which reads fractal (startIndex + j)
+    * srcStride, and without startIndex in its transposing L0B form."""
+    src_type, dst_type = (ir.MemRefType(v.type) for v in op.operands)
+    elements = 512 // (src_type.element_type.width // 8)
+    s0, s1 = (stride // elements for stride in src_type.get_strides_and_offset()[0][:2])
+    t0, t1 = (stride // elements for stride in dst_type.get_strides_and_offset()[0][:2])
+    rows, cols = dst_type.shape[:2]
+    moved = []
+    for match in _LOAD_DATA.finditer(text):
+        fields = dict(re.findall(r"\.(\w+) = (\w+);", match[2]))
+        start, stride = int(fields["startIndex"]), int(fields["srcStride"])
+        transpose, gap = fields["ifTranspose"] == "true", int(fields["dstGap"])
+        dst, src = int(match[4] or 0) // elements, int(match[6] or 0) // elements
+        for j in range(int(fields["repeatTimes"])):
+            if arch == 2201:
+                read = start + j * stride
+            elif transpose and op.name == "ascend.load_l0b":
+                read = j * stride
+            else:
+                read = (start + j) * stride
+            moved.append((dst + j * (gap + 1), src + read, transpose))
+    a, b = "transpose" in op.attributes, op.name == "ascend.load_l0a"
+    expected = []
+    for r in range(rows):
+        for c in range(cols):
+            if b:  # L0A (M1 x K1): Zz on 2201, Nz on 3510; L1 holds A (Nz) or Aᵀ (Nz)
+                m, k = r, c
+                at = m * t0 + k * t1 if arch == 2201 else k * rows + m
+                expected.append((at, m * s0 + k * s1 if a else k * s0 + m * s1, a))
+            else:  # L0B (K1 x N1) in Zn; L1 holds B (Nz, transposed on the way) or Bᵀ
+                k, n = r, c
+                expected.append((k * t0 + n * t1, k * s0 + n * s1 if a else n * s0 + k * s1,
+                                 not a))
+    assert sorted(moved) == sorted(expected), (op.name, arch, sorted(moved), sorted(expected))
+
+
 def _check_same_program(ir_text: str, cpp: str) -> int:
     module, ops = _ascend_ops(ir_text)
     chunks = _chunks(cpp)
@@ -586,6 +652,8 @@ def _check_same_program(ir_text: str, cpp: str) -> int:
             per_repeat = 2 if "LoadDataWithTranspose(" in text else 1  # 8/32-bit: squares
             assert per_repeat * repeats == dst[0] * dst[1], f"[{index}] loads {repeats} fractals"
             assert ("zz" in op.attributes) <= ("LoadDataWithTranspose(" in text), text
+            if "LoadData(" in text:
+                _check_load_fractals(op, text, int(re.search(r"__NPU_ARCH__ (\d+)", cpp)[1]))
         if name == "ascend.copy_nd2nz" and "zz" in op.attributes:
             # one per 16 rows of the region (the tile may have more, which the Fill zeros)
             blocks = -(-ir.DenseI64ArrayAttr(op.attributes["sizes"])[0] // 16)
@@ -697,14 +765,123 @@ func.func @chain(%c: memref<64x64xf16, #ascend.mem<gm>>) attributes {
 @pytest.mark.parametrize("profile", PROFILES)
 def test_a_fixpipe_into_l1_writes_nz_at_its_block(profile):
     """48 rows of two 16-column blocks into an 80 x 64 Nz tile at [16, 16]: the tile's
-    column blocks are 80 rows (32-byte rows of f16) apart, the start is column block 1,
-    row 16."""
+    column blocks are 80 rows (32-byte rows of f16) apart, which FixpipeParamsV220 counts
+    in 32-byte blocks and the 950's FixpipeParamsArch3510 in elements; the start is
+    column block 1, row 16."""
     source = emit_ascendc(_ascend_module(FIXPIPE_TO_L1), profile)[0].text()
     assert _check_same_program(FIXPIPE_TO_L1, source) == 1
-    for text in (r"\.nSize = 32;", r"\.mSize = 48;", r"\.srcStride = 48;", r"\.dstStride = 80;",
+    struct, stride = (("FixpipeParamsArch3510<CO2Layout::NZ>", 80 * 16) if profile == "950"
+                      else ("FixpipeParamsV220", 80))
+    for text in (rf"{re.escape(struct)} p\d+;", r"\.nSize = 32;", r"\.mSize = 48;",
+                 r"\.srcStride = 48;", rf"\.dstStride = {stride};",
                  r"\.quantPre = QuantMode_t::F322F16;", r"\.reluEn = true;",
                  rf"Fixpipe<half, float, CFG_NZ>\(t\d+\[{(80 + 16) * 16}\], t\d+, p\d+\);"):
         assert re.search(text, source), text
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_an_mmad_of_one_row_keeps_gemv_off(profile):
+    """Mmad turns GEMV on for M = 1 and then reads L0A as a row, not as fractals: the 950
+    switches it off (disableGemv), the 910b computes the 16 rows of the fractal."""
+    mmad = [c for c in _chunks(compiled("gemm_m1", profile).source())
+            if c[2] == "ascend.mmad"]
+    assert mmad
+    for _, _, _, lines in mmad:
+        text = "\n".join(lines)
+        if profile == "950":
+            assert ".m = 1;" in text and ".disableGemv = true;" in text, text
+        else:
+            assert ".m = 16;" in text and "disableGemv" not in text, text
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_dequantizing_fixpipe_scales_by_one(profile):
+    """int32 -> half drains through DEQF16, a scalar dequantization whose scale the
+    parameter structs leave uninitialized: the source sets it to 1.0f."""
+    source = compiled("gemm_int8_out_f16", profile).source()
+    quant = re.findall(r"(\w+)\.quantPre = QuantMode_t::DEQF16;", source)
+    assert quant
+    for params in quant:
+        assert f"{params}.deqScalar = static_cast<uint64_t>(0x3F800000);" in source
+
+
+def cast_kernel(src: str, dst: str):
+    @T.prim_func
+    def cast(A: T.Tensor((64,), src), B: T.Tensor((64,), dst)):
+        with T.Kernel(1, threads=128):
+            a = T.alloc_fragment((64,), src)
+            b = T.alloc_fragment((64,), dst)
+            T.copy(A, a)
+            for i in T.Parallel(64):
+                b[i] = T.cast(a[i], dst)
+            T.copy(b, B)
+
+    return cast
+
+
+def _cast_ir(src: str, dst: str) -> str:
+    return tilec.compile(cast_kernel(src, dst), target="ascend", profile="910b").ir("ascend")
+
+
+def test_casts_say_how_they_round_where_the_910b_needs_it():
+    """int32 -> half is a dequantization on the 910b, scaled by 1; a cast of a float into
+    an integer or bf16 without a rounding mode rounds to nearest even (as the simulator
+    does), where CAST_NONE would issue nothing; a cast of a type into itself has no Cast."""
+    deq = emit_ascendc(ir.parse_module(_cast_ir("int32", "float16"), "c.mlir", ir.make_context()),
+                       "910b")[0].text()
+    assert re.search(r"SetDeqScale\(static_cast<half>\(1\.0f\)\);\n *Cast\(", deq)
+    for src, dst in (("float32", "int32"), ("float32", "bfloat16"), ("float16", "int16")):
+        text = re.sub(r" round \w+ :", " :", _cast_ir(src, dst))
+        source = emit_ascendc(ir.parse_module(text, "c.mlir", ir.make_context()), "910b")[0]
+        assert "RoundMode::CAST_RINT" in source.text() and "CAST_NONE" not in source.text()
+    same = re.sub(r"ascend\.vcast %\w+, (%\w+) round \w+ : memref<[^>]*>>, (memref<[^>]*>>)",
+                  r"ascend.vcast \1, \1 : \2, \2", _cast_ir("float32", "int32"))
+    assert same.count("ascend.vcast") == 1 and "memref<64xf32, #ascend.mem<ub>>, memref<64xf32" \
+        in same
+    module = ir.parse_module(same, "same.mlir", ir.make_context())
+    with module.context, pytest.raises(CompileError, match=r"same\.mlir:\d+:\d+: error: a vcast "
+                                                           r"of f32 to f32 has no AscendC Cast"):
+        emit_ascendc(module, "910b")
+
+
+def test_a_compare_mask_that_select_does_not_read_is_a_located_error():
+    """Compare writes a bit per lane, where the IR's mask holds a byte: only Select reads
+    it so."""
+    text = tilec.compile(vector_tests.elementwise(37, 70, lambda a, b: T.if_then_else(
+        a > b, a - b, b * 2.0), "float32"), target="ascend", profile="910b").ir("ascend")
+    mask = re.search(r"ascend\.vcmp \w+ (%\w+),", text)[1]
+    vsel = re.search(r"( *)ascend\.vsel .*\n", text)
+    mask_type = re.search(rf"ascend\.vcmp \w+ {mask}, [^:]*: (memref<[^>]*>>)", text)[1]
+    rank = ir.MemRefType.parse(mask_type, ir.make_context()).rank
+    read = (f"{vsel[1]}%peek = memref.load {mask}[{', '.join(['%c0'] * rank)}] : {mask_type}\n")
+    if "%c0 = arith.constant 0 : index" not in text:
+        read = f"{vsel[1]}%c0 = arith.constant 0 : index\n" + read
+    edited = text.replace(vsel[0], vsel[0] + read, 1)
+    module = ir.parse_module(edited, "mask.mlir", ir.make_context())
+    with module.context, pytest.raises(CompileError, match=r"mask\.mlir:\d+:\d+: error: the mask "
+                                                           r"of this Compare is read by "
+                                                           r"memref\.load"):
+        emit_ascendc(module, "910b")
+
+
+GM_TO_L1 = """
+func.func @k(%a: memref<64xf16, #ascend.mem<gm>>) attributes {ascend.kernel = #ascend.core<aic>} {
+  %c0 = arith.constant 0 : index
+  %l1 = memref.alloc() {ascend.offset = 0 : i64} : memref<64xf16, #ascend.mem<l1>>
+  ascend.copy %a[%c0], %l1[%c0] sizes [64]
+      : memref<64xf16, #ascend.mem<gm>>, memref<64xf16, #ascend.mem<l1>>
+  return
+}"""
+
+
+def test_a_plain_copy_into_l1_needs_the_950():
+    """The 910b's DataCopyPad returns on the cube core, where L1 is: only the 950 emits it."""
+    assert "DataCopyPad(" in emit_ascendc(_ascend_module(GM_TO_L1), "950")[0].text()
+    module = _ascend_module(GM_TO_L1)
+    with module.context, pytest.raises(CompileError, match=r"unplanned\.mlir:5:3: error: "
+                                                           r"DataCopyPad does not reach L1 on "
+                                                           r"arch 2201"):
+        emit_ascendc(module, "910b")
 
 
 def b_both_ways(n: int = 32):
@@ -882,7 +1059,10 @@ ANY(Add) ANY(Sub) ANY(Mul) ANY(Div)
 ANY(Max) ANY(Min) ANY(Adds) ANY(Muls) ANY(Maxs) ANY(Mins) ANY(Exp) ANY(Ln) ANY(Abs) ANY(Sqrt)
 ANY(Rsqrt) ANY(Relu) ANY(Reciprocal) ANY(Duplicate) ANY(Cast) ANY(ReduceSum) ANY(ReduceMax)
 ANY(ReduceMin) ANY(Brcb) ANY(Copy) ANY(Compare) ANY(Select) ANY(Fill)
-ANY(Tanh) ANY(Sin) ANY(Cos) ANY(Erf)
+ANY(Tanh) ANY(Sin) ANY(Cos) ANY(Erf) ANY(SetDeqScale)
+enum class CacheLine { SINGLE_CACHE_LINE, ENTIRE_DATA_CACHE };
+enum class DcciDst { CACHELINE_ALL, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+template <class T, CacheLine L, DcciDst D> void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
 enum class PaddingMode { Normal, Compact };
 template <class T, PaddingMode M, class... A> void DataCopyPad(const A&...) {}
 template <class T, class U, const FixpipeConfig& C, class... A> void Fixpipe(const A&...) {}

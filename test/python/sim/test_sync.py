@@ -269,7 +269,7 @@ func.func @copy(%x: {GM}, %z: {GM}) attributes {{ascend.kernel = #ascend.core<ai
 
 @pytest.mark.parametrize(("body", "message"), [
     ("%big = memref.alloc() : memref<50000xf32, #ascend.mem<ub>>",
-     "memref.alloc of 200000 bytes does not fit in the ub of block 0 aiv0: 32 of 196352 usable "
+     "memref.alloc of 200000 bytes does not fit in the ub of block 0 aiv0: 32 of 188416 usable "
      "bytes are taken by 1 buffer"),
     ("%b = ascend.block_idx : index\n  %i = arith.addi %b, %c4 : index\n"
      f"  ascend.copy %x[%c0], %buf[%i] sizes [8] : {GM}, {UB8}",

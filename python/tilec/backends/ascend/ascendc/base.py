@@ -62,6 +62,22 @@ class EmitterBase:
                         op.location)
         return spare[-1]
 
+    def handshake(self, src: str, dst: str, event: int) -> None:
+        """Pipe `dst` waits until pipe `src` has come this far (a SetFlag/WaitFlag pair)."""
+        self.line(f"SetFlag<HardEvent::{src}_{dst}>({event});")
+        self.line(f"WaitFlag<HardEvent::{src}_{dst}>({event});")
+
+    def on_vector_core(self, op: ir.Operation) -> bool:
+        """Whether `op` runs on a vector core: an aiv kernel, or a mix kernel's aiv region."""
+        if self.kind == "aiv":
+            return True
+        parent = op.parent
+        while parent is not None and parent.name != "func.func":
+            if parent.name == "ascend.core":
+                return keyword(parent.attributes["core"]) == "aiv"
+            parent = parent.parent
+        return False
+
     def fresh(self, stem: str) -> str:
         self.counter += 1
         return f"{stem}{self.counter}"

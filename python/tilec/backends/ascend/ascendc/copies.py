@@ -155,6 +155,10 @@ class Copies(EmitterBase):
         pads each row with zeros to its 32-byte block, or in Compact mode the packed rows'
         end; `zero_outside` cleared the rest)."""
         gm, local = (src, dst) if src.space == "gm" else (dst, src)
+        if local.space == "l1" and self.arch != 3510:
+            raise error(f"DataCopyPad does not reach L1 on arch {self.arch} (it returns on the "
+                        "cube core there): a GM <-> L1 copy of a matrix is an Nd2Nz "
+                        "(ascend.copy_nd2nz)", op.location)
         gm_offsets = src_offsets if gm is src else dst_offsets
         size = BYTES[gm.element]
         rank = len(sizes)
@@ -256,10 +260,6 @@ class Copies(EmitterBase):
             self.gm_copy(op, area, dst, corner, dst_offsets, sizes, [], valid)
             self.handshake(pipe, "S", event)
         self.close_guard(" && ".join(f"{e} > 0" for e in checks))
-
-    def handshake(self, src: str, dst: str, event: int) -> None:
-        self.line(f"SetFlag<HardEvent::{src}_{dst}>({event});")
-        self.line(f"WaitFlag<HardEvent::{src}_{dst}>({event});")
 
     def pack(self, src: Tensor, src_offsets: list[str], dst: Tensor, dst_offsets: list[str],
              valid: list[str]) -> None:

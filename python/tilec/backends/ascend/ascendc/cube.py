@@ -10,7 +10,7 @@ from tilec.backends.ascend.ascendc.cube_loads import (
     transposed_8bit_loads,
     transposed_32bit_loads,
 )
-from tilec.backends.ascend.ascendc.tables import BYTES, CTYPE, FRACTAL_BYTES, QUANT
+from tilec.backends.ascend.ascendc.tables import BLOCK_BYTES, BYTES, CTYPE, FRACTAL_BYTES, QUANT
 from tilec.backends.ascend.ascendc.text import Tensor, add_index, element_at
 from tilec.diagnostics import error
 
@@ -28,23 +28,38 @@ FIXPIPE_TO_UB_DEFINITION = (
 )
 
 
+_ONE = "0x3F800000"
+"""1.0f as the bits of a float: the scale of a fixpipe's int32 -> half dequantization."""
+
+
+def _scale(quant: str) -> dict[str, str]:
+    """The `deqScalar` of a scalar dequantization (the structs leave it uninitialized):
+    the IR's cast is a plain conversion, a scale of 1."""
+    return {"deqScalar": f"static_cast<uint64_t>({_ONE})"} if quant == "DEQF16" else {}
+
+
 class Cube(EmitterBase):
     """ascend.load_l0a/l0b, ascend.mmad and ascend.fixpipe."""
 
     def load_data(self, op: ir.Operation, dst: Tensor, src: Tensor, calls: list[tuple[int, int,
                   int, int, bool]]) -> None:
-        """One LoadData per (dst fractal, start fractal, repeats, src stride, transpose)."""
+        """One LoadData per (dst fractal, start fractal, repeats, src stride, transpose):
+        repeat j moves source fractal start + j * stride to destination fractal j. The
+        start goes into the source tensor's offset, not `startIndex`: the 950 maps
+        LoadData2DParams onto its 2D-V2 load, which reads fractal (startIndex + j) *
+        srcStride, and with ifTranspose it drops startIndex altogether."""
         fractal = FRACTAL_BYTES // BYTES[src.element]
         for dst_fractal, start, repeats, stride, transpose in calls:
             if repeats > 255:
                 raise error(f"LoadData repeats {repeats} fractals; at most 255 per call",
                             op.location)
             params = self.struct("LoadData2DParams", {
-                "startIndex": str(start), "dstGap": "0", "srcStride": str(stride),
+                "startIndex": "0", "dstGap": "0", "srcStride": str(stride),
                 "ifTranspose": "true" if transpose else "false", "repeatTimes": str(repeats),
                 "sid": "0", "addrMode": "0"}, op)
             target = dst.base if dst_fractal == 0 else f"{dst.base}[{dst_fractal * fractal}]"
-            self.line(f"LoadData({target}, {src.base}, {params});")
+            origin = src.base if start == 0 else f"{src.base}[{start * fractal}]"
+            self.line(f"LoadData({target}, {origin}, {params});")
 
     def op_ascend_load_l0a(self, op: ir.Operation) -> None:
         src, dst = self.tensor(op.operands[0], op), self.tensor(op.operands[1], op)
@@ -62,6 +77,11 @@ class Cube(EmitterBase):
                             "write its tile", op.location)
             self.load_transposed(op, dst, src, transposed_8bit_loads(
                 "l0a", src.static_shape[:2], dst.static_shape[:2], op.location))
+        elif transpose and self.arch == 3510:
+            # Aᵀ's Nz is A's fractals M-block by M-block; the 950's L0A holds A in Nz,
+            # K-block by K-block: one load per K block, each fractal transposed
+            self.need_16_bit(op, src)
+            self.load_data(op, dst, src, [(k * m1, k, m1, k1, True) for k in range(k1)])
         elif transpose:
             self.need_16_bit(op, src)
             self.load_data(op, dst, src, [(0, 0, m1 * k1, 1, True)])
@@ -150,8 +170,17 @@ class Cube(EmitterBase):
         m, n, k = list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
         init = "init" in op.attributes
         self.marker(op, f"sizes [{m}, {n}, {k}]{' init' if init else ''}")
-        params = self.struct("MmadParams", {"m": str(m), "n": str(n), "k": str(k),
-                                            "cmatrixInitVal": "true" if init else "false"}, op)
+        fields = {"m": str(m), "n": str(n), "k": str(k),
+                  "cmatrixInitVal": "true" if init else "false"}
+        if m == 1:
+            # M = 1 turns GEMV on, which reads L0A as one ND row, not fractals: the 950
+            # switches it off; the 910b cannot, so it computes the fractal's 16 rows
+            # (the L0C tile has them; the fixpipe drains the first)
+            if self.arch == 3510:
+                fields["disableGemv"] = "true"
+            else:
+                fields["m"] = "16"
+        params = self.struct("MmadParams", fields, op)
         self.line(f"Mmad({c.base}, {a.base}, {b.base}, {params});")
 
     def op_ascend_fixpipe(self, op: ir.Operation) -> None:
@@ -181,8 +210,8 @@ class Cube(EmitterBase):
             "nSize": f"static_cast<uint16_t>({valid_n})",
             "mSize": f"static_cast<uint16_t>({valid_m})",
             "srcStride": str(m1 * 16), "dstStride": f"static_cast<uint32_t>({dst.strides[0]})",
-            "quantPre": f"QuantMode_t::{quant}", "ndNum": "1", "srcNdStride": "0",
-            "dstNdStride": "0", "reluEn": "true" if relu else "false"}, op)
+            "quantPre": f"QuantMode_t::{quant}", **_scale(quant), "ndNum": "1",
+            "srcNdStride": "0", "dstNdStride": "0", "reluEn": "true" if relu else "false"}, op)
         checks = [e for e in (valid_m, valid_n) if not e.isdigit()]
         if "0" in (valid_m, valid_n):
             self.line("// the tile lies outside the GM tensor: nothing moves")
@@ -205,7 +234,7 @@ class Cube(EmitterBase):
         self.uses_fixpipe_to_ub = True
         params = self.struct("FixpipeParamsArch3510", {
             "nSize": str(n), "mSize": str(m), "srcStride": str(src.static_shape[1] * 16),
-            "dstStride": dst.strides[0], "quantPre": f"QuantMode_t::{quant}",
+            "dstStride": dst.strides[0], "quantPre": f"QuantMode_t::{quant}", **_scale(quant),
             "reluEn": "true" if relu else "false", "dualDstCtl": "1" if dual else "0",
             "subBlockId": "false"}, op, "CO2Layout::ROW_MAJOR")
         self.line(f"Fixpipe<{CTYPE[dst.element]}, {CTYPE[src.element]}, {FIXPIPE_TO_UB}>("
@@ -230,10 +259,19 @@ class Cube(EmitterBase):
         if not row.isdigit() or int(row) + m > rows or int(col) + n > dst.static_shape[0] * 16:
             raise error(f"the fixpipe of {m}x{n} at [{row}, {col}] does not lie inside the L1 "
                         f"tile of {rows} x {dst.static_shape[0] * 16}", op.location)
-        params = self.struct("FixpipeParamsV220", {
-            "nSize": str(n), "mSize": str(m), "srcStride": str(src.static_shape[1] * 16),
-            "dstStride": str(rows), "quantPre": f"QuantMode_t::{quant}", "ndNum": "1",
-            "srcNdStride": "0", "dstNdStride": "0", "reluEn": "true" if relu else "false"}, op)
+        fields = {"nSize": str(n), "mSize": str(m), "srcStride": str(src.static_shape[1] * 16),
+                  "quantPre": f"QuantMode_t::{quant}", **_scale(quant),
+                  "reluEn": "true" if relu else "false"}
+        if self.arch == 3510:
+            # FixpipeParamsArch3510 counts the NZ destination stride in elements (the
+            # V220 struct in 32-byte blocks, which the 950 would pass on unconverted)
+            params = self.struct("FixpipeParamsArch3510", {
+                **fields, "dstStride": str(rows * BLOCK_BYTES // BYTES[dst.element])}, op,
+                "CO2Layout::NZ")
+        else:
+            params = self.struct("FixpipeParamsV220", {
+                **fields, "dstStride": str(rows), "ndNum": "1", "srcNdStride": "0",
+                "dstNdStride": "0"}, op)
         start = (int(col) // 16 * rows + int(row)) * 16
         self.line(f"Fixpipe<{CTYPE[dst.element]}, {CTYPE[src.element]}, CFG_NZ>("
                   f"{element_at(dst, add_index(dst.offset, str(start)))}, "

@@ -113,6 +113,12 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
         self.ends = {space: align(end, BLOCK_BYTES) for space, end in ends.items()}
         self.staging_offset = self.ends.get("ub", 0)
 
+    def buffer(self, space: str, size: int) -> None:
+        """The TBuf of a memory and the byte tensor every tile is a view of."""
+        self.line(f"TBuf<TPosition::{POSITION[space]}> {space}_buf;")
+        self.line(f"pipe.InitBuffer({space}_buf, {size});")
+        self.line(f"LocalTensor<uint8_t> {space} = {space}_buf.Get<uint8_t>();")
+
     def check_ub(self, end: int, what: str) -> None:
         capacity = self.profile.capacity["ub"] - self.profile.reserved.get("ub", 0)
         if end > capacity:
@@ -180,21 +186,22 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
         for line in self.gm_decls:
             self.line(line)
         self.line("TPipe pipe;")
-        sizes: dict[str, int] = {}
-        for space in ("l1", "l0a", "l0b", "l0c", "ub"):
-            if space not in self.ends:
-                continue
-            self.line(f"TBuf<TPosition::{POSITION[space]}> {space}_buf;")
-            sizes[space] = len(self.lines)
-            self.line(f"pipe.InitBuffer({space}_buf, {self.ends[space]});")
-            self.line(f"LocalTensor<uint8_t> {space} = {space}_buf.Get<uint8_t>();")
+        for space in ("l1", "l0a", "l0b", "l0c"):
+            if space in self.ends:
+                self.buffer(space, self.ends[space])
+        ub_at = len(self.lines)
         self.block(self.func.regions[0].blocks[0])
-        if self.staging_bytes:  # known once the copies that need it have been written
-            end = self.staging_offset + self.staging_bytes
-            self.check_ub(end, f"staging area of the copies of rows under 32 bytes "
-                               f"({self.staging_bytes} bytes at {self.staging_offset})")
-            self.lines[sizes["ub"]] = self.lines[sizes["ub"]].replace(
-                f", {self.ends['ub']});", f", {end});")
+        # the UB staging area's size is known once the copies and stores that need it
+        # have been written
+        end = self.staging_offset + self.staging_bytes
+        self.check_ub(end, f"staging area of the copies of rows under 32 bytes and the "
+                           f"scalar stores into GM ({self.staging_bytes} bytes at "
+                           f"{self.staging_offset})")
+        if end:
+            body_lines = self.lines[ub_at:]
+            del self.lines[ub_at:]
+            self.buffer("ub", end)
+            self.lines += body_lines
         body = self.lines[body_start:]
         name = ident(ir.StringAttr(self.func.attributes["sym_name"]).value)
         params = ", ".join(f"{t} {n}" for t, n in self.params)

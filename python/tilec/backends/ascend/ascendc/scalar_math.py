@@ -32,7 +32,6 @@ from mlir import ir
 
 from tilec.backends.ascend.ascendc.base import EmitterBase
 from tilec.backends.ascend.ascendc.tables import BLOCK_BYTES, REPEAT_BYTES
-from tilec.backends.ascend.ascendc.text import keyword
 from tilec.diagnostics import error
 
 
@@ -119,14 +118,3 @@ class ScalarMath(EmitterBase):
     op_math_log = op_math_log2 = op_math_exp = op_math_exp2 = scalar_math
     op_math_sqrt = op_math_rsqrt = scalar_math
     op_math_tanh = op_math_sin = op_math_cos = op_math_erf = scalar_math
-
-    def on_vector_core(self, op: ir.Operation) -> bool:
-        """Whether `op` runs on a vector core: an aiv kernel, or a mix kernel's aiv region."""
-        if self.kind == "aiv":
-            return True
-        parent = op.parent
-        while parent is not None and parent.name != "func.func":
-            if parent.name == "ascend.core":
-                return keyword(parent.attributes["core"]) == "aiv"
-            parent = parent.parent
-        return False

@@ -6,6 +6,7 @@ from mlir import ir
 
 from tilec.backends.ascend.ascendc.base import EmitterBase
 from tilec.backends.ascend.ascendc.tables import (
+    BLOCK_BYTES,
     BYTES,
     CTYPE,
     FCMP,
@@ -17,6 +18,8 @@ from tilec.backends.ascend.ascendc.tables import (
 from tilec.backends.ascend.ascendc.text import Tensor, add_index, mul_index, row_major_strides
 from tilec.diagnostics import error
 
+_DCCI = "DataCacheCleanAndInvalid<{}, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>"
+"""Writes back and drops the data-cache line of one GM element."""
 
 class Statements(EmitterBase):
     """Scalar code, loops, branches and buffer views."""
@@ -252,9 +255,40 @@ class Statements(EmitterBase):
     def op_memref_load(self, op: ir.Operation) -> None:
         tensor = self.tensor(op.operands[0], op)
         index = self.element_index(tensor, list(op.operands[1:]))
+        if tensor.space == "gm":
+            # the scalar unit reads GM through its data cache: drop the line first, so
+            # that it reads what DMAs and other cores wrote
+            self.marker(op, "gm")
+            self.line(f"{_DCCI.format(CTYPE[tensor.element])}({tensor.base}[{index}]);")
         self.bind(op, f"{tensor.base}.GetValue({index})")
 
     def op_memref_store(self, op: ir.Operation) -> None:
         tensor = self.tensor(op.operands[1], op)
         index = self.element_index(tensor, list(op.operands[2:]))
-        self.line(f"{tensor.base}.SetValue({index}, {self.value(op.operands[0])});")
+        value = self.value(op.operands[0])
+        if tensor.space != "gm":
+            self.line(f"{tensor.base}.SetValue({index}, {value});")
+            return
+        self.marker(op, "gm")
+        if not self.on_vector_core(op):
+            # no UB on the cube core: through the data cache, written back at once (it
+            # writes whole 64-byte lines, so other cores must not store within 64 bytes)
+            self.line(f"{tensor.base}.SetValue({index}, {value});")
+            self.line(f"{_DCCI.format(CTYPE[tensor.element])}({tensor.base}[{index}]);")
+            return
+        # through one UB element and the DMA, which writes only the element's bytes (the
+        # data cache would write back its whole 64-byte line, over other cores' stores)
+        ctype = CTYPE[tensor.element]
+        event = self.spare_event(op, "mte3", "s", "store a scalar into GM")
+        self.staging_bytes = max(self.staging_bytes, BLOCK_BYTES)
+        one = self.fresh("one")
+        self.line(f"LocalTensor<{ctype}> {one} = ub[{self.staging_offset}]"
+                  f".ReinterpretCast<{ctype}>();")
+        self.handshake("MTE3", "S", event)
+        self.line(f"{one}.SetValue(0, {value});")
+        self.handshake("S", "MTE3", event)
+        params = self.struct("DataCopyExtParams", {
+            "blockCount": "1", "blockLen": str(BYTES[tensor.element]), "srcStride": "0",
+            "dstStride": "0", "rsv": "0"}, op)
+        self.line(f"DataCopyPad({tensor.base}[{index}], {one}, {params});")
+        self.handshake("MTE3", "S", event)

@@ -102,7 +102,7 @@ API_CALLS = {
     "ascend.vbins": ("Adds", "Muls", "Maxs", "Mins"),
     "ascend.vunary": ("Exp", "Ln", "Abs", "Sqrt", "Rsqrt", "Relu", "Reciprocal", "Muls"),
     "ascend.vdup": ("Duplicate",),
-    "ascend.vcast": ("Cast",),
+    "ascend.vcast": ("Cast", "SetDeqScale"),
     "ascend.vreduce": ("ReduceSum", "ReduceMax", "ReduceMin", "PipeBarrier"),
     "ascend.vbrcb": ("Brcb", "Copy", "PipeBarrier"),
     "ascend.vcmp": ("Compare",),

@@ -27,6 +27,8 @@ from tilec.backends.ascend.ascendc.text import (
 )
 from tilec.diagnostics import error
 
+_INTEGERS = frozenset({"i8", "i16", "i32", "i64", "ui8", "i1"})
+
 
 class Vector(EmitterBase):
     """ascend.v* ops as AscendC vector calls."""
@@ -77,7 +79,18 @@ class Vector(EmitterBase):
     def op_ascend_vcast(self, op: ir.Operation) -> None:
         (dst, count), (src, _) = (self.vector(op, v) for v in op.operands)
         mode = keyword(op.attributes["round"]) if "round" in op.attributes else "none"
+        if dst.element == src.element:
+            raise error(f"a vcast of {src.element} to {src.element} has no AscendC Cast (it "
+                        "would leave the destination as it was)", op.location)
+        # `none` rounds to nearest even (the simulator's reading); the Cast of a float into
+        # an integer or into bf16 does nothing at all with CAST_NONE on the 910b
+        if mode == "none" and (dst.element in _INTEGERS or dst.element == "bf16") \
+                and src.element not in _INTEGERS:
+            mode = "rint"
         self.marker(op, mode)
+        if self.arch == 2201 and (src.element, dst.element) == ("i32", "f16"):
+            # the 910b converts int32 to half by dequantization, scaled by a register
+            self.line("SetDeqScale(static_cast<half>(1.0f));")
         self.line(f"Cast({dst.at()}, {src.at()}, RoundMode::{ROUND[mode]}, {count});")
 
     def scratch(self, element: str) -> str:
@@ -143,7 +156,8 @@ class Vector(EmitterBase):
         (mask, _), (a, count), (b, _) = (self.vector(op, v) for v in op.operands)
         self.marker(op, kind)
         # count mode compares whole 256-byte repeats only: round up (the lanes past the
-        # tile write mask bits that no one reads; the mask holds a byte per lane)
+        # tile write mask bits that no one reads)
+        self.mask_read_by_select_only(op)
         lanes = REPEAT_BYTES // BYTES[a.element]
         rounded = ceil_div(count, lanes) * lanes
         if rounded != count:
@@ -154,6 +168,16 @@ class Vector(EmitterBase):
                                 f"repeats ({rounded} lanes), past the end of UB", op.location)
             self.line(f"// {count} lanes, rounded up to whole 256-byte repeats")
         self.line(f"Compare({mask.at()}, {a.at()}, {b.at()}, CMPMODE::{CMP[kind]}, {rounded});")
+
+    def mask_read_by_select_only(self, op: ir.Operation) -> None:
+        """Compare writes a bit per lane where the IR's mask holds a byte: only Select
+        reads it that way, so any other reader is an error."""
+        for use in op.operands[0].uses:
+            user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+            if (user.name, use.operand_number) not in (("ascend.vcmp", 0), ("ascend.vsel", 1)):
+                raise error(f"the mask of this Compare is read by {user.name}: AscendC's "
+                            "Compare writes a bit per lane (the IR's mask holds a byte), "
+                            "which only Select reads", op.location)
 
     def view_start(self, tensor: Tensor, op: ir.Operation) -> int:
         """Byte offset of a UB tensor in the UB buffer (static views only)."""
