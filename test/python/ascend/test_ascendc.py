@@ -884,6 +884,22 @@ def test_a_plain_copy_into_l1_needs_the_950():
         emit_ascendc(module, "910b")
 
 
+@pytest.mark.parametrize("name", ["layernorm", "rmsnorm_f16", "attention_f32"])
+def test_the_910bs_reduce_sum_finds_its_event_ids_free(name):
+    """The 910b's ReduceSum flags V -> S, S -> V and S -> MTE3 on the first event id its
+    TPipe has not allocated: the kernel allocates every id its own flags between those
+    pipes use, so a flag of the IR pending across a ReduceSum keeps its id."""
+    module, _ = _ascend_ops(compiled(name, "910b").ir("ascend"))
+    source = compiled(name, "910b").source()
+    assert "ReduceSum(" in source
+    for pair in (("v", "s"), ("s", "v"), ("s", "mte3")):
+        used = _events(module, set(pair))
+        event = "_".join(p.upper() for p in pair)
+        assert source.count(f"pipe.AllocEventID<HardEvent::{event}>();") == \
+            (max(used) + 1 if used else 0), (event, used)
+    assert "AllocEventID" not in compiled(name, "950").source()
+
+
 def b_both_ways(n: int = 32):
     """C = A @ B + A @ Bᵀ with one f32 tile of B: the two gemms want its fractals in
     opposite orders, so no one L1 layout serves both and B stays Nz."""
@@ -1051,7 +1067,8 @@ template <class T> struct GlobalTensor {
     void SetValue(int64_t, T) const {}
 };
 template <TPosition P> struct TBuf { template <class T> LocalTensor<T> Get() { return {}; } };
-struct TPipe { template <class B> void InitBuffer(B&, uint32_t) {} };
+struct TPipe { template <class B> void InitBuffer(B&, uint32_t) {}
+    template <HardEvent E> int AllocEventID() { return 0; } };
 STRUCTS
 #define ANY(name) template <class... A> void name(const A&...) {}
 ANY(DataCopy) ANY(DataCopyPad) ANY(LoadData) ANY(LoadDataWithTranspose) ANY(Mmad)

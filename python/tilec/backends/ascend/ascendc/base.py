@@ -36,6 +36,8 @@ class EmitterBase:
         self.params: list[tuple[str, str]] = []
         self.scratch_offset = 0
         self.scratch_bytes = 0
+        self.reduce_sum_at: ir.Location | None = None
+        """Where the first ReduceSum is (set by `plan`), whose 910b form takes event ids."""
         self.uses_fixpipe_to_ub = False
         """Whether a Fixpipe drains into UB, whose FixpipeConfig the source defines."""
         self.staging_offset = 0

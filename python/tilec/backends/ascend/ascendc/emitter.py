@@ -82,6 +82,8 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
                     size *= d
                 ends[space] = max(ends.get(space, 0), offset + size)
             elif name == "ascend.vreduce":
+                if keyword(op.attributes["kind"]) == "sum":
+                    sums.append(op.location)
                 src = ir.MemRefType(op.operands[1].type)
                 count = src.shape[-1] if src.rank else 1
                 scratch = max(scratch, align(count * BYTES[element_name(src.element_type)],
@@ -101,7 +103,9 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
             return ir.WalkResult.ADVANCE
 
         problems: list[CompileError] = []
+        sums: list[ir.Location] = []
         self.func.walk(visit)
+        self.reduce_sum_at = sums[0] if sums else None
         if problems:  # raised here: an exception inside walk() loses its diagnostics
             raise problems[0]
         if scratch:
@@ -112,6 +116,25 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
                                       f"bytes at {self.scratch_offset})")
         self.ends = {space: align(end, BLOCK_BYTES) for space, end in ends.items()}
         self.staging_offset = self.ends.get("ub", 0)
+
+    def reserve_events(self) -> None:
+        """The 910b's ReduceSum orders itself by V -> S, S -> V and S -> MTE3 flags on the
+        first event id its TPipe has not allocated, which a flag of the IR may hold:
+        allocating the ids the IR's flags between those pipes use leaves it a free one."""
+        if self.arch != 2201 or self.reduce_sum_at is None:
+            return
+        for src, dst in (("V", "S"), ("S", "V"), ("S", "MTE3")):
+            used = self.flag_events.get(frozenset((src.lower(), dst.lower())), set())
+            count = max(used) + 1 if used else 0
+            if count >= self.profile.flag_event_ids:
+                raise error(f"ReduceSum needs an {src} -> {dst} event id above those the "
+                            f"kernel's flags use (up to {count - 1}), and none is left",
+                            self.reduce_sum_at)
+            if count:
+                self.line(f"// ReduceSum's own {src} -> {dst} flag takes event {count}: "
+                          f"0..{count - 1} are the kernel's")
+            for _ in range(count):
+                self.line(f"pipe.AllocEventID<HardEvent::{src}_{dst}>();")
 
     def buffer(self, space: str, size: int) -> None:
         """The TBuf of a memory and the byte tensor every tile is a view of."""
@@ -186,6 +209,7 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
         for line in self.gm_decls:
             self.line(line)
         self.line("TPipe pipe;")
+        self.reserve_events()
         for space in ("l1", "l0a", "l0b", "l0c"):
             if space in self.ends:
                 self.buffer(space, self.ends[space])
