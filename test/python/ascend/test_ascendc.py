@@ -864,6 +864,22 @@ def test_a_compare_mask_that_select_does_not_read_is_a_located_error():
         emit_ascendc(module, "910b")
 
 
+def test_a_row_by_row_reduction_of_rows_off_32_byte_blocks_is_a_located_error():
+    """One ReduceSum per row starts at each row, and vector calls take 32-byte-aligned
+    UB addresses: 12 f32 (48 bytes) a row cannot be done so."""
+    module = _ascend_module("""
+func.func @k() attributes {ascend.kernel = #ascend.core<aiv>} {
+  %src = memref.alloc() {ascend.offset = 0 : i64} : memref<8x12xf32, #ascend.mem<ub>>
+  %dst = memref.alloc() {ascend.offset = 512 : i64} : memref<8xf32, #ascend.mem<ub>>
+  ascend.vreduce sum %dst, %src : memref<8xf32, #ascend.mem<ub>>, memref<8x12xf32, #ascend.mem<ub>>
+  return
+}""")
+    with module.context, pytest.raises(CompileError, match=r"unplanned\.mlir:5:3: error: ReduceSum "
+                                                           r"row by row on rows of 12 f32 \(48 "
+                                                           r"bytes\)"):
+        emit_ascendc(module, "910b")
+
+
 GM_TO_L1 = """
 func.func @k(%a: memref<64xf16, #ascend.mem<gm>>) attributes {ascend.kernel = #ascend.core<aic>} {
   %c0 = arith.constant 0 : index

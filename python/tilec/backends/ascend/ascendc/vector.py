@@ -108,12 +108,21 @@ class Vector(EmitterBase):
         if rows == 1:
             self.line(f"{call}({dst.at()}, {src.at()}, {work}, {cols});")
             return
+        self.rows_start_on_blocks(op, call, cols, src.element)
         r = self.fresh("row")
         self.line(f"for (int32_t {r} = 0; {r} < {count // cols}; ++{r}) {{")
         self.line(f"    {call}({index_view(dst, r, 1)}, {index_view(src, r, cols)}, {work}, "
                   f"{cols});")
         self.v_barrier("    ")  # the next row reuses the work buffer
         self.line("}")
+
+    def rows_start_on_blocks(self, op: ir.Operation, call: str, cols: int, element: str) -> None:
+        """A call per row starts each at the row's first element, and AscendC's vector
+        calls take 32-byte-aligned UB addresses only."""
+        if cols * BYTES[element] % BLOCK_BYTES:
+            raise error(f"{call} row by row on rows of {cols} {element} ({cols * BYTES[element]} "
+                        "bytes): each row's call would start off a 32-byte boundary of UB, "
+                        "which AscendC's vector calls require", op.location)
 
     def v_barrier(self, indent: str = "") -> None:
         """Orders two dependent vector calls of one op: the 910b's V pipe does not (the
@@ -139,6 +148,8 @@ class Vector(EmitterBase):
         self.v_barrier()
         copy = self.struct("CopyRepeatParams", {"dstStride": "1", "srcStride": "0",
                                                 "dstRepeatSize": "8", "srcRepeatSize": "0"}, op)
+        if rows > 1:
+            self.rows_start_on_blocks(op, "Copy", cols, dst.element)
         full, tail = divmod(cols, per_repeat)
         r = self.fresh("row")
         self.line(f"for (int32_t {r} = 0; {r} < {rows}; ++{r}) {{")
