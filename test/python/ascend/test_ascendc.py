@@ -880,6 +880,26 @@ func.func @k() attributes {ascend.kernel = #ascend.core<aiv>} {
         emit_ascendc(module, "910b")
 
 
+def test_the_950s_l1_ub_copies_are_a_located_error():
+    """The vendor's DataCopy runs L1 -> UB on the cube core's MTE1 and UB -> L1 on a vector
+    core; the IR orders both as MTE3 of either core, so neither is emitted."""
+    module = _ascend_module("""
+func.func @k() attributes {ascend.kernel = #ascend.core<mix>} {
+  %c0 = arith.constant 0 : index
+  %ub = memref.alloc() {ascend.offset = 0 : i64} : memref<16x16xf16, #ascend.mem<ub>>
+  ascend.core aic {
+    %l1 = memref.alloc() {ascend.offset = 0 : i64} : memref<16x16xf16, #ascend.mem<l1>>
+    ascend.copy %l1[%c0, %c0], %ub[%c0, %c0] sizes [16, 16]
+        : memref<16x16xf16, #ascend.mem<l1>>, memref<16x16xf16, #ascend.mem<ub>>
+  }
+  return
+}""")
+    with module.context, pytest.raises(CompileError, match=r"unplanned\.mlir:7:5: error: not "
+                                                           r"emitted: the 950's DataCopy from l1 "
+                                                           r"to ub runs on the cube core"):
+        emit_ascendc(module, "950")
+
+
 GM_TO_L1 = """
 func.func @k(%a: memref<64xf16, #ascend.mem<gm>>) attributes {ascend.kernel = #ascend.core<aic>} {
   %c0 = arith.constant 0 : index

@@ -118,7 +118,11 @@ class Copies(EmitterBase):
 
     def local_copy(self, op: ir.Operation, src: Tensor, dst: Tensor, src_offsets: list[str],
                    dst_offsets: list[str], sizes: list[int]) -> None:
-        """On-chip to on-chip (UB -> UB on V; L1 <-> UB on the 950): 32-byte blocks."""
+        """On-chip to on-chip (UB -> UB on V): 32-byte blocks."""
+        if "l1" in (src.space, dst.space):
+            where = "on the cube core, on MTE1" if src.space == "l1" else "on a vector core"
+            raise error(f"not emitted: the 950's DataCopy from {src.space} to {dst.space} runs "
+                        f"{where}, where the IR orders it as MTE3 on either core", op.location)
         size = BYTES[src.element]
         rows = sizes[-2] if len(sizes) >= 2 else 1
         row_bytes = (sizes[-1] if sizes else 1) * size
