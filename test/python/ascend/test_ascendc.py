@@ -736,6 +736,13 @@ def _ascend_module(text: str) -> ir.Module:
     return ir.parse_module(text, "unplanned.mlir", ir.make_context())
 
 
+def _emit_error(text: str, profile: str, message: str, name: str = "unplanned.mlir") -> None:
+    """Emitting `text` (parsed as file `name`) for `profile` is the error `message`."""
+    module = ir.parse_module(text, name, ir.make_context())
+    with module.context, pytest.raises(CompileError, match=message):
+        emit_ascendc(module, profile)
+
+
 def test_unplanned_buffers_are_a_located_error():
     module = _ascend_module("""
 func.func @k() attributes {ascend.kernel = #ascend.core<aiv>} {
@@ -838,10 +845,8 @@ def test_casts_say_how_they_round_where_the_910b_needs_it():
                   r"ascend.vcast \1, \1 : \2, \2", _cast_ir("float32", "int32"))
     assert same.count("ascend.vcast") == 1 and "memref<64xf32, #ascend.mem<ub>>, memref<64xf32" \
         in same
-    module = ir.parse_module(same, "same.mlir", ir.make_context())
-    with module.context, pytest.raises(CompileError, match=r"same\.mlir:\d+:\d+: error: a vcast "
-                                                           r"of f32 to f32 has no AscendC Cast"):
-        emit_ascendc(module, "910b")
+    _emit_error(same, "910b", r"same\.mlir:\d+:\d+: error: a vcast of f32 to f32 has no "
+                              r"AscendC Cast", name="same.mlir")
 
 
 def test_a_compare_mask_that_select_does_not_read_is_a_located_error():
@@ -857,33 +862,27 @@ def test_a_compare_mask_that_select_does_not_read_is_a_located_error():
     if "%c0 = arith.constant 0 : index" not in text:
         read = f"{vsel[1]}%c0 = arith.constant 0 : index\n" + read
     edited = text.replace(vsel[0], vsel[0] + read, 1)
-    module = ir.parse_module(edited, "mask.mlir", ir.make_context())
-    with module.context, pytest.raises(CompileError, match=r"mask\.mlir:\d+:\d+: error: the mask "
-                                                           r"of this Compare is read by "
-                                                           r"memref\.load"):
-        emit_ascendc(module, "910b")
+    _emit_error(edited, "910b", r"mask\.mlir:\d+:\d+: error: the mask of this Compare is "
+                                r"read by memref\.load", name="mask.mlir")
 
 
 def test_a_row_by_row_reduction_of_rows_off_32_byte_blocks_is_a_located_error():
     """One ReduceSum per row starts at each row, and vector calls take 32-byte-aligned
     UB addresses: 12 f32 (48 bytes) a row cannot be done so."""
-    module = _ascend_module("""
+    _emit_error("""
 func.func @k() attributes {ascend.kernel = #ascend.core<aiv>} {
   %src = memref.alloc() {ascend.offset = 0 : i64} : memref<8x12xf32, #ascend.mem<ub>>
   %dst = memref.alloc() {ascend.offset = 512 : i64} : memref<8xf32, #ascend.mem<ub>>
   ascend.vreduce sum %dst, %src : memref<8xf32, #ascend.mem<ub>>, memref<8x12xf32, #ascend.mem<ub>>
   return
-}""")
-    with module.context, pytest.raises(CompileError, match=r"unplanned\.mlir:5:3: error: ReduceSum "
-                                                           r"row by row on rows of 12 f32 \(48 "
-                                                           r"bytes\)"):
-        emit_ascendc(module, "910b")
+}""", "910b", r"unplanned\.mlir:5:3: error: ReduceSum row by row on rows of 12 f32 \(48 "
+          r"bytes\)")
 
 
 def test_the_950s_l1_ub_copies_are_a_located_error():
     """The vendor's DataCopy runs L1 -> UB on the cube core's MTE1 and UB -> L1 on a vector
     core; the IR orders both as MTE3 of either core, so neither is emitted."""
-    module = _ascend_module("""
+    _emit_error("""
 func.func @k() attributes {ascend.kernel = #ascend.core<mix>} {
   %c0 = arith.constant 0 : index
   %ub = memref.alloc() {ascend.offset = 0 : i64} : memref<16x16xf16, #ascend.mem<ub>>
@@ -893,11 +892,8 @@ func.func @k() attributes {ascend.kernel = #ascend.core<mix>} {
         : memref<16x16xf16, #ascend.mem<l1>>, memref<16x16xf16, #ascend.mem<ub>>
   }
   return
-}""")
-    with module.context, pytest.raises(CompileError, match=r"unplanned\.mlir:7:5: error: not "
-                                                           r"emitted: the 950's DataCopy from l1 "
-                                                           r"to ub runs on the cube core"):
-        emit_ascendc(module, "950")
+}""", "950", r"unplanned\.mlir:7:5: error: not emitted: the 950's DataCopy from l1 to ub "
+         r"runs on the cube core")
 
 
 GM_TO_L1 = """
@@ -913,11 +909,8 @@ func.func @k(%a: memref<64xf16, #ascend.mem<gm>>) attributes {ascend.kernel = #a
 def test_a_plain_copy_into_l1_needs_the_950():
     """The 910b's DataCopyPad returns on the cube core, where L1 is: only the 950 emits it."""
     assert "DataCopyPad(" in emit_ascendc(_ascend_module(GM_TO_L1), "950")[0].text()
-    module = _ascend_module(GM_TO_L1)
-    with module.context, pytest.raises(CompileError, match=r"unplanned\.mlir:5:3: error: "
-                                                           r"DataCopyPad does not reach L1 on "
-                                                           r"arch 2201"):
-        emit_ascendc(module, "910b")
+    _emit_error(GM_TO_L1, "910b",
+                r"unplanned\.mlir:5:3: error: DataCopyPad does not reach L1 on arch 2201")
 
 
 @pytest.mark.parametrize("name", ["layernorm", "rmsnorm_f16", "attention_f32"])

@@ -65,14 +65,12 @@ class Copies(EmitterBase):
         self.open_guard(partial)
         if local.space == "ub":
             event = self.spare_event(op, "mte2", "v", "order the zero fill of an edge tile")
-            self.line(f"SetFlag<HardEvent::MTE2_V>({event});")
-            self.line(f"WaitFlag<HardEvent::MTE2_V>({event});")
+            self.handshake("MTE2", "V", event)
             ctype = CTYPE[local.element]
             view, count, opened = self.open_runs(op, local, offsets, sizes)
             self.line(f"Duplicate({view}, static_cast<{ctype}>(0), {count});")
             self.close_loops(opened)
-            self.line(f"SetFlag<HardEvent::V_MTE2>({event});")
-            self.line(f"WaitFlag<HardEvent::V_MTE2>({event});")
+            self.handshake("V", "MTE2", event)
         elif local.space == "l1":
             view, count, opened = self.open_runs(op, local, offsets, sizes)
             self.fill_l1(op, view, ceil_div(count * size, BLOCK_BYTES))
@@ -243,8 +241,8 @@ class Copies(EmitterBase):
         staging = self.fresh("staging")
         self.line("// rows under a 32-byte block of UB, which DataCopyPad cannot pack: a row per "
                   "block of the staging area, packed by the scalar unit")
-        checks = [e for e in lead if not e.isdigit()]
-        self.open_guard(" && ".join(f"{e} > 0" for e in checks))
+        guard = " && ".join(f"{e} > 0" for e in lead if not e.isdigit())
+        self.open_guard(guard)
         self.line(f"LocalTensor<{CTYPE[local.element]}> {staging} = "
                   f"ub[{self.staging_offset}].ReinterpretCast<{CTYPE[local.element]}>();")
         rank = len(sizes)
@@ -263,7 +261,7 @@ class Copies(EmitterBase):
             self.handshake("S", pipe, event)
             self.gm_copy(op, area, dst, corner, dst_offsets, sizes, [], valid)
             self.handshake(pipe, "S", event)
-        self.close_guard(" && ".join(f"{e} > 0" for e in checks))
+        self.close_guard(guard)
 
     def pack(self, src: Tensor, src_offsets: list[str], dst: Tensor, dst_offsets: list[str],
              valid: list[str]) -> None:

@@ -98,18 +98,15 @@ class ScalarMath(EmitterBase):
             result = self.fresh("res")
             self.line(f"LocalTensor<{ctype}> {result} = ub[{self.scratch_offset + BLOCK_BYTES}]"
                       f".ReinterpretCast<{ctype}>();")
-        self.line(f"SetFlag<HardEvent::V_S>({event});")  # earlier calls done with the scratch
-        self.line(f"WaitFlag<HardEvent::V_S>({event});")
+        self.handshake("V", "S", event)  # earlier calls done with the scratch
         self.line(f"{one}.SetValue(0, static_cast<{ctype}>({operand}));")
-        self.line(f"SetFlag<HardEvent::S_V>({event});")
-        self.line(f"WaitFlag<HardEvent::S_V>({event});")
+        self.handshake("S", "V", event)
         if spec.tmp_repeats is None:
             self.line(f"{spec.call}({one}, {one}, 1);")
         else:
             self.line(f"{spec.call}({result}, {one}, "
                       f"ub[{self.scratch_offset + 2 * BLOCK_BYTES}], 1);")
-        self.line(f"SetFlag<HardEvent::V_S>({event});")
-        self.line(f"WaitFlag<HardEvent::V_S>({event});")
+        self.handshake("V", "S", event)
         value = f"{result}.GetValue(0)"
         if name == "math.log2":
             value = f"{value} / static_cast<{ctype}>({_LN2})"
