@@ -27,7 +27,7 @@ from tilec.sim import Budget, SimError, SimResult, load_program, simulate
 from tilec.sim.dtypes import ELEMENT_TYPES
 from tilec.sim.interpreter import Argument, Program
 from tilec.sim.scheduler import FLAG_IDENTITIES
-from tilec.targets.ascend_profiles import get_profile
+from tilec.targets.ascend.profiles import get_profile
 from tilec.tools.guard import UsageError, run_guarded
 
 USAGE_EPILOG = """\

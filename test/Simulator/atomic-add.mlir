@@ -73,9 +73,10 @@ func.func @accumulate_and_read(%x: memref<256xf32, #ascend.mem<gm>>, %out: memre
 
 // Each block stores its own half of out (no race between the plain stores)
 // and adds into all of it: the add races with the other block's store (each
-// block's own store and add are ordered by its MTE3 queue).
+// block's own store and add are ordered by its MTE3 barrier: the pipe overlaps
+// DataCopys to overlapping GM otherwise).
 // WAW: races: 1
-// WAW: atomic-add.mlir:[[# @LINE + 10]]:3: error: race (write-after-write): ascend.copy ub -> gm atomic_add on MTE3 of block {{[01]}} aiv{{[01]}} writes argument %out, bytes {{.*}} written by ascend.copy ub -> gm on MTE3 of block {{[01]}} aiv{{[01]}} at {{.*}}atomic-add.mlir:[[# @LINE + 8]]:3, and no flag, barrier or cross-core sync orders them (2 times)
+// WAW: atomic-add.mlir:[[# @LINE + 11]]:3: error: race (write-after-write): ascend.copy ub -> gm atomic_add on MTE3 of block {{[01]}} aiv{{[01]}} writes argument %out, bytes {{.*}} written by ascend.copy ub -> gm on MTE3 of block {{[01]}} aiv{{[01]}} at {{.*}}atomic-add.mlir:[[# @LINE + 8]]:3, and no flag, barrier or cross-core sync orders them (2 times)
 func.func @store_and_accumulate(%x: memref<256xf32, #ascend.mem<gm>>, %out: memref<64xf32, #ascend.mem<gm>>)
     attributes {ascend.kernel = #ascend.core<aiv>} {
   %c0 = arith.constant 0 : index
@@ -85,6 +86,7 @@ func.func @store_and_accumulate(%x: memref<256xf32, #ascend.mem<gm>>, %out: memr
   %ub = memref.alloc() : memref<64xf32, #ascend.mem<ub>>
   ascend.copy %ub[%c0], %out[%half] sizes [32]
       : memref<64xf32, #ascend.mem<ub>>, memref<64xf32, #ascend.mem<gm>>
+  ascend.pipe_barrier mte3
   ascend.copy %ub[%c0], %out[%c0] sizes [64] atomic_add
       : memref<64xf32, #ascend.mem<ub>>, memref<64xf32, #ascend.mem<gm>>
   return

@@ -45,6 +45,7 @@ INFRASTRUCTURE = {
     "conversion.tile_to_ascend.handoff_rings",
     "conversion.tile_to_ascend.row_halves",
     "conversion.tile_to_ascend.sync_model",
+    "conversion.tile_to_ascend.sync_offsets",
     "conversion.tile_to_ascend.sync_walk",
     "conversion.tile_to_ascend.unit_dim_views",
 }

@@ -1,8 +1,14 @@
-"""tile-ascend-inject-sync: set_flag/wait_flag between pipes from read/write hazards.
+"""tile-ascend-inject-sync: set_flag/wait_flag between pipes, pipe_barrier within one.
 
 Each pipe runs its own queue in order; ops on different pipes that touch the
 same bytes (RAW, WAR, WAW; exact byte ranges of planned buffers, see
 `sync_model`) need a flag from the earlier op's pipe to the later one's.
+A pipe also overlaps its own successive instructions, so two dependent ops of
+one pipe need a `pipe_barrier` of that pipe between them, except on the pipes
+the machine model says the hardware orders (the scalar pipe; the 950's vector
+pipe; a large mmad after the mmads it accumulates on). The barrier goes right
+before the later op, so one barrier covers every hazard pending there, and
+none goes between independent ops.
 The pass repeats: run the checker (`sync_walk`) over the kernel with the
 flags found so far; at the first unordered hazard, add one flag for it, from
 the latest conflicting op of that pipe. A flag orders everything before it
@@ -21,6 +27,9 @@ their innermost common block R:
   waits before it sets. When the credit of one entry of that loop could be
   set before the drain of the previous entry has run, the credit moves out a
   loop.
+- A same-pipe hazard: a `pipe_barrier` of the pipe right before the later op
+  (in the loop body too when the earlier op is of the previous iteration),
+  unless a barrier or a chain of flags back to the pipe already orders them.
 - A flag that could be set again before its last wait has run (its source
   pipe runs ahead and nothing orders it after the wait) gets an
   acknowledgement: a flag back from right after each of its waits to right
@@ -41,15 +50,18 @@ each ordered by an `ascend.pipe_barrier all` right before the later op.
 Before (one chunk of a vector add):
 
     ascend.copy %x[%o], %ub_x[%c0] sizes [256] : ...        // mte2
-    ascend.vbin add %ub_z, %ub_x, %ub_x : ...               // v
+    ascend.vbin add %ub_y, %ub_x, %ub_x : ...               // v
+    ascend.vbin mul %ub_z, %ub_y, %ub_x : ...               // v, reads %ub_y
     ascend.copy %ub_z[%c0], %z[%o] sizes [256] : ...        // mte3
 
-After:
+After (910b):
 
     ascend.copy %x[%o], %ub_x[%c0] sizes [256] : ...
     ascend.set_flag mte2 -> v, 0
     ascend.wait_flag mte2 -> v, 0
-    ascend.vbin add %ub_z, %ub_x, %ub_x : ...
+    ascend.vbin add %ub_y, %ub_x, %ub_x : ...
+    ascend.pipe_barrier v
+    ascend.vbin mul %ub_z, %ub_y, %ub_x : ...
     ascend.set_flag v -> mte3, 0
     ascend.wait_flag v -> mte3, 0
     ascend.copy %ub_z[%c0], %z[%o] sizes [256] : ...
@@ -68,13 +80,11 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
 from tilec.passes.conversion.tile_to_ascend.sync_model import (
     Block,
-    FenceNode,
     IfNode,
     LoopNode,
     Model,
     Node,
     OpNode,
-    V,
     common_block,
     item_in,
     loops_around,
@@ -89,7 +99,9 @@ from tilec.passes.conversion.tile_to_ascend.sync_walk import (
     Walker,
 )
 from tilec.passes.registry import Pass, PassFailure, emit_error, option, register_pass
-from tilec.targets.ascend_profiles import get_profile
+from tilec.sim.interpreter import keyword
+from tilec.targets.ascend.machine import ordered_pipes
+from tilec.targets.ascend.profiles import get_profile
 
 _TERMINATORS = frozenset({"scf.yield", "func.return"})
 
@@ -126,6 +138,12 @@ class _Planner:
     # -- one hazard --------------------------------------------------------------
 
     def _order(self, producer: OpNode, consumer: OpNode) -> None:
+        if producer.pipe == consumer.pipe:
+            before = self.points.at("before", consumer)
+            if any(e.kind == "pipe barrier" for e in before):
+                raise FlagMisuse(consumer, "a pipe barrier did not order a hazard")
+            self.points.add("before", consumer, Event("pipe barrier", pipe=consumer.pipe))
+            return
         if self.strategy == "barrier":
             if any(e.kind == "barrier" for e in self.points.at("before", consumer)):
                 raise FlagMisuse(consumer, "a barrier did not order a hazard")
@@ -243,50 +261,6 @@ def _out_of_ids(sync: Sync, pending: set[Sync], ids: int, profile: str) -> PassF
         f"multi-buffer stages (max-stages) or, in a mix kernel, skew=1")
 
 
-def _vector_barriers(model: Model, points: Points) -> None:
-    """`pipe_barrier v` before each vector op that touches bytes an earlier
-    vector op (on some path, with no V barrier or set_flag on V in between:
-    a set runs once every earlier op of its pipe has finished) touched, one
-    of them writing: for hardware whose vector pipe overlaps dependent
-    instructions. Loops are walked twice, for hazards between iterations."""
-
-    def events(where: str, anchor: Node | Block, pending: list[OpNode]) -> list[OpNode]:
-        for event in points.at(where, anchor):
-            if event.kind == "vector barrier" or (event.kind == "set" and event.sync.src == V):
-                pending = []
-        return pending
-
-    def block(blk: Block, pending: list[OpNode]) -> list[OpNode]:
-        pending = events("start", blk, pending)
-        for node in blk.items:
-            pending = events("before", node, pending)
-            pending = item(node, pending)
-            pending = events("after", node, pending)
-        return events("end", blk, pending)
-
-    def item(node: Node, pending: list[OpNode]) -> list[OpNode]:
-        if isinstance(node, FenceNode):
-            return []
-        if isinstance(node, IfNode):
-            out: list[OpNode] = []
-            for branch in node.branches:
-                out += [n for n in block(branch, list(pending)) if n not in out]
-            return out
-        if isinstance(node, LoopNode):
-            entry = pending
-            for _ in range(2):
-                entry = pending + [n for n in block(node.body, list(entry)) if n not in pending]
-            return entry
-        if node.pipe != V:
-            return pending
-        if any(earlier.conflicts(node) for earlier in pending):
-            points.add("before", node, Event("vector barrier"))
-            pending = []
-        return [*pending, node]
-
-    block(model.root, [])
-
-
 # -- writing the IR ------------------------------------------------------------------
 
 
@@ -301,9 +275,9 @@ def _ensure_block(block: Block) -> ir.Block:
 
 def _emit(event: Event, ip: ir.InsertionPoint, loc: ir.Location) -> None:
     with loc:
-        if event.kind in ("barrier", "vector barrier"):
-            ascend.pipe_barrier(ascend.pipe_attr("all" if event.kind == "barrier" else "v"),
-                                ip=ip)
+        if event.kind in ("barrier", "pipe barrier"):
+            pipe = "all" if event.pipe is None else pipe_name(event.pipe)
+            ascend.pipe_barrier(ascend.pipe_attr(pipe), ip=ip)
             return
         sync = event.sync
         build = ascend.set_flag if event.kind == "set" else ascend.wait_flag
@@ -347,8 +321,9 @@ def _write_block(block: Block, points: Points, fallback: ir.Location) -> None:
         _emit(event, before(terminator), _location(event, block.owner, fallback))
 
 
-def _scopes(func: ir.Operation) -> list[ir.Block]:
-    """The kernel body and the body of every `ascend.core` region: each has its own flags."""
+def _scopes(func: ir.Operation) -> list[tuple[ir.Block, str]]:
+    """The kernel body and the body of every `ascend.core` region, each with the kind
+    of core it runs on: each has its own flags."""
     body = func.regions[0].blocks[0]
     cores = irb.collect(func, "ascend.core")
     for core in cores:
@@ -356,7 +331,9 @@ def _scopes(func: ir.Operation) -> list[ir.Block]:
             # Its body would run once per iteration of what holds it.
             raise emit_error(core, "tile-ascend-inject-sync: an 'ascend.core' region inside "
                                    "control flow is not supported")
-    return [body, *(core.regions[0].blocks[0] for core in cores)]
+    kind = keyword(func.attributes["ascend.kernel"])
+    return [(body, kind),
+            *((core.regions[0].blocks[0], keyword(core.attributes["core"])) for core in cores)]
 
 
 @register_pass
@@ -369,9 +346,6 @@ class AscendInjectSyncPass(Pass):
     summary = "Synchronize the pipes of ascend kernels from read/write hazards (set/wait flags)"
 
     profile: str = profile_option()
-    vector_barriers: bool = option(
-        False, "also put an ascend.pipe_barrier v between dependent vector ops (for a vector "
-               "pipe that does not order them itself; the simulator's and the 950's do)")
     strategy: Literal["flags", "barrier"] = option(
         "flags", "flags: set_flag/wait_flag placed per hazard; barrier: a PIPE_ALL barrier "
                  "before each dependent op (the slow baseline)")
@@ -379,12 +353,14 @@ class AscendInjectSyncPass(Pass):
     def run(self, op: ir.Operation) -> None:
         if "ascend.kernel" not in op.attributes:
             return
-        ids = get_profile(self.profile).flag_event_ids
-        for body in _scopes(op):
+        profile = get_profile(self.profile)
+        ids = profile.flag_event_ids
+        for body, kind in _scopes(op):
+            ordered = ordered_pipes(profile, kind)
             # Handoff flags ordered against their own ring first; against all
             # of GM when that leaves too many flags pending at once.
             for scoped in (True, False):
-                model = Model(op, body, scoped_handoffs=scoped)
+                model = Model(op, body, ordered, scoped_handoffs=scoped)
                 planner = _Planner(model, self.strategy)
                 try:
                     planner.solve()
@@ -397,7 +373,5 @@ class AscendInjectSyncPass(Pass):
                     break
             if short is not None:
                 raise _out_of_ids(*short, ids, self.profile)
-            if self.vector_barriers:
-                _vector_barriers(model, planner.points)
             _write_block(model.root, planner.points, op.location)
 

@@ -67,7 +67,7 @@ from tilec.passes.conversion.tile_to_ascend.plan_memory import (
     views_and_users,
 )
 from tilec.passes.registry import Pass, emit_error, option, register_pass
-from tilec.targets.ascend_profiles import Profile, get_profile
+from tilec.targets.ascend.profiles import Profile, get_profile
 
 STAGES_ATTR = "tile.num_stages"
 REQUESTED_ATTR = "ascend.multi_buffer_requested"

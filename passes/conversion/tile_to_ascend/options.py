@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tilec.passes.registry import option
-from tilec.targets.ascend_profiles import get_profile
+from tilec.targets.ascend.profiles import get_profile
 
 
 def profile_option(help_text: str = "the Ascend architecture profile (910b, 950)") -> str:

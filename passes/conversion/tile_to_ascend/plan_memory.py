@@ -68,7 +68,7 @@ from tilec.passes.conversion.tile_to_ascend.handoff_rings import UB_RING
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
 from tilec.passes.conversion.tile_to_ascend.sync_model import GUARDS
 from tilec.passes.registry import Pass, PassFailure, emit_error, register_pass
-from tilec.targets.ascend_profiles import Profile, get_profile
+from tilec.targets.ascend.profiles import Profile, get_profile
 
 OFFSET_ATTR = "ascend.offset"
 SLOTS_ATTR = "ascend.multi_buffer_slots"

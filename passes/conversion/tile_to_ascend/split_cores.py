@@ -95,7 +95,7 @@ from tilec.passes.conversion.tile_to_ascend.kernel import SPREAD
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
 from tilec.passes.conversion.tile_to_ascend.place_tiles import CUBE_SPACES, scope_name
 from tilec.passes.registry import Pass, emit_error, option, register_pass
-from tilec.targets.ascend_profiles import get_profile
+from tilec.targets.ascend.profiles import get_profile
 
 WORKSPACE = "ascend.workspace"
 """Argument attribute of a GM workspace: its rows per AI core (i64)."""

@@ -14,9 +14,14 @@ Bytes: an access names a root and a byte range in it.
 - A memref the pass cannot trace stands for any byte of its memory space.
 Views (`memref.subview`, casts, reshapes, `memref.view`) keep the root; the
 offset and strides in the view's type place it. A dynamic offset or stride
-makes the access cover the whole root: conservative, never wrong.
+makes the access cover the whole root: conservative, never wrong. A GM access
+at run-time offsets with static strides also keeps its first byte as a linear
+form of SSA values (`sync_offsets`), which tells the instances of two such
+accesses apart where the loops around them allow it.
 The pipe of each op is the one the dialect defines (`getPipe()` in C++, the
-same table the simulator executes), with the pipe numbering of the simulator.
+same table the simulator executes), with the pipe numbering of the machine
+model (`tilec.targets.ascend.machine`), which also says which pipes order
+their own dependent instructions on the kind of core the body runs on.
 """
 
 from __future__ import annotations
@@ -27,9 +32,20 @@ import itertools
 import numpy as np
 from mlir import ir
 
+from tilec.passes.conversion.tile_to_ascend.sync_offsets import Relation, Symbolic, constant, linear
 from tilec.passes.registry import PassFailure, emit_error
-from tilec.sim.instruction import COPY_PIPES, FIX, MTE1, MTE2, PIPE_NAMES, M, S, V
 from tilec.sim.memory import Region, overlap
+from tilec.targets.ascend.machine import (
+    COPY_PIPES,
+    FIX,
+    MTE1,
+    MTE2,
+    PIPE_NAMES,
+    M,
+    S,
+    V,
+    mmad_orders_itself,
+)
 
 GUARDS = "ascend.guards"
 """On a cross-core flag op: the number of the function argument (a GM
@@ -79,13 +95,21 @@ class Access:
     space: str
     region: Region
     write: bool
+    symbolic: Symbolic | None = None
+    """The bytes as a run-time range, where `region` is the whole root."""
 
-    def conflicts(self, other: Access) -> bool:
+    def conflicts(self, other: Access, relation: Relation | None = None) -> bool:
+        """Whether this access and a later one `other` touch a common byte, one of
+        them writing it (`relation`: how the two instances relate, if known)."""
         if not (self.write or other.write) or self.space != other.space:
             return False
         if self.root[0] == "any" or other.root[0] == "any":
             return True
-        return self.root == other.root and overlap(self.region, other.region) is not None
+        if self.root != other.root:
+            return False
+        if relation is not None and self.symbolic is not None and other.symbolic is not None:
+            return not relation.disjoint(self.symbolic, other.symbolic)
+        return overlap(self.region, other.region) is not None
 
 
 @dataclasses.dataclass(eq=False)
@@ -101,10 +125,16 @@ class Node:
 class OpNode(Node):
     pipe: int = S
     accesses: tuple[Access, ...] = ()
+    ordered: bool = False
+    """The hardware orders it after the earlier ops of its pipe it depends on
+    (a large mmad), on a pipe that otherwise overlaps them."""
+    handoff: bool = False
+    """A cross-core flag: its accesses stand for the other core's, so it has
+    no hazard with the ops of its own pipe."""
 
-    def conflicts(self, other: OpNode) -> bool:
-        """Whether the two ops touch a common byte, one of them writing it."""
-        return any(a.conflicts(b) for a in self.accesses for b in other.accesses)
+    def conflicts(self, other: OpNode, relation: Relation | None = None) -> bool:
+        """Whether this op and a later one touch a common byte, one of them writing it."""
+        return any(a.conflicts(b, relation) for a in self.accesses for b in other.accesses)
 
 
 @dataclasses.dataclass(eq=False)
@@ -119,7 +149,9 @@ class IfNode(Node):
 
 @dataclasses.dataclass(eq=False)
 class FenceNode(Node):
-    pass
+    """`ascend.pipe_barrier`: of one pipe, or of all (`pipe` None)."""
+
+    pipe: int | None = None
 
 
 @dataclasses.dataclass(eq=False)
@@ -147,16 +179,6 @@ def _fail(op: ir.Operation, message: str) -> PassFailure:
     return emit_error(op, f"tile-ascend-inject-sync: {message}")
 
 
-def _constant(value: ir.Value) -> int | None:
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return None
-    op = owner.operation
-    if op.name == "arith.constant" and isinstance(op.attributes["value"], ir.IntegerAttr):
-        return ir.IntegerAttr(op.attributes["value"]).value
-    return None
-
-
 @dataclasses.dataclass(frozen=True)
 class _Root:
     key: tuple
@@ -168,8 +190,11 @@ class _Root:
 class Model:
     """The tree of one kernel body (a function, or one `ascend.core` region)."""
 
-    def __init__(self, func: ir.Operation, block: ir.Block, scoped_handoffs: bool = True):
+    def __init__(self, func: ir.Operation, block: ir.Block, ordered: frozenset[int],
+                 scoped_handoffs: bool = True):
         self.func = func
+        self.ordered = ordered
+        """The pipes whose dependent ops the hardware orders where this body runs."""
         self.scoped_handoffs = scoped_handoffs
         self.has_scoped_handoffs = False
         """Whether a flag got the bytes it guards (so an unscoped model differs)."""
@@ -208,8 +233,8 @@ class Model:
                 node.branches.append(self._block(blocks[0] if blocks else None, node, index))
             return node
         if name == "ascend.pipe_barrier":
-            text = str(op.attributes["pipe"])
-            return FenceNode(op, pos=next(self._pos)) if "all" in text else None
+            pipe = self._pipe_attr(op, all_pipes=True)
+            return None if pipe == S else FenceNode(op, pos=next(self._pos), pipe=pipe)
         if name in _FLAG_OPS:
             raise _fail(op, f"'{name}' is already in the kernel: the pass synchronizes "
                             f"ascend IR that has no flags yet")
@@ -222,7 +247,9 @@ class Model:
         if found is None:
             return None
         pipe, accesses = found
-        node = OpNode(op, pos=next(self._pos), pipe=pipe, accesses=tuple(accesses))
+        ordered = name == "ascend.mmad" and mmad_orders_itself(*list(op.attributes["sizes"])[:2])
+        node = OpNode(op, pos=next(self._pos), pipe=pipe, accesses=tuple(accesses),
+                      ordered=ordered, handoff=name.startswith("ascend.cross_core_"))
         self.nodes.append(node)
         return node
 
@@ -280,9 +307,12 @@ class Model:
         return None
 
     @staticmethod
-    def _pipe_attr(op: ir.Operation) -> int:
+    def _pipe_attr(op: ir.Operation, all_pipes: bool = False) -> int | None:
+        """The op's `pipe` attribute (None for `all`, where `all_pipes` allows it)."""
         text = str(op.attributes["pipe"])
         name = text[text.index("<") + 1:text.index(">")].strip() if "<" in text else text
+        if all_pipes and name == "all":
+            return None
         return [p.lower() for p in PIPE_NAMES].index(name)
 
     @staticmethod
@@ -351,7 +381,7 @@ class Model:
             return self._trace(op.operands[0])
         if op.name == "memref.view":
             root = self._trace(op.operands[0])
-            shift = _constant(op.operands[1])
+            shift = constant(op.operands[1])
             base = None if root.base is None or shift is None else root.base + shift
             return _Root(root.key, base, root.whole)
         return _Root(("any", space_of(value)), None, (0, _UNBOUNDED))
@@ -365,7 +395,10 @@ class Model:
             return self._any(space, write)
         whole = Region(None, root.whole[0], root.whole[1], root.whole[1] - root.whole[0], None)
         region = self._box(value, root, offsets, sizes) if root.base is not None else None
-        return Access(root.key, space, region or whole, write)
+        symbolic = None
+        if region is None and root.key[0] == "arg" and offsets is not None and sizes is not None:
+            symbolic = _symbolic(value, root, offsets, sizes)
+        return Access(root.key, space, region or whole, write, symbolic)
 
     @staticmethod
     def _box(value: ir.Value, root: _Root, offsets: list[ir.Value] | None,
@@ -376,7 +409,7 @@ class Model:
         if offset == dynamic or dynamic in strides:
             return None
         shape = list(memref.shape)
-        starts = [0] * len(shape) if offsets is None else [_constant(v) for v in offsets]
+        starts = [0] * len(shape) if offsets is None else [constant(v) for v in offsets]
         extents = shape if sizes is None else list(sizes)
         if None in starts or len(starts) != len(strides) or len(extents) != len(strides):
             return None
@@ -405,6 +438,29 @@ class Model:
             run_starts = np.add.outer(run_starts, np.arange(n, dtype=np.int64) * stride).ravel()
         run_starts.sort()
         return Region(None, int(run_starts[0]), int(run_starts[-1]) + run, run, run_starts)
+
+
+def _symbolic(value: ir.Value, root: _Root, offsets: list[ir.Value],
+              sizes: list[int]) -> Symbolic | None:
+    """The run-time bytes of the box `sizes` at `offsets` of a view with static strides."""
+    memref = ir.MemRefType(value.type)
+    strides, offset = memref.get_strides_and_offset()
+    dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+    if root.base is None or offset == dynamic or dynamic in strides or \
+            len(offsets) != len(strides) or any(s < 0 for s in strides) or \
+            any(n < 0 for n in sizes):
+        return None
+    itemsize = _itemsize(memref)
+    terms: dict[ir.Value, int] = {}
+    const = root.base + offset * itemsize
+    for index, stride in zip(offsets, strides, strict=True):
+        atoms, shift = linear(index)
+        const += shift * stride * itemsize
+        for atom, coeff in atoms.items():
+            terms[atom] = terms.get(atom, 0) + coeff * stride * itemsize
+    span = 0 if 0 in sizes else (sum((n - 1) * s for n, s in zip(sizes, strides,
+                                                                 strict=True)) + 1) * itemsize
+    return Symbolic({a: c for a, c in terms.items() if c}, const, span)
 
 
 def _itemsize(memref: ir.MemRefType) -> int:

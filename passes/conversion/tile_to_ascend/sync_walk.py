@@ -2,14 +2,18 @@
 
 The walk executes the structured program on sets instead of data. Every op
 instance (and every wait) gets a fresh number; `unknown[Q]` holds the
-instances on other pipes that pipe Q is not yet ordered after. An op on Q
-whose bytes conflict with an unknown instance is a hazard (`Conflict`). A
-`set_flag` on P records what P is ordered after at that point; the matching
-`wait_flag` on Q makes Q ordered after it, so happens-before is exact along
-each path, and transitive through any chain of flags. Only flags and
-barriers order pipes: that a wait on the scalar unit stalls the issue of
-later ops is not relied on for data (the simulator's race detector does not
-either), only for the ordering of flags themselves.
+instances that pipe Q is not yet ordered after: those of other pipes, and Q's
+own earlier ops where Q overlaps dependent instructions (every pipe but the
+ones the machine model says the hardware orders). An op on Q whose bytes
+conflict with an unknown instance is a hazard (`Conflict`). A `set_flag` on P
+runs once everything before it on P has finished, and records what else P is
+ordered after at that point; the matching `wait_flag` on Q makes Q ordered
+after it, so happens-before is exact along each path, and transitive through
+any chain of flags (also back to Q itself). A `pipe_barrier` of Q orders Q's
+later ops after its earlier ones; `pipe_barrier all` orders everything. Only
+flags and barriers order pipes: that a wait on the scalar unit stalls the
+issue of later ops is not relied on for data (the simulator's race detector
+does not either), only for the ordering of flags themselves.
 
 `scf.if` walks both branches and joins (union of unknowns: must-order);
 `scf.for` walks its body a few times from the join of the entry state and
@@ -28,6 +32,8 @@ import dataclasses
 import itertools
 from collections.abc import Iterable
 
+from mlir import ir
+
 from tilec.passes.conversion.tile_to_ascend.sync_model import (
     Block,
     FenceNode,
@@ -39,6 +45,7 @@ from tilec.passes.conversion.tile_to_ascend.sync_model import (
     S,
     pipe_name,
 )
+from tilec.passes.conversion.tile_to_ascend.sync_offsets import Relation
 
 PASSES = 3
 """Walks of a loop body: enough for a hazard or a flag to cross an iteration
@@ -66,8 +73,9 @@ class Sync:
 @dataclasses.dataclass(frozen=True, eq=False)
 class Event:
     kind: str
-    """`set`, `wait`, `barrier` (PIPE_ALL) or `vector barrier` (`pipe_barrier v`)."""
+    """`set`, `wait`, `barrier` (PIPE_ALL) or `pipe barrier` (of `pipe` only)."""
     sync: Sync | None = None
+    pipe: int | None = None
 
 
 class Points:
@@ -127,6 +135,9 @@ class _Entry:
     pipe: int
     node: OpNode | None
     """None for a wait (tracked for the ordering of flags only)."""
+    loops: tuple[tuple[LoopNode, int], ...] = ()
+    """The loops around the instance, outermost first, each with the number of
+    the walk of its body (its iteration) the instance ran in."""
 
 
 class _State:
@@ -166,6 +177,10 @@ class Walker:
                             | {s.dst for s in self.all_syncs})
         """The pipes that run something: only they need to know what others did."""
         self.counter = itertools.count()
+        self.iterations = itertools.count()
+        self.loops: list[tuple[LoopNode, int]] = []
+        """The loops around the op walked now, with the number of their iteration."""
+        self.defining_loops: dict[ir.Value, ir.Operation | None] = {}
         self.interference: set[tuple[Sync, Sync]] = set()
         self.self_interference: dict[Sync, bool] = {}
         """Syncs that may be set again before their last wait ran: True when
@@ -193,15 +208,16 @@ class Walker:
             self._op(node, state)
             return state
         if isinstance(node, FenceNode):
-            for unknown in state.unknown:
-                unknown.clear()
+            self._fence(state, node.pipe)
             return state
         if isinstance(node, IfNode):
             return self._join(node, [self._block(b, state.copy()) for b in node.branches])
         assert isinstance(node, LoopNode)
         entry, last = state, state
         for _ in range(PASSES):
+            self.loops.append((node, next(self.iterations)))
             last = self._block(node.body, entry.copy())
+            self.loops.pop()
             entry = self._join(node, [state, last])
         return entry
 
@@ -226,11 +242,22 @@ class Walker:
 
     # -- ops and flags ------------------------------------------------------------
 
+    def _fence(self, state: _State, pipe: int | None) -> None:
+        """A barrier of `pipe` (None: of every pipe)."""
+        if pipe is None:
+            for unknown in state.unknown:
+                unknown.clear()
+        else:
+            state.unknown[pipe] = {n for n in state.unknown[pipe]
+                                   if self.entries[n].pipe != pipe}
+
     def _new(self, state: _State, pipe: int, node: OpNode | None) -> int:
         number = next(self.counter)
-        self.entries[number] = _Entry(pipe, node)
+        self.entries[number] = _Entry(pipe, node, tuple(self.loops))
         for other in self.pipes:
-            if other != pipe:
+            # A pipe knows its own waits have returned; its own ops overlap
+            # unless the hardware orders them.
+            if other != pipe or (node is not None and pipe not in self.model.ordered):
                 state.unknown[other].add(number)
         for _, later in state.flags.values():
             later.add(number)
@@ -242,20 +269,45 @@ class Walker:
             latest = -1
             for number in state.unknown[pipe]:
                 entry = self.entries[number]
-                if number > latest and entry.node is not None and entry.node.conflicts(node):
+                if entry.pipe == pipe and (node.ordered or node.handoff or
+                                           (entry.node is not None and entry.node.handoff)):
+                    continue
+                if number > latest and entry.node is not None and \
+                        entry.node.conflicts(node, self._relation(entry)):
                     latest = number
             if latest >= 0:
                 raise Conflict(self.entries[latest].node, node)
         self._new(state, pipe, node)
 
+    def _relation(self, entry: _Entry) -> Relation:
+        """How the instance `entry` relates to the op walked now."""
+        fixed: set[ir.Operation] = set()
+        carried = None
+        for (loop, walk), (now, current) in zip(entry.loops, self.loops, strict=False):
+            if loop is not now:
+                break
+            if walk != current:
+                carried = loop.op
+                break
+            fixed.add(loop.op)
+        return Relation(carried, lambda atom: self._defining_loop(atom) in fixed | {None})
+
+    def _defining_loop(self, atom: ir.Value) -> ir.Operation | None:
+        """The innermost `scf.for` whose body defines `atom` (None: no loop does)."""
+        if atom not in self.defining_loops:
+            owner = atom.owner
+            op = owner.owner if isinstance(owner, ir.Block) else owner.operation.parent
+            while op is not None and op.name not in ("scf.for", "func.func"):
+                op = op.parent
+            self.defining_loops[atom] = op.operation if op is not None and \
+                op.name == "scf.for" else None
+        return self.defining_loops[atom]
+
     def _events(self, events: list[Event], state: _State, where: Node | None,
                 before: bool) -> None:
         for event in events:
-            if event.kind == "barrier":
-                for unknown in state.unknown:
-                    unknown.clear()
-            elif event.kind == "vector barrier":
-                continue  # orders the V pipe only, which is in order already here
+            if event.kind in ("barrier", "pipe barrier"):
+                self._fence(state, event.pipe)
             elif event.kind == "set":
                 credit = before and where is not None and where is event.sync.credit
                 self._set(event.sync, state, where, credit)
@@ -282,7 +334,9 @@ class Walker:
                 self.self_interference[sync] = self.self_interference.get(sync, False) or credit
             else:
                 self._interferes(sync, other)
-        state.flags[sync] = (frozenset(state.unknown[sync.src]), set())
+        # It runs once every earlier op of its own pipe has finished.
+        state.flags[sync] = (frozenset(n for n in state.unknown[sync.src]
+                                       if self.entries[n].pipe != sync.src), set())
 
     def _wait(self, sync: Sync, state: _State, where: Node | None) -> None:
         if sync not in state.flags:

@@ -11,7 +11,7 @@ from tilec.sim.api import load_program, simulate
 from tilec.sim.budget import Budget
 from tilec.sim.diagnostics import SimError
 from tilec.sim.result import PathTraffic, SimResult
-from tilec.targets.ascend_profiles import PROFILES, Profile, get_profile
+from tilec.targets.ascend.profiles import PROFILES, Profile, get_profile
 
 __all__ = [
     "PROFILES",

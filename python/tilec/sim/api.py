@@ -50,7 +50,7 @@ from tilec.sim.result import SYNC_KINDS, PathTraffic, SimResult
 from tilec.sim.scalar_ops import scalar_value
 from tilec.sim.scheduler import FLAG_IDENTITIES, Machine
 from tilec.sim.trace import write_trace
-from tilec.targets.ascend_profiles import Profile, get_profile
+from tilec.targets.ascend.profiles import Profile, get_profile
 
 
 def _parse(module: str | os.PathLike | ir.Module, context: ir.Context,

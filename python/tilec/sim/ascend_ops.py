@@ -51,6 +51,7 @@ from tilec.sim.instruction import (
 from tilec.sim.interpreter import Compiler, compiles, keyword, location, memory_space
 from tilec.sim.memory import Buffer, region
 from tilec.sim.memref_ops import segments, twin_view, vector_ubs
+from tilec.targets.ascend.machine import mmad_orders_itself
 
 
 def _sizes(op: ir.Operation) -> list[int]:
@@ -115,7 +116,7 @@ def _grid(c: Compiler, op: ir.Operation) -> None:
     name = op.operation.name
     if name == "ascend.block_idx":
         def step(core) -> int:
-            core.env[out] = core.block
+            core.env[out] = core.block_idx
             return nxt
     elif name == "ascend.block_num":
         def step(core) -> int:
@@ -376,6 +377,7 @@ def _mmad(c: Compiler, op: ir.Operation) -> None:
     compute = np.float64 if out.kind == "int" else np.float32
     cycles = _startup(c, M) + math.ceil(m1 * 16 * n1 * 16 * k1 * c0 / rate)
     site = c.site(op, "ascend.mmad" + (" init" if init else ""))
+    ordered = mmad_orders_itself(m, n)
     slots = c.slots_of([a, b, acc])
     nxt = c.pc + 1
 
@@ -396,7 +398,7 @@ def _mmad(c: Compiler, op: ir.Operation) -> None:
 
         reads = _regions((ba, za), (bb, zb)) + (() if init else _regions((bc, nz)))
         core.issue(Instr(EXEC, M, site, cycles=cycles, effect=effect, reads=reads,
-                         writes=_regions((bc, nz)), macs=m * n * k))
+                         writes=_regions((bc, nz)), macs=m * n * k, ordered=ordered))
         return nxt
 
     c.emit(step)

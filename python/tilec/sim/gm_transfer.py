@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from tilec.sim.memory import Arena, Region
-from tilec.targets.ascend_profiles import Profile
+from tilec.targets.ascend.profiles import Profile
 
 
 class GmTransferModel:

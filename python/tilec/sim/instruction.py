@@ -12,17 +12,19 @@ from collections.abc import Callable
 
 from tilec.sim.memory import Region
 from tilec.sim.races import Site
-
-S, V, M, MTE1, MTE2, MTE3, FIX = range(7)
-PIPE_NAMES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX")
-PIPE_IDS = {name.lower(): index for index, name in enumerate(PIPE_NAMES)}
-COPY_PIPES = {("gm", "ub"): MTE2, ("gm", "l1"): MTE2, ("ub", "gm"): MTE3, ("ub", "ub"): V,
-              ("l1", "ub"): MTE3, ("ub", "l1"): MTE3}
-"""The pipe of `ascend.copy` by (source space, destination space), as in
-AscendOps.td; the simulator and the sync pass both read it."""
-PIPES_OF_CORE = {"aic": frozenset({S, M, MTE1, MTE2, MTE3, FIX}),
-                 "aiv": frozenset({S, V, MTE2, MTE3})}
-"""The pipes each kind of core has."""
+from tilec.targets.ascend.machine import (  # noqa: F401 (re-exported for the simulator)
+    COPY_PIPES,
+    FIX,
+    MTE1,
+    MTE2,
+    MTE3,
+    PIPE_IDS,
+    PIPE_NAMES,
+    PIPES_OF_CORE,
+    M,
+    S,
+    V,
+)
 
 EXEC, SET, WAIT, CROSS_SET, CROSS_WAIT, MARK = range(6)
 
@@ -32,19 +34,22 @@ class Instr:
 
     `kind` EXEC does work: `effect` changes memory at the start time and the
     pipe stays busy `cycles` (+ the L2 cost of `gm_read`/`gm_write`). SET,
-    WAIT, CROSS_SET and CROSS_WAIT carry their flag in `key`; MARK (a
-    single-pipe barrier) only shows in the trace: a pipe is in order already.
+    WAIT, CROSS_SET and CROSS_WAIT carry their flag in `key`; MARK is a
+    single-pipe barrier: the pipe's later instructions start after its earlier
+    ones have finished. `ordered`: the hardware starts this instruction only
+    after the earlier ones of its pipe that it depends on have finished, on a
+    pipe that otherwise overlaps them (a large Mmad, `machine.mmad_orders_itself`).
     """
 
     __slots__ = ("cycles", "effect", "gm_read", "gm_write", "key", "kind", "macs", "nbytes",
-                 "path", "pipe", "reads", "site", "writes")
+                 "ordered", "path", "pipe", "reads", "site", "writes")
 
     def __init__(self, kind: int, pipe: int, site: Site, *, cycles: int = 0,
                  effect: Callable[[], None] | None = None,
                  reads: tuple[Region, ...] = (), writes: tuple[Region, ...] = (),
                  gm_read: Region | None = None, gm_write: Region | None = None,
                  path: str | None = None, nbytes: int = 0, macs: int = 0,
-                 key: tuple = ()):
+                 key: tuple = (), ordered: bool = False):
         self.kind = kind
         self.pipe = pipe
         self.site = site
@@ -58,3 +63,4 @@ class Instr:
         self.nbytes = nbytes
         self.macs = macs
         self.key = key
+        self.ordered = ordered

@@ -7,6 +7,10 @@ pipe; barriers join whole cores (or the grid). Two accesses are ordered iff
 the later one's clock has seen the earlier one's tick, so an access that
 overlaps an earlier conflicting one (at least one write, different actor)
 whose tick it has not seen is a race, whatever the timing happened to be.
+Two accesses of one actor (one pipe) race too unless the pipe orders them:
+a pipe overlaps its successive instructions (`tilec.targets.ascend.machine`),
+so the later one is ordered only when the earlier one's epoch is at most the
+pipe's `fence` (a barrier, or a flag chain back to the pipe, came between).
 Atomic adds (writes of a site marked `atomic`) commute, so two of them are
 never a race; against a plain read or write they still are.
 
@@ -74,11 +78,16 @@ class Race:
         verb = "writes" if self.later.write else "reads"
         other = "written" if self.earlier.write else "read"
         times = f" ({self.count} times)" if self.count > 1 else ""
+        if self.earlier.actor == self.later.actor:
+            pipe = self.later.where.split(" ", 1)[0].lower()
+            why = (f"; the pipe overlaps its instructions, and no pipe_barrier {pipe} (or "
+                   f"all) orders them")
+        else:
+            why = ", and no flag, barrier or cross-core sync orders them"
         message = (
             f"race ({self.kind}): {self.later.site.text} on {self.later.where} {verb} "
             f"{arena.describe(self.lo, self.hi)} {other} by {self.earlier.site.text} on "
-            f"{self.earlier.where} at {self.earlier.site.location}, and no flag, barrier or "
-            f"cross-core sync orders them{times}"
+            f"{self.earlier.where} at {self.earlier.site.location}{why}{times}"
         )
         other_op = note(self.earlier.site.location,
                         f"the conflicting {'write' if self.earlier.write else 'read'} is here")
@@ -135,14 +144,19 @@ class RaceDetector:
         return history
 
     def access(self, regions_read: tuple[Region, ...], regions_written: tuple[Region, ...],
-               actor: int, epoch: int, clock: np.ndarray, site: Site, where: str) -> None:
-        """Checks the accesses of one op against the history, then records them."""
+               actor: int, epoch: int, clock: np.ndarray, site: Site, where: str,
+               fence: int) -> None:
+        """Checks the accesses of one op against the history, then records them;
+        the actor's own accesses up to epoch `fence` are ordered before this one."""
         for write, regions in ((False, regions_read), (True, regions_written)):
             for region in regions:
                 new = Access(region, write, actor, epoch, site, where)
                 for against in (True, False) if write else (True,):
                     for old in self._history(region, against).candidates(region):
-                        if old.actor == actor or clock[old.actor] >= old.epoch:
+                        if old.actor == actor:
+                            if old.epoch <= fence or old.epoch == epoch:
+                                continue  # ordered on the pipe, or the op itself
+                        elif clock[old.actor] >= old.epoch:
                             continue
                         if against and write and old.site.atomic and site.atomic:
                             continue

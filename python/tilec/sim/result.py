@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 
 from tilec.diagnostics import Diagnostic
-from tilec.targets.ascend_profiles import Profile
+from tilec.targets.ascend.profiles import Profile
 
 SYNC_KINDS = ("set_flag", "wait_flag", "pipe_barrier", "pipe_barrier_all")
 """The kinds of synchronization instruction that `SimResult.sync_counts` counts."""

@@ -40,7 +40,8 @@ from tilec.sim.instruction import (
 )
 from tilec.sim.memory import Arena, Region
 from tilec.sim.races import RaceDetector, Site
-from tilec.targets.ascend_profiles import Profile
+from tilec.targets.ascend.machine import hardware_block_idx, logical_block, ordered_pipes
+from tilec.targets.ascend.profiles import Profile
 
 N_PIPES = len(PIPE_NAMES)
 _ANY = None
@@ -79,6 +80,11 @@ class Core:
         self.kind = kind
         self.sub = sub
         self.name = f"block {block} {kind}" + (str(sub) if kind == "aiv" else "")
+        kernel_kind = machine.program.core_kind
+        self.block_idx = logical_block(kernel_kind, kind,
+                                       hardware_block_idx(kernel_kind, kind, block, sub))
+        """What `ascend.block_idx` gives: the block of the core's AIC, from the hardware's
+        index the way the emitted code derives it (`GetBlockIdx() / GetTaskRatio()`)."""
         self.where = tuple(f"{p} of {self.name}" for p in PIPE_NAMES)
         self.actor0 = index * N_PIPES
         self.env: list = []
@@ -89,6 +95,11 @@ class Core:
         self.stall: Stall | None = None
         self.queues: list[collections.deque[Instr]] = [collections.deque() for _ in PIPE_NAMES]
         self.free_at = [0] * N_PIPES
+        self.fence = [0] * N_PIPES
+        """Per pipe: the epoch up to which its instructions have finished before the
+        next one of the pipe starts (a barrier, or a flag chain back to the pipe)."""
+        self.ordered = ordered_pipes(machine.profile, kind)
+        """The pipes whose dependent instructions the hardware orders on this core."""
         self.blocked: list[Instr | None] = [None] * N_PIPES
         self.blocked_since = [0] * N_PIPES
         self.cross_waiting = 0
@@ -128,6 +139,17 @@ class Core:
         joined = np.maximum.reduce(self.clocks)
         for clock in self.clocks:
             np.maximum(clock, joined, out=clock)
+        self.see_own(joined)
+
+    def see_own(self, clock: np.ndarray, pipe: int | None = None) -> None:
+        """`clock` (what a wait or barrier joined in) says which of this core's own
+        instructions have finished: on `pipe`, or on every pipe."""
+        for p in range(N_PIPES) if pipe is None else (pipe,):
+            self.fence[p] = max(self.fence[p], int(clock[self.actor0 + p]))
+
+    def pipe_barrier(self, pipe: int) -> None:
+        """`pipe_barrier` on `pipe`: what came before on the pipe finishes before what follows."""
+        self.fence[pipe] = self.tick(pipe)
 
 
 class Machine:
@@ -249,6 +271,7 @@ class Machine:
             core.clocks = [np.zeros(self.n_actors, dtype=np.int64) for _ in PIPE_NAMES]
             core.env = self.program.new_env(core)
             core.free_at = [time] * N_PIPES
+            core.fence = [0] * N_PIPES
             stall = Stall("start", None, time)
             core.stall = stall
             self.schedule(time, self.resume, core, stall)
@@ -337,8 +360,12 @@ class Machine:
             else:  # MARK
                 queue.popleft()
                 self.sync_counts["pipe_barrier"] += 1
+                core.pipe_barrier(pipe)
+                # The pipe drains: the next instruction pays its pipeline fill again.
+                cycles = self.profile.startup_cycles[PIPE_NAMES[pipe].lower()]
+                core.free_at[pipe] = now + cycles
                 if self.timeline is not None:
-                    self.timeline.append((core.index, pipe, now, 0, instr.site, "barrier"))
+                    self.timeline.append((core.index, pipe, now, cycles, instr.site, "barrier"))
         self._pipe_emptied(core)
 
     def _block(self, core: Core, pipe: int, instr: Instr) -> None:
@@ -382,8 +409,10 @@ class Machine:
         if instr.gm_write is not None:
             cycles += self.gm.write_cycles(instr.gm_write)
         if instr.reads or instr.writes:
+            ordered = instr.ordered or pipe in core.ordered
             self.races.access(instr.reads, instr.writes, core.actor0 + pipe, epoch,
-                              core.clocks[pipe], instr.site, core.where[pipe])
+                              core.clocks[pipe], instr.site, core.where[pipe],
+                              epoch if ordered else core.fence[pipe])
         if instr.effect is not None:
             instr.effect()
         core.free_at[pipe] = now + cycles
@@ -399,7 +428,7 @@ class Machine:
         """A load/store by the scalar unit itself, at the current time."""
         epoch = core.tick(S)
         self.races.access(reads, writes, core.actor0 + S, epoch, core.clocks[S], site,
-                          core.where[S])
+                          core.where[S], epoch)
         core.busy[S] += cycles
         core.free_at[S] = self.now + cycles
         if self.timeline is not None:
@@ -454,6 +483,7 @@ class Machine:
         entry = core.flags.pop(held)
         self.sync_counts["wait_flag"] += 1
         np.maximum(core.clocks[pipe], entry[0], out=core.clocks[pipe])
+        core.see_own(entry[0], pipe)
         return True
 
     # -- cross-core counting semaphores --------------------------------------------
@@ -536,6 +566,7 @@ class Machine:
             clock = core.clocks[pipe]
             for queue in queues:
                 np.maximum(clock, queue.popleft(), out=clock)
+            core.see_own(clock, pipe)
             return True
         return False
 
@@ -551,6 +582,7 @@ class Machine:
             for waiting in self.sync_arrived:
                 for clock in waiting.clocks:
                     np.maximum(clock, joined, out=clock)
+                waiting.see_own(joined)
                 self.schedule(release, self.resume, waiting, waiting.stall)
             self.sync_arrived = []
         return stop

@@ -1,7 +1,8 @@
 // strategy=barrier, the PIPE_ALL baseline for benchmarks: the same hazards
 // as the flags, each ordered by an `ascend.pipe_barrier all` right before
 // the later op, and no flag. One barrier serves every hazard it orders (the
-// one before the store also frees `a` and `b` for the next loads). Slower
+// one before the store also frees `a` and `b` for the next loads). Hazards
+// within one pipe get a barrier of that pipe only, as with the flags. Slower
 // than the flags (see the BARRIER checks of tile-ascend-inject-sync-cube.mlir and
 // tile-ascend-inject-sync-double-buffer.mlir), same numbers.
 //
@@ -17,6 +18,7 @@
 // CHECK-NEXT: ascend.copy %arg1[%c0]
 // CHECK-NEXT: ascend.pipe_barrier all
 // CHECK-NEXT: ascend.vbin add
+// CHECK-NEXT: ascend.pipe_barrier v
 // CHECK-NEXT: ascend.vbins muls
 // CHECK-NEXT: ascend.pipe_barrier all
 // CHECK-NEXT: ascend.copy {{.*}}, %arg2[%c0]
@@ -51,5 +53,5 @@
 
 // SIM: races: 0
 // SIM-NEXT: deadlocks: 0
-// SIM-NEXT: sync instructions: 4 (set_flag 0, wait_flag 0, pipe_barrier 0, pipe_barrier all 4)
+// SIM-NEXT: sync instructions: 5 (set_flag 0, wait_flag 0, pipe_barrier 1, pipe_barrier all 4)
 // SIM: %arg2 = [  2.   4.   6. ... 510. 511. 512.]

@@ -13,7 +13,9 @@
 //   at its start.
 // - The add in the then-branch is read after the `if`: the set is right
 //   after the add, and the else-branch sets at its end (the vdup before the
-//   `if` is ordered by it too: same pipe).
+//   `if` is ordered by it too: a set runs once its pipe's earlier ops have
+//   finished). The add overwrites what the vdup wrote: a V barrier before it,
+//   as before the multiply, which overwrites what the add read.
 // - After the second `if`, the store reads `a`, written by V in one branch
 //   and by MTE2 in the other: one flag from each pipe, set in both branches.
 
@@ -24,6 +26,7 @@
 // CHECK-NEXT: arith.cmpi
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: ascend.wait_flag mte2 -> v, [[LOAD]]
+// CHECK-NEXT: ascend.pipe_barrier v
 // CHECK-NEXT: ascend.vbin add
 // CHECK-NEXT: ascend.set_flag v -> mte3, [[SUM:[0-9]]]
 // CHECK-NEXT: ascend.set_flag v -> mte2, [[AFREE:[0-9]]]
@@ -37,6 +40,7 @@
 // CHECK-NEXT: arith.cmpi
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: ascend.wait_flag v -> mte2, [[AFREE]]
+// CHECK-NEXT: ascend.pipe_barrier v
 // CHECK-NEXT: ascend.vbins muls %[[A]], %[[A]]
 // CHECK-NEXT: ascend.set_flag v -> mte3, [[SCALED:[0-9]]]
 // CHECK-NEXT: ascend.set_flag mte2 -> mte3, [[RELOAD:[0-9]]]

@@ -26,12 +26,13 @@
 // CHECK-NEXT: ascend.copy %arg1[%c0], %[[D:.*]][%c0] sizes [256]
 // CHECK-NEXT: ascend.set_flag mte2 -> mte3, 1
 // CHECK-NEXT: ascend.wait_flag mte2 -> mte3, 1
+// CHECK-NEXT: ascend.pipe_barrier mte3
 // CHECK-NEXT: ascend.copy %[[D]][%c0], %arg2[%c0] sizes [256]
 // CHECK-NEXT: return
 
 // SIM: races: 0
 // SIM-NEXT: deadlocks: 0
-// SIM-NEXT: sync instructions: 10 (set_flag 5, wait_flag 5, pipe_barrier 0, pipe_barrier all 0)
+// SIM-NEXT: sync instructions: 11 (set_flag 5, wait_flag 5, pipe_barrier 1, pipe_barrier all 0)
 // SIM: %arg3 = [1. 1. 1.
 func.func @planned(%x: memref<256xf32, #ascend.mem<gm>>, %y: memref<256xf32, #ascend.mem<gm>>,
                    %z: memref<256xf32, #ascend.mem<gm>>, %w: memref<128xf32, #ascend.mem<gm>>)

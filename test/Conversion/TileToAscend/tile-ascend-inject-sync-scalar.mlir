@@ -21,6 +21,7 @@
 // CHECK-NEXT: memref.store
 // CHECK-NEXT: ascend.set_flag s -> v, 0
 // CHECK-NEXT: ascend.wait_flag s -> v, 0
+// CHECK-NEXT: ascend.pipe_barrier v
 // CHECK-NEXT: ascend.vbin add
 // CHECK-NEXT: ascend.set_flag v -> s, 0
 // CHECK-NEXT: ascend.wait_flag v -> s, 0
@@ -34,7 +35,7 @@
 // b = x[3] + (x with x[0] = x[3]); then b[3] = b[0].
 // SIM: races: 0
 // SIM-NEXT: deadlocks: 0
-// SIM-NEXT: sync instructions: 8 (set_flag 4, wait_flag 4, pipe_barrier 0, pipe_barrier all 0)
+// SIM-NEXT: sync instructions: 9 (set_flag 4, wait_flag 4, pipe_barrier 1, pipe_barrier all 0)
 // SIM: %arg1 = [ 6.  4.  5.  6.  7.
 
 // SOURCE: races: 0

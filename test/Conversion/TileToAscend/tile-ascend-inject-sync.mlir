@@ -7,7 +7,8 @@
 // Straight-line GM -> UB -> vector -> GM, twice through the same buffers.
 // Each set comes right after its producer (the WAR "a and b are free" flag
 // after the add that reads them, not after the multiply), each wait right
-// before its consumer; the multiply after the add needs nothing (one pipe).
+// before its consumer; the multiply after the add is on the same pipe, which
+// overlaps its instructions: a pipe_barrier v orders it after the add.
 // The v -> mte3 flag gets id 1: v -> mte2 0 is pending then, and flags from
 // one pipe must differ in id to be safe when the hardware names a flag by
 // (source pipe, id) only.
@@ -19,6 +20,7 @@
 // CHECK-NEXT: ascend.wait_flag mte2 -> v, 0
 // CHECK-NEXT: ascend.vbin add %[[C:.*]], %[[A]], %[[B]]
 // CHECK-NEXT: ascend.set_flag v -> mte2, 0
+// CHECK-NEXT: ascend.pipe_barrier v
 // CHECK-NEXT: ascend.vbins muls %[[C]], %[[C]]
 // CHECK-NEXT: ascend.set_flag v -> mte3, 1
 // CHECK-NEXT: ascend.wait_flag v -> mte3, 1
@@ -38,12 +40,12 @@
 
 // SIM: races: 0
 // SIM-NEXT: deadlocks: 0
-// SIM-NEXT: sync instructions: 12 (set_flag 6, wait_flag 6, pipe_barrier 0, pipe_barrier all 0)
+// SIM-NEXT: sync instructions: 13 (set_flag 6, wait_flag 6, pipe_barrier 1, pipe_barrier all 0)
 // SIM: %arg2 = [  2.   4.   6. ... 510. 511. 512.]
 
 // SOURCE: races: 0
 // SOURCE-NEXT: deadlocks: 0
-// SOURCE-NEXT: sync instructions: 12 (set_flag 6, wait_flag 6, pipe_barrier 0, pipe_barrier all 0)
+// SOURCE-NEXT: sync instructions: 13 (set_flag 6, wait_flag 6, pipe_barrier 1, pipe_barrier all 0)
 func.func @straight(%x: memref<512xf32, #ascend.mem<gm>>, %y: memref<512xf32, #ascend.mem<gm>>,
                     %z: memref<512xf32, #ascend.mem<gm>>)
     attributes {ascend.kernel = #ascend.core<aiv>} {

@@ -69,6 +69,7 @@ func.func @matmul_bias_relu(%a: memref<?x32xf16, #ascend.mem<gm>>, %b: memref<32
           : memref<64xf32, strided<[1], offset: ?>, #ascend.mem<ub>>,
             memref<64xf32, strided<[1], offset: ?>, #ascend.mem<ub>>, memref<64xf32, #ascend.mem<ub>>
     }
+    ascend.pipe_barrier v
     ascend.vunary relu %tile, %tile : memref<32x64xf32, #ascend.mem<ub>>
     ascend.set_flag v -> mte3, 0
     ascend.wait_flag v -> mte3, 0

@@ -105,7 +105,7 @@ def test_every_stage_is_visible_and_the_last_is_the_ascend_ir():
                                        for line in final.splitlines())
     assert "ascend.kernel = #ascend.core<aiv>" in final
     assert "ascend.set_flag" in final and "ascend.offset" in final
-    assert "pipe_barrier" not in final
+    assert "pipe_barrier all" not in final
 
 
 def test_barrier_strategy_is_correct_and_uses_pipe_all():

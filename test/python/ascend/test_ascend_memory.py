@@ -23,7 +23,7 @@ from tilec.passes.conversion.tile_to_ascend.multi_buffer import AscendMultiBuffe
 from tilec.passes.conversion.tile_to_ascend.plan_memory import AscendPlanMemoryPass
 from tilec.passes.pipeline import run_pipeline
 from tilec.sim import SimError, simulate
-from tilec.targets.ascend_profiles import get_profile
+from tilec.targets.ascend.profiles import get_profile
 
 PROFILE = get_profile("910b")
 
@@ -370,6 +370,7 @@ func.func @k(%out: memref<3xf32, #ascend.mem<gm>>)
   ascend.copy %c[%c0], %out[%c2] sizes [1] : memref<8xf32, {UB}>, memref<3xf32, #ascend.mem<gm>>
   scf.for %i = %c0 to %c100 step %c1 {{
     %big = memref.alloc() {{ascend.offset = 4096 : i64}} : memref<40000xf32, {UB}>
+    ascend.pipe_barrier v
     ascend.vdup %big, %one : memref<40000xf32, {UB}>, f32
   }}
   return

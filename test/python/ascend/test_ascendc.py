@@ -1057,8 +1057,13 @@ STAND_IN = r"""
 #define __gm__
 #define GM_ADDR uint8_t*
 #define KERNEL_TASK_TYPE_DEFAULT(kind) (void)(kind)
-#define ASCEND_IS_AIC (true)
-#define ASCEND_IS_AIV (true)
+// The core a test runs the code as, and the launch (test_block_index_of_mix_kernels sets
+// them); the index calls compute as impl/basic_api/dav_c220/kernel_operator_sys_var_impl.h
+// (and dav_3510's) do on the device.
+inline bool g_aiv = true, g_mix = false;
+inline int64_t g_block = 0, g_block_dim = 1, g_sub_block = 0;
+#define ASCEND_IS_AIC (!::g_aiv)
+#define ASCEND_IS_AIV (::g_aiv)
 enum KernelKind { KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIC_1_2 };
 namespace AscendC {
 #define FLOAT_LIKE(name) struct name { \
@@ -1120,9 +1125,10 @@ template <int M = 0, pipe_t P = PIPE_S> void CrossCoreWaitFlag(uint16_t) {}
 template <bool AivOnly = true> void SyncAll() {}
 template <class T> void SetAtomicAdd() {}
 inline void SetAtomicNone() {}
-inline int64_t GetBlockIdx() { return 0; }
-inline int64_t GetBlockNum() { return 1; }
-inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetTaskRatio() { return g_mix && g_aiv ? 2 : 1; }
+inline int64_t GetBlockIdx() { return g_aiv ? g_block * GetTaskRatio() + g_sub_block : g_block; }
+inline int64_t GetBlockNum() { return g_block_dim; }
+inline int64_t GetSubBlockIdx() { return g_aiv ? g_sub_block : 0; }
 }
 """
 
@@ -1168,6 +1174,63 @@ def test_sources_are_well_formed_cpp(profile, tmp_path):
     result = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", f"-I{tmp_path}", str(path)],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[:3000]
+
+
+_INDEX_HARNESS = r"""
+#include "kernel_operator.h"
+#include <cstdio>
+using namespace AscendC;
+int main() {
+    int wrong = 0;
+    for (int64_t dim = 1; dim <= 8; ++dim) {
+        for (int64_t block = 0; block < dim; ++block) {
+            for (int core = 0; core < 3; ++core) {  // the AIC, then its two AIVs
+                g_mix = true; g_block_dim = dim; g_block = block;
+                g_aiv = core > 0; g_sub_block = core > 0 ? core - 1 : 0;
+                int64_t found[] = {EXPRESSIONS};
+                for (int64_t value : found) {
+                    if (value != block) {
+                        std::printf("blockDim %lld block %lld core %d: %lld\n", (long long)dim,
+                                    (long long)block, core, (long long)value);
+                        ++wrong;
+                    }
+                }
+            }
+        }
+    }
+    return wrong != 0;
+}
+"""
+
+
+def _block_index_mismatches(expressions: list[str], tmp_path: Path) -> str:
+    """Runs the index expressions on the AIC and both AIVs of every block of blockDim 1-8,
+    with the stand-in computing the index calls as the vendor's headers do; what differs
+    from the block of the core's AIC ('' when nothing does)."""
+    (tmp_path / "kernel_operator.h").write_text(_stand_in(ARCH["910b"]))
+    (tmp_path / "harness.cpp").write_text(
+        _INDEX_HARNESS.replace("EXPRESSIONS", ", ".join(expressions)))
+    build = subprocess.run(["g++", "-std=c++17", f"-I{tmp_path}", str(tmp_path / "harness.cpp"),
+                            "-o", str(tmp_path / "harness")], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[:3000]
+    return subprocess.run([str(tmp_path / "harness")], capture_output=True, text=True).stdout
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+@pytest.mark.parametrize("profile", PROFILES)
+def test_block_index_of_mix_kernels(profile, tmp_path):
+    """Every AIV of a MIX_AIC_1_2 kernel works on the block of its own AIC: GetBlockIdx()
+    is 2 * block + sub-block there (the vendor's kernel_operator_sys_var_impl.h)."""
+    expressions = set()
+    for name in ("gemm_then_scale_mix", "gemm_softmax_mix", "epilogue_gemm_bias_relu"):
+        source = compiled(name, profile).source()
+        assert "KERNEL_TYPE_MIX_AIC_1_2" in source
+        expressions |= set(re.findall(r"= (static_cast<int64_t>\(GetBlockIdx\(\)[^;]*\));",
+                                      source))
+    assert expressions
+    assert _block_index_mismatches(sorted(expressions), tmp_path) == ""
+    # the harness fails the plain call, which gives an AIV the index of another block
+    assert "core 2" in _block_index_mismatches(["GetBlockIdx()"], tmp_path)
 
 
 # -- conformance with a copy of the vendor headers -------------------------------------------

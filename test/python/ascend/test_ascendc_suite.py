@@ -45,7 +45,7 @@ import json
 from tilec.backends.ascend.ascendc import emit_ascendc, kernel_functions
 from tilec.diagnostics import CompileError
 from tilec.sim import api
-from tilec.targets.ascend_profiles import get_profile
+from tilec.targets.ascend.profiles import get_profile
 
 _load = api.load_program
 _seen = set()

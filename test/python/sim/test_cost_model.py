@@ -17,8 +17,10 @@ UB2 = "memref<8x64xf32, #ascend.mem<ub>>"
 
 
 def mte2_busy(copies: list[str]) -> int:
-    """MTE2 busy cycles of a kernel that runs `copies` (GM -> UB) one after the other."""
-    body = "\n".join(f"  {copy}" for copy in copies)
+    """MTE2 busy cycles (barriers not counted) of a kernel that runs `copies` (GM -> UB)
+    one after the other."""
+    # each copy rewrites %u or %v: a barrier orders it after the one before (same pipe)
+    body = "\n  ascend.pipe_barrier mte2\n".join(f"  {copy}" for copy in copies)
     text = f"""
 func.func @loads(%x: {GM1}, %y: {GM2}) attributes {{ascend.kernel = #ascend.core<aiv>}} {{
   %c0 = arith.constant 0 : index

@@ -18,7 +18,7 @@ def _type(shape: tuple[int, ...], element: str, space: str) -> str:
 def vector_kernel(inputs: dict, outputs: dict, body: str, scalars: dict | None = None) -> str:
     """A kernel that loads `inputs` (name -> (shape, element type)) into UB
     buffers %u_NAME, runs `body` (with `{NAME}` standing for the UB type of
-    buffer NAME), and stores `outputs` back to GM."""
+    buffer NAME; one op a line), and stores `outputs` back to GM."""
     scalars = scalars or {}
     buffers = {**inputs, **outputs}
     ub = {name: _type(shape, element, "ub") for name, (shape, element) in buffers.items()}
@@ -35,7 +35,9 @@ def vector_kernel(inputs: dict, outputs: dict, body: str, scalars: dict | None =
         lines.append(f"  ascend.copy %{name}[{zeros(shape)}], %u_{name}[{zeros(shape)}] "
                      f"sizes [{sizes}] : {gm[name]}, {ub[name]}")
     lines += ["  ascend.set_flag mte2 -> v, 0", "  ascend.wait_flag mte2 -> v, 0"]
-    lines += ["  " + line for line in body.format(**ub).strip().split("\n")]
+    # the 910b's vector pipe overlaps dependent ops: a barrier between every two
+    lines += ["  " + line for line in "\nascend.pipe_barrier v\n".join(
+        body.format(**ub).strip().split("\n")).split("\n")]
     lines += ["  ascend.set_flag v -> mte3, 0", "  ascend.wait_flag v -> mte3, 0"]
     for name, (shape, _) in outputs.items():
         sizes = ", ".join(map(str, shape))

@@ -26,7 +26,7 @@ from tilec.sim import SimError, SimResult, simulate
 from tilec.sim.api import load_program
 from tilec.sim.dtypes import element_type
 from tilec.sim.interpreter import Program
-from tilec.targets.ascend_profiles import get_profile
+from tilec.targets.ascend.profiles import get_profile
 
 _SOURCE = "kernel.ascend.mlir"
 _PROFILE = "profile"

@@ -15,7 +15,8 @@ from tilec.backends.ascend.ascendc.tables import (
 )
 from tilec.backends.ascend.ascendc.text import Tensor, add_index, element_name, keyword, mul_index
 from tilec.diagnostics import error
-from tilec.targets.ascend_profiles import get_profile
+from tilec.targets.ascend.machine import PIPE_NAMES, ordered_pipes
+from tilec.targets.ascend.profiles import get_profile
 
 
 class EmitterBase:
@@ -51,6 +52,13 @@ class EmitterBase:
         self.flag_events: dict[frozenset[str], set[int]] = {}
         """The event ids the kernel's flags use, per pair of pipes (set by `plan`)."""
         self.kind = keyword(func.attributes["ascend.kernel"])
+        self.ordered = ordered_pipes(self.profile, self.kind)
+        """The pipes whose dependent calls need no PipeBarrier on this kernel's cores."""
+
+    def same_pipe_barrier(self, pipe: int, indent: str = "") -> None:
+        """Orders two dependent calls of one op on `pipe`, unless the hardware does."""
+        if pipe not in self.ordered:
+            self.line(f"{indent}PipeBarrier<PIPE_{PIPE_NAMES[pipe]}>();")
 
     def spare_event(self, op: ir.Operation, src: str, dst: str, purpose: str) -> int:
         """An event id that no flag of the kernel between pipes `src` and `dst` uses, for a

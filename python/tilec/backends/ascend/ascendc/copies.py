@@ -9,6 +9,7 @@ from tilec.backends.ascend.ascendc.base import EmitterBase
 from tilec.backends.ascend.ascendc.tables import BLOCK_BYTES, BYTES, CTYPE, REPEAT_BYTES
 from tilec.backends.ascend.ascendc.text import Tensor, add_index, align, ceil_div, element_at
 from tilec.diagnostics import error
+from tilec.targets.ascend.machine import MTE2
 
 
 class Copies(EmitterBase):
@@ -75,7 +76,7 @@ class Copies(EmitterBase):
             view, count, opened = self.open_runs(op, local, offsets, sizes)
             self.fill_l1(op, view, ceil_div(count * size, BLOCK_BYTES))
             self.close_loops(opened)
-            self.line("PipeBarrier<PIPE_MTE2>();")
+            self.same_pipe_barrier(MTE2)
         else:
             raise error(f"a copy from GM into {local.space} has no AscendC zero fill for the "
                         "part past the tensor's edge", op.location)
@@ -306,7 +307,7 @@ class Copies(EmitterBase):
             for d in dst.static_shape:
                 blocks *= d
             self.fill_l1(op, dst.at(), blocks * BYTES[dst.element] // BLOCK_BYTES)
-            self.line("PipeBarrier<PIPE_MTE2>();")
+            self.same_pipe_barrier(MTE2)
             self.close_guard(partial)
         if transpose:
             self.dn2nz(op, src, offsets, dst, valid_rows, valid_cols)

@@ -16,7 +16,13 @@ class Sync(EmitterBase):
 
     def op_ascend_block_idx(self, op: ir.Operation) -> None:
         self.marker(op)
-        self.bind(op, "static_cast<int64_t>(GetBlockIdx())")
+        if self.kind == "mix":
+            # GetBlockIdx() on an AIV of a MIX_AIC_1_2 kernel is 2 * block + sub-block, on
+            # the AIC the block (machine.hardware_block_idx): dividing by GetTaskRatio(),
+            # 2 on an AIV and 1 on the AIC, gives each core the block of its AIC.
+            self.bind(op, "static_cast<int64_t>(GetBlockIdx() / GetTaskRatio())")
+        else:
+            self.bind(op, "static_cast<int64_t>(GetBlockIdx())")
 
     def op_ascend_block_num(self, op: ir.Operation) -> None:
         self.marker(op)
@@ -43,7 +49,13 @@ class Sync(EmitterBase):
 
     def op_ascend_pipe_barrier(self, op: ir.Operation) -> None:
         self.marker(op)
-        self.line(f"PipeBarrier<PIPE_{PIPE[keyword(op.attributes['pipe'])]}>();")
+        pipe = keyword(op.attributes["pipe"])
+        if pipe == "s":
+            # PipeBarrier(ISASI).md: the hardware orders the scalar pipe, and the call does
+            # not take PIPE_S (a static_assert on arch 3510)
+            self.line("// the scalar pipe is in order: no PipeBarrier")
+            return
+        self.line(f"PipeBarrier<PIPE_{PIPE[pipe]}>();")
 
     def op_ascend_cross_core_set_flag(self, op: ir.Operation) -> None:
         mode = ir.IntegerAttr(op.attributes["mode"]).value

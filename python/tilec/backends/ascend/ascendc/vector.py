@@ -26,6 +26,7 @@ from tilec.backends.ascend.ascendc.text import (
     row_major_strides,
 )
 from tilec.diagnostics import error
+from tilec.targets.ascend.machine import V
 
 _INTEGERS = frozenset({"i8", "i16", "i32", "i64", "ui8", "i1"})
 
@@ -125,10 +126,9 @@ class Vector(EmitterBase):
                         "which AscendC's vector calls require", op.location)
 
     def v_barrier(self, indent: str = "") -> None:
-        """Orders two dependent vector calls of one op: the 910b's V pipe does not (the
-        950's does, in hardware)."""
-        if self.arch == 2201:
-            self.line(f"{indent}PipeBarrier<PIPE_V>();")
+        """Orders two dependent vector calls of one op where the machine model says the
+        V pipe does not (the 910b's)."""
+        self.same_pipe_barrier(V, indent)
 
     def op_ascend_vbrcb(self, op: ir.Operation) -> None:
         (dst, count), (src, rows) = (self.vector(op, v) for v in op.operands)

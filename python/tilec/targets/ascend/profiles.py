@@ -22,9 +22,6 @@ from types import MappingProxyType
 KIB = 1024
 MIB = 1024 * KIB
 
-PIPES = ("s", "v", "m", "mte1", "mte2", "mte3", "fix")
-"""The pipes of a core, in the order of the dialect's `ascend::Pipe` enum (`all` excluded)."""
-
 
 def _frozen(mapping: Mapping) -> Mapping:
     return MappingProxyType(dict(mapping))
@@ -87,6 +84,9 @@ class Profile:
     """Legal `ascend.copy` paths (src space, dst space) on this architecture."""
     fixpipe_destinations: frozenset[str]
     """Memory spaces a fixpipe can write on this architecture."""
+    ordered_pipes: Mapping[str, frozenset[str]]
+    """Per kind of core, the pipes whose dependent instructions the hardware orders, so
+    that they need no `PipeBarrier` (`tilec.targets.ascend.machine` has the rule)."""
     flag_event_ids: int = 8
     cross_core_flag_ids: int = 11
 
@@ -142,6 +142,10 @@ PROFILE_910B = Profile(
     sync_all_cycles=500,
     copy_paths=_COMMON_COPY_PATHS,
     fixpipe_destinations=frozenset({"gm", "l1"}),
+    # PipeBarrier(ISASI).md: only the scalar pipe is ordered by the hardware; the tables of
+    # legal sync on 2201 (核内同步能力概述.md) list PipeBarrier<PIPE_M/MTE1/MTE2/MTE3/FIX/V>
+    # for dependent instructions of one pipe.
+    ordered_pipes=_frozen({"aic": frozenset({"s"}), "aiv": frozenset({"s"})}),
 )
 
 PROFILE_950 = Profile(
@@ -188,6 +192,10 @@ PROFILE_950 = Profile(
     sync_all_cycles=500,
     copy_paths=_COMMON_COPY_PATHS | {("l1", "ub"), ("ub", "l1")},
     fixpipe_destinations=frozenset({"gm", "l1", "ub"}),
+    # 关键特性说明.md (核内同步): "for Ascend 950PR/950DT, synchronization between PIPE_V and
+    # PIPE_V is guaranteed by hardware"; impl/basic_api/kernel_reg.h makes PipeBarrier<PIPE_V>
+    # a no-op on 3510, and PipeBarrier<PIPE_MTE3> a no-op on its AIC.
+    ordered_pipes=_frozen({"aic": frozenset({"s", "v", "mte3"}), "aiv": frozenset({"s", "v"})}),
 )
 
 PROFILES: Mapping[str, Profile] = _frozen({"910b": PROFILE_910B, "950": PROFILE_950})

@@ -1,6 +1,6 @@
 """The ascend target: the Ascend-like NPU of ASCEND.md, by architecture profile.
 
-Its sizes and rates are the simulator's profile (`tilec.targets.ascend_profiles`), the
+Its sizes and rates are the simulator's profile (`tilec.targets.ascend.profiles`), the
 one record of each architecture: the description adds what a tile program
 may say. Every scope exists here: the portable ones are placed into L1, L0A,
 L0B, L0C or UB by the lowering, the Ascend buffer scopes name one directly.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tilec.dialects.tile import Scope
-from tilec.targets.ascend_profiles import PROFILES
+from tilec.targets.ascend.profiles import PROFILES
 from tilec.targets.description import FP8_TYPES, TargetDescription
 
 _BUFFER = {Scope.l1: "l1", Scope.l0a: "l0a", Scope.l0b: "l0b", Scope.l0c: "l0c", Scope.ub: "ub"}
@@ -25,12 +25,10 @@ class AscendTarget(TargetDescription):
     variants = ("910b", "950")
 
     profile: object = None
-    """The `tilec.targets.ascend_profiles.Profile` of the variant."""
+    """The `tilec.targets.ascend.profiles.Profile` of the variant."""
 
     @staticmethod
     def create(profile_name: str) -> AscendTarget:
-        # TEMPORARY: imported here until the profiles move next to this file.
-
         profile = PROFILES[profile_name]
         fp8 = FP8_TYPES if any(t.startswith("f8") for t in profile.cube_macs_per_cycle) else set()
         return AscendTarget(
