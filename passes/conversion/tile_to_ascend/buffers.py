@@ -45,6 +45,7 @@ from tilec.passes.conversion.tile_to_ascend.place_tiles import (
     fractal_shape,
 )
 from tilec.targets import TargetDescription
+from tilec.targets.ascend import attributes as ascend_attr
 
 CUBE_SCOPES = frozenset({tile.Scope.l1, tile.Scope.l0a, tile.Scope.l0b, tile.Scope.l0c})
 CUBE_SPACES = frozenset(
@@ -160,7 +161,7 @@ def _is_core_region(op: ir.Operation) -> bool:
     """An `ascend.core` region, or what stands for one until the conversion
     ends (split_cores.CORE_REGION)."""
     return op.name == "ascend.core" or (
-        op.name == "scf.execute_region" and "ascend.core_region" in op.attributes)
+        op.name == "scf.execute_region" and ascend_attr.CORE_REGION in op.attributes)
 
 
 def function_entry(op: ir.Operation) -> ir.InsertionPoint:

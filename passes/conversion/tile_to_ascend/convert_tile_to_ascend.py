@@ -52,6 +52,7 @@ from tilec.passes.conversion.tile_to_ascend.options import profile_option
 from tilec.passes.conversion.tile_to_ascend.split_cores import seal_cores
 from tilec.passes.registry import Pass, PassFailure, register_pass
 from tilec.targets import get_target
+from tilec.targets.ascend import attributes as ascend_attr
 
 # The order ops are lowered in; ops of one phase do not depend on each other.
 # Element-wise regions come after the ops that may leave scalar code behind
@@ -69,7 +70,6 @@ PHASES: tuple[tuple[str, ...], ...] = (
     ("tile.kernel",),
 )
 
-_KERNEL = "ascend.kernel"
 _MIXED = "needs both cube and vector cores (mixed kernels are not supported yet)"
 
 
@@ -121,4 +121,4 @@ class ConvertTileToAscendPass(Pass):
                 core = _core_of(op)
                 if core is None:
                     raise PassFailure("mixed kernel")
-                op.attributes[_KERNEL] = ascend.core_attr(core)
+                op.attributes[ascend_attr.KERNEL] = ascend.core_attr(core)

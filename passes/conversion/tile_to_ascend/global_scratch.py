@@ -41,9 +41,7 @@ from mlir import ir
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend.buffers import is_global
 from tilec.passes.registry import emit_error
-
-SCRATCH = "ascend.scratch"
-"""Argument attribute of a global scratch buffer: the size of each dim (see the module)."""
+from tilec.targets.ascend import attributes as ascend_attr
 
 _BINARY: dict[str, Callable[[int, int], int]] = {
     "arith.addi": lambda a, b: a + b,
@@ -162,7 +160,7 @@ def scratch_to_arguments(func: ir.Operation) -> None:
                  if size == ir.ShapedType.get_dynamic_size() else _i64(size)
                  for size in type_.shape]
         name = f"scratch{n}"
-        attrs = {SCRATCH: ir.ArrayAttr.get(sizes), "tile.name": ir.StringAttr.get(name),
+        attrs = {ascend_attr.SCRATCH: ir.ArrayAttr.get(sizes), "tile.name": ir.StringAttr.get(name),
                  "tile.dims": ir.ArrayAttr.get(_dim_names(func, sizes, list(type_.shape), name))}
         argument = append_argument(func, type_, attrs)
         for use in [u.owner for u in alloc.results[0].uses]:

@@ -65,8 +65,8 @@ from tilec.passes.conversion.tile_to_ascend.place_tiles import (
     copy_operands,
     scope_name,
 )
-from tilec.passes.conversion.tile_to_ascend.sync_model import GUARDS
 from tilec.passes.registry import emit_error
+from tilec.targets.ascend import attributes as ascend_attr
 
 MIX_MODE = 2  # AIC <-> both AIVs of its AI core
 UB_RING = "ascend.ub_ring"
@@ -312,7 +312,7 @@ def _guarding(op: ir.OpView, hand: Handoff, ring: ir.Value) -> ir.OpView:
     if hand.in_ub:
         attrs[UB_RING] = _i64(hand.ring)
     else:
-        attrs[GUARDS] = _i64(ir.BlockArgument(ring).arg_number)
+        attrs[ascend_attr.GUARDS] = _i64(ir.BlockArgument(ring).arg_number)
     return op
 
 

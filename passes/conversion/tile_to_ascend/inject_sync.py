@@ -100,6 +100,7 @@ from tilec.passes.conversion.tile_to_ascend.sync_walk import (
 )
 from tilec.passes.registry import Pass, PassFailure, emit_error, option, register_pass
 from tilec.sim.interpreter import keyword
+from tilec.targets.ascend import attributes as ascend_attr
 from tilec.targets.ascend.machine import ordered_pipes
 from tilec.targets.ascend.profiles import get_profile
 
@@ -331,7 +332,7 @@ def _scopes(func: ir.Operation) -> list[tuple[ir.Block, str]]:
             # Its body would run once per iteration of what holds it.
             raise emit_error(core, "tile-ascend-inject-sync: an 'ascend.core' region inside "
                                    "control flow is not supported")
-    kind = keyword(func.attributes["ascend.kernel"])
+    kind = keyword(func.attributes[ascend_attr.KERNEL])
     return [(body, kind),
             *((core.regions[0].blocks[0], keyword(core.attributes["core"])) for core in cores)]
 
@@ -351,7 +352,7 @@ class AscendInjectSyncPass(Pass):
                  "before each dependent op (the slow baseline)")
 
     def run(self, op: ir.Operation) -> None:
-        if "ascend.kernel" not in op.attributes:
+        if ascend_attr.KERNEL not in op.attributes:
             return
         profile = get_profile(self.profile)
         ids = profile.flag_event_ids

@@ -41,14 +41,12 @@ from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.targets import TargetDescription
+from tilec.targets.ascend import attributes as ascend_attr
 
 SPREAD = "ascend.spread_over_aivs"
 """On a vector-only tile.kernel of a mix function (set by
 `tile-ascend-split-cores`): both AIVs of an AI core take blocks of their own."""
 NUM_STAGES = "tile.num_stages"
-GRID = "ascend.grid"
-"""On the kernel function: its number of blocks, when static, so a launch
-needs no more cores than that (the simulator's driver reads it)."""
 
 
 def _block_indices(linear: ir.Value, sizes: list[ir.Value]) -> list[ir.Value]:
@@ -101,9 +99,10 @@ class KernelToGridStrideLoop(TileOpLowering):
             for size in static:
                 blocks *= size
             cores = -(-blocks // lanes)
-            if GRID in func.attributes:  # several kernels: as many cores as the widest
-                cores = max(cores, ir.IntegerAttr(func.attributes[GRID]).value)
-            func.attributes[GRID] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), cores)
+            if ascend_attr.GRID in func.attributes:  # several kernels: as many cores as the widest
+                cores = max(cores, ir.IntegerAttr(func.attributes[ascend_attr.GRID]).value)
+            func.attributes[ascend_attr.GRID] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(64), cores)
         op.erase()
 
 

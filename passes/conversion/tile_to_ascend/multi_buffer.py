@@ -56,7 +56,6 @@ from mlir.dialects import arith, scf
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
 from tilec.passes.conversion.tile_to_ascend.plan_memory import (
-    OFFSET_ATTR,
     SLOTS_ATTR,
     Privacy,
     align_up,
@@ -67,6 +66,7 @@ from tilec.passes.conversion.tile_to_ascend.plan_memory import (
     views_and_users,
 )
 from tilec.passes.registry import Pass, emit_error, option, register_pass
+from tilec.targets.ascend import attributes as ascend_attr
 from tilec.targets.ascend.profiles import Profile, get_profile
 
 STAGES_ATTR = "tile.num_stages"
@@ -148,8 +148,8 @@ def _slot_values(private: list[ir.Operation], loop: ir.Operation) -> dict[ir.Val
     mapping: dict[ir.Value, ir.Value] = {}
     for alloc in private:
         slot = alloc.clone(ip=ir.InsertionPoint(alloc))
-        if OFFSET_ATTR in slot.attributes:
-            del slot.attributes[OFFSET_ATTR]
+        if ascend_attr.OFFSET in slot.attributes:
+            del slot.attributes[ascend_attr.OFFSET]
         mapping[alloc.results[0]] = slot.results[0]
         values, _ = views_and_users(alloc)
         for value in values[1:]:

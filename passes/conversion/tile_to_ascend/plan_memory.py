@@ -66,11 +66,10 @@ from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend.handoff_rings import UB_RING
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
-from tilec.passes.conversion.tile_to_ascend.sync_model import GUARDS
 from tilec.passes.registry import Pass, PassFailure, emit_error, register_pass
+from tilec.targets.ascend import attributes as ascend_attr
 from tilec.targets.ascend.profiles import Profile, get_profile
 
-OFFSET_ATTR = "ascend.offset"
 SLOTS_ATTR = "ascend.multi_buffer_slots"
 """On a loop tile-ascend-multi-buffer unrolled: how many slots its private buffers have."""
 ALLOCS = frozenset({"memref.alloc", "memref.alloca"})
@@ -534,7 +533,7 @@ class AscendPlanMemoryPass(Pass):
             raise PassFailure("on-chip memory overflow")
         i64 = ir.IntegerType.get_signless(64, op.context)
         for buffer in plans:
-            buffer.alloc.attributes[OFFSET_ATTR] = ir.IntegerAttr.get(i64, buffer.offset)
+            buffer.alloc.attributes[ascend_attr.OFFSET] = ir.IntegerAttr.get(i64, buffer.offset)
         _guard_rings(op, plans)
 
     @staticmethod
@@ -554,11 +553,11 @@ class AscendPlanMemoryPass(Pass):
         space = on_chip_space(type_)
         start, end = live_range(alloc, order, Privacy(alloc) if privacy else None)
         buffer = Buffer(alloc, space, buffer_bytes(type_), start, end)
-        if OFFSET_ATTR in alloc.attributes:
-            offset = ir.IntegerAttr(alloc.attributes[OFFSET_ATTR]).value
+        if ascend_attr.OFFSET in alloc.attributes:
+            offset = ir.IntegerAttr(alloc.attributes[ascend_attr.OFFSET]).value
             alignment = profile.alignment[space]
             if offset < 0 or offset % alignment:
-                raise emit_error(alloc, f"{OFFSET_ATTR} {offset} is not a multiple of the "
+                raise emit_error(alloc, f"{ascend_attr.OFFSET} {offset} is not a multiple of the "
                                         f"{alignment}-byte alignment of {space}")
             buffer.offset = offset
         return buffer
@@ -584,7 +583,8 @@ def _guard_rings(func: ir.Operation, plans: list[Buffer]) -> None:
         return
     for flag in irb.collect(func, {"ascend.cross_core_set_flag", "ascend.cross_core_wait_flag"}):
         if UB_RING in flag.attributes:
-            flag.attributes[GUARDS] = spans[ir.IntegerAttr(flag.attributes[UB_RING]).value]
+            ring = ir.IntegerAttr(flag.attributes[UB_RING]).value
+            flag.attributes[ascend_attr.GUARDS] = spans[ring]
             del flag.attributes[UB_RING]
 
 

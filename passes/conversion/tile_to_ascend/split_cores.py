@@ -95,12 +95,9 @@ from tilec.passes.conversion.tile_to_ascend.kernel import SPREAD
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
 from tilec.passes.conversion.tile_to_ascend.place_tiles import CUBE_SPACES, scope_name
 from tilec.passes.registry import Pass, emit_error, option, register_pass
+from tilec.targets.ascend import attributes as ascend_attr
 from tilec.targets.ascend.profiles import get_profile
 
-WORKSPACE = "ascend.workspace"
-"""Argument attribute of a GM workspace: its rows per AI core (i64)."""
-CORE_REGION = "ascend.core_region"
-"""On an scf.execute_region: the core kind (#ascend.core<aic|aiv>) its body runs on."""
 _HANDED = "ascend.handed_tile"
 """On the alloc of a tile handed down, in the copies: its ring."""
 
@@ -109,7 +106,7 @@ def _add_workspace(func: ir.Operation, hand: Handoff, slots: int) -> ir.Value:
     """A GM workspace argument at the end of `func`: `slots` tiles per AI core."""
     type_ = ir.MemRefType.get([ir.ShapedType.get_dynamic_size(), hand.cols], hand.element)
     rows = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), slots * hand.rows)
-    return append_argument(func, type_, {WORKSPACE: rows})
+    return append_argument(func, type_, {ascend_attr.WORKSPACE: rows})
 
 
 def _viewed(value: ir.Value) -> ir.Value:
@@ -187,7 +184,7 @@ def _split(func: ir.Operation, kernel: ir.Operation, slots: int, skew: int, flag
         # conversion, each core's half is a marked scf.execute_region.
         with ir.InsertionPoint(kernel), kernel.location:
             region = scf.ExecuteRegionOp([])
-            region.attributes[CORE_REGION] = ascend.core_attr(core)
+            region.attributes[ascend_attr.CORE_REGION] = ascend.core_attr(core)
             block = region.regions[0].blocks.append()
         with ir.InsertionPoint(block), kernel.location:
             copies[core] = kernel.clone().operation
@@ -241,7 +238,7 @@ def _core_region(op: ir.Operation, core: str) -> ir.Operation:
     """A marked scf.execute_region in front of `op` (its body empty but the yield)."""
     with ir.InsertionPoint(op), op.location:
         region = scf.ExecuteRegionOp([])
-        region.attributes[CORE_REGION] = ascend.core_attr(core)
+        region.attributes[ascend_attr.CORE_REGION] = ascend.core_attr(core)
         block = region.regions[0].blocks.append()
         with ir.InsertionPoint(block):
             scf.YieldOp([])
@@ -268,7 +265,7 @@ def _join_kernels(func: ir.Operation) -> None:
     for op, following in zip(ops, [*ops[1:], None], strict=True):
         if skip is not None and op == skip:
             continue
-        if op.name == "scf.execute_region" and CORE_REGION in op.attributes:
+        if op.name == "scf.execute_region" and ascend_attr.CORE_REGION in op.attributes:
             steps.append([op, following])  # a split kernel: its aic then its aiv region
             skip = following
         elif op.name == "tile.kernel":
@@ -279,7 +276,7 @@ def _join_kernels(func: ir.Operation) -> None:
             op.move_before(list(region.regions[0].blocks[0].operations)[-1])
             steps.append([region])
     for step in steps[1:]:
-        kinds = {str(r.attributes[CORE_REGION]) for r in step}
+        kinds = {str(r.attributes[ascend_attr.CORE_REGION]) for r in step}
         for core in ("aic", "aiv"):
             if str(ascend.core_attr(core)) not in kinds:
                 step.append(_core_region(step[0], core))  # it reaches the barrier too
@@ -301,10 +298,11 @@ def seal_cores(func: ir.Operation) -> bool:
     """Turns the marked regions of a lowered mix kernel into `ascend.core`
     regions (convert-tile-to-ascend calls it once the function is a kernel);
     whether there were any."""
-    regions = [r for r in irb.collect(func, "scf.execute_region") if CORE_REGION in r.attributes]
+    regions = [r for r in irb.collect(func, "scf.execute_region")
+               if ascend_attr.CORE_REGION in r.attributes]
     for region in regions:
         with ir.InsertionPoint(region), region.location:
-            core = ascend.CoreOp(region.attributes[CORE_REGION])
+            core = ascend.CoreOp(region.attributes[ascend_attr.CORE_REGION])
             block = core.regions[0].blocks.append()
         body = region.regions[0].blocks[0]
         for inner in [o.operation for o in body.operations][:-1]:  # not its scf.yield

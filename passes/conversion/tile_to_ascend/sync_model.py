@@ -35,6 +35,7 @@ from mlir import ir
 from tilec.passes.conversion.tile_to_ascend.sync_offsets import Relation, Symbolic, constant, linear
 from tilec.passes.registry import PassFailure, emit_error
 from tilec.sim.memory import Region, overlap
+from tilec.targets.ascend import attributes as ascend_attr
 from tilec.targets.ascend.machine import (
     COPY_PIPES,
     FIX,
@@ -46,12 +47,6 @@ from tilec.targets.ascend.machine import (
     V,
     mmad_orders_itself,
 )
-
-GUARDS = "ascend.guards"
-"""On a cross-core flag op: the number of the function argument (a GM
-workspace) whose bytes the flag hands between the cores. Such a flag is
-ordered against the accesses of that argument only, so a ring's flags do not
-serialize a core's work on the rest of GM."""
 
 _UNBOUNDED = 1 << 62
 _MAX_RUNS = 1 << 16
@@ -339,7 +334,7 @@ class Model:
         other flag stands for all of GM. Unscoped (`scoped_handoffs`
         false), a ring's flag stands for all of its memory: more ordering,
         fewer flags pending at once."""
-        guarded = op.attributes.get(GUARDS, None)
+        guarded = op.attributes.get(ascend_attr.GUARDS, None)
         in_ub = isinstance(guarded, ir.DenseI64ArrayAttr)
         if guarded is None or not self.scoped_handoffs:
             return self._any("ub" if in_ub else "gm", write)
@@ -373,8 +368,8 @@ class Model:
         if op.name in ("memref.alloc", "memref.alloca"):
             memref = ir.MemRefType(value.type)
             nbytes = int(np.prod(memref.shape, dtype=np.int64)) * _itemsize(memref)
-            if "ascend.offset" in op.attributes:
-                offset = ir.IntegerAttr(op.attributes["ascend.offset"]).value
+            if ascend_attr.OFFSET in op.attributes:
+                offset = ir.IntegerAttr(op.attributes[ascend_attr.OFFSET]).value
                 return _Root(("space", space_of(value)), offset, (offset, offset + nbytes))
             return _Root(("alloc", self._alloc_number(op)), 0, (0, nbytes))
         if op.name in _VIEWS:

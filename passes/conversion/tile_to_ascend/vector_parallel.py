@@ -60,9 +60,9 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend import buffers
 from tilec.passes.conversion.tile_to_ascend.decided_compares import fold_decided_compares
-from tilec.passes.conversion.tile_to_ascend.split_cores import CORE_REGION
 from tilec.passes.conversion.tile_to_ascend.vector_copy import at_copy_rank
 from tilec.targets import TargetDescription
+from tilec.targets.ascend import attributes as ascend_attr
 
 _VBIN = ascend.VBinKind
 _BINARY = {
@@ -372,7 +372,7 @@ class _Emitter:
         type_ = buffers.ub_type([extent], _index_element())
         func = irb.enclosing(self.op, {"func.func"})
         region = irb.enclosing(self.op, {"scf.execute_region"})
-        if region is not None and CORE_REGION in region.attributes:
+        if region is not None and ascend_attr.CORE_REGION in region.attributes:
             func = region
         for inner in func.regions[0].blocks[0].operations:
             if (

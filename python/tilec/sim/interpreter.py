@@ -24,6 +24,7 @@ from mlir import ir
 from tilec.sim.diagnostics import fail, format_location
 from tilec.sim.dtypes import element_type
 from tilec.sim.races import Site
+from tilec.targets.ascend import attributes as ascend_attr
 
 Step = Callable[[object], int]
 OpCompiler = Callable[["Compiler", ir.Operation], None]
@@ -370,14 +371,14 @@ def _dsl_names(func: ir.Operation) -> list[str]:
 
 def kernel_kind(func: ir.Operation) -> str:
     attrs = func.attributes
-    if "ascend.kernel" not in attrs:
+    if ascend_attr.KERNEL not in attrs:
         raise fail(location(func), "the function has no 'ascend.kernel' attribute")
-    return keyword(attrs["ascend.kernel"])
+    return keyword(attrs[ascend_attr.KERNEL])
 
 
 def kernel_functions(module: ir.Module) -> list[ir.Operation]:
     return [op for op in module.body.operations
-            if op.operation.name == "func.func" and "ascend.kernel" in op.attributes]
+            if op.operation.name == "func.func" and ascend_attr.KERNEL in op.attributes]
 
 
 _ARG_NAMES = re.compile(r"%([\w$.-]+)\s*:")

@@ -18,6 +18,7 @@ from tilec.sim.diagnostics import fail
 from tilec.sim.dtypes import element_type
 from tilec.sim.interpreter import Compiler, compiles, location, memory_space
 from tilec.sim.memory import Arena, Buffer, Region, address
+from tilec.targets.ascend import attributes as ascend_attr
 
 _DYNAMIC = ir.ShapedType.get_dynamic_size()
 _SPACES_OF = {"aic": ("l1", "l0a", "l0b", "l0c", "bt", "fb"), "aiv": ("ub",)}
@@ -133,9 +134,9 @@ def twin_view(array: np.ndarray, arena: Arena, twin: Arena) -> np.ndarray:
 
 def _planned_offset(op: ir.Operation, where: str) -> int | None:
     """The byte offset the memory planner gave this alloc (`ascend.offset`), if any."""
-    if "ascend.offset" not in op.attributes:
+    if ascend_attr.OFFSET not in op.attributes:
         return None
-    attr = op.attributes["ascend.offset"]
+    attr = op.attributes[ascend_attr.OFFSET]
     if not isinstance(attr, ir.IntegerAttr):
         raise fail(where, f"ascend.offset must be an integer byte offset, not {attr}")
     return ir.IntegerAttr(attr).value

@@ -20,19 +20,17 @@ from mlir import ir
 from tilec import ir as tilec_ir
 from tilec.backends.ascend.options import AscendOptions
 from tilec.backends.base import Binary, Driver, Launcher, Options
-from tilec.passes.conversion.tile_to_ascend.global_scratch import SCRATCH, scratch_sizes
+from tilec.passes.conversion.tile_to_ascend.global_scratch import scratch_sizes
 from tilec.runtime.signature import Param
 from tilec.sim import SimError, SimResult, simulate
 from tilec.sim.api import load_program
 from tilec.sim.dtypes import element_type
 from tilec.sim.interpreter import Program
+from tilec.targets.ascend import attributes as ascend_attr
 from tilec.targets.ascend.profiles import get_profile
 
 _SOURCE = "kernel.ascend.mlir"
 _PROFILE = "profile"
-GRID_ATTRIBUTE = "ascend.grid"
-"""Blocks of the kernel's grid, on kernels whose grid is static (set by the
-lowering: `tilec.passes.conversion.tile_to_ascend.kernel.GRID`)."""
 
 
 @dataclass
@@ -82,14 +80,11 @@ class AscendBinary(Binary):
         profile = get_profile(self.profile)
         cores = profile.aic_cores * (profile.aiv_per_aic if self.program.core_kind == "aiv" else 1)
         attributes = self.program.func.attributes
-        if GRID_ATTRIBUTE not in attributes:
+        if ascend_attr.GRID not in attributes:
             return cores
-        return min(cores, ir.IntegerAttr(attributes[GRID_ATTRIBUTE]).value)
+        return min(cores, ir.IntegerAttr(attributes[ascend_attr.GRID]).value)
 
 
-WORKSPACE_ATTRIBUTE = "ascend.workspace"
-"""On a GM argument the kernel's parameters do not have: a workspace of that
-many rows per AI core (set by `tilec.passes.conversion.tile_to_ascend.split_cores`)."""
 
 
 def extra_arguments(func: ir.Operation, block_dim: int, args: Sequence[object]
@@ -106,15 +101,15 @@ def extra_arguments(func: ir.Operation, block_dim: int, args: Sequence[object]
     inputs = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs
     for attrs, type_ in zip(ir.ArrayAttr(func.attributes["arg_attrs"]), inputs, strict=True):
         attrs = ir.DictAttr(attrs)
-        if WORKSPACE_ATTRIBUTE not in attrs and SCRATCH not in attrs:
+        if ascend_attr.WORKSPACE not in attrs and ascend_attr.SCRATCH not in attrs:
             continue
         memref = ir.MemRefType(type_)
         dtype = element_type(memref.element_type).compute_dtype
-        if WORKSPACE_ATTRIBUTE in attrs:
-            rows = ir.IntegerAttr(attrs[WORKSPACE_ATTRIBUTE]).value
+        if ascend_attr.WORKSPACE in attrs:
+            rows = ir.IntegerAttr(attrs[ascend_attr.WORKSPACE]).value
             arrays.append(np.zeros((block_dim * rows, *memref.shape[1:]), dtype))
             continue
-        scratch = np.empty(scratch_sizes(ir.ArrayAttr(attrs[SCRATCH]), args), dtype)
+        scratch = np.empty(scratch_sizes(ir.ArrayAttr(attrs[ascend_attr.SCRATCH]), args), dtype)
         scratch.view(np.uint8)[...] = 0xFF
         arrays.append(scratch)
     return arrays

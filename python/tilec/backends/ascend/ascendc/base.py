@@ -15,6 +15,7 @@ from tilec.backends.ascend.ascendc.tables import (
 )
 from tilec.backends.ascend.ascendc.text import Tensor, add_index, element_name, keyword, mul_index
 from tilec.diagnostics import error
+from tilec.targets.ascend import attributes as ascend_attr
 from tilec.targets.ascend.machine import PIPE_NAMES, ordered_pipes
 from tilec.targets.ascend.profiles import get_profile
 
@@ -51,7 +52,7 @@ class EmitterBase:
         """Bytes used of each on-chip memory (set by the emitter's `plan`)."""
         self.flag_events: dict[frozenset[str], set[int]] = {}
         """The event ids the kernel's flags use, per pair of pipes (set by `plan`)."""
-        self.kind = keyword(func.attributes["ascend.kernel"])
+        self.kind = keyword(func.attributes[ascend_attr.KERNEL])
         self.ordered = ordered_pipes(self.profile, self.kind)
         """The pipes whose dependent calls need no PipeBarrier on this kernel's cores."""
 

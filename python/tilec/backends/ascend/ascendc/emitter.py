@@ -35,6 +35,7 @@ from tilec.backends.ascend.ascendc.text import (
 )
 from tilec.backends.ascend.ascendc.vector import Vector
 from tilec.diagnostics import CompileError, error
+from tilec.targets.ascend import attributes as ascend_attr
 
 _INFIX = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divsi": "/",
           "arith.divui": "/", "arith.floordivsi": "/", "arith.remsi": "%", "arith.remui": "%"}
@@ -71,12 +72,12 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
             if name == "memref.alloc":
                 t = ir.MemRefType(op.results[0].type)
                 element, space = self.memref_info(t)
-                if "ascend.offset" not in op.attributes:
+                if ascend_attr.OFFSET not in op.attributes:
                     problems.append(error("on-chip buffer without a planned offset (run "
                                           "tile-ascend-plan-memory before emitting AscendC)",
                                           op.location))
                     return ir.WalkResult.INTERRUPT
-                offset = ir.IntegerAttr(op.attributes["ascend.offset"]).value
+                offset = ir.IntegerAttr(op.attributes[ascend_attr.OFFSET]).value
                 size = BYTES[element]
                 for d in t.shape:
                     size *= d
@@ -159,7 +160,7 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
         self.workspace_bytes: dict[str, tuple[int, list[int], int]] = {}
         attr_list = [ir.DictAttr(a) for a in arg_attrs] if arg_attrs is not None else []
         # a kernel that hands several tiles between its cores has a workspace per tile
-        workspaces = [i for i, a in enumerate(attr_list) if "ascend.workspace" in a]
+        workspaces = [i for i, a in enumerate(attr_list) if ascend_attr.WORKSPACE in a]
         for index, (arg, t) in enumerate(zip(block.arguments, func_type.inputs, strict=True)):
             attrs = attr_list[index] if attr_list else None
             tile_name = (ir.StringAttr(attrs["tile.name"]).value
@@ -184,8 +185,8 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
                     if param not in symbols:
                         symbols[param] = param
                         self.params.append(("int64_t", param))
-                    if attrs is not None and "ascend.workspace" in attrs and d == 0:
-                        rows = ir.IntegerAttr(attrs["ascend.workspace"]).value
+                    if attrs is not None and ascend_attr.WORKSPACE in attrs and d == 0:
+                        rows = ir.IntegerAttr(attrs[ascend_attr.WORKSPACE]).value
                         self.workspace_rows[param] = rows
                         self.workspace_bytes[name] = (rows, mt.shape[1:], BYTES[element])
                     shape.append(param)
@@ -259,8 +260,8 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
             notes.append(f"// {ws}: a GM buffer of blockDim * {rows * row_bytes} bytes (zeroed), "
                          "the cube-to-vector exchange of each AI core.")
         cores = self.profile.aic_cores * (self.profile.aiv_per_aic if self.kind == "aiv" else 1)
-        if "ascend.grid" in self.func.attributes:
-            cores = min(cores, ir.IntegerAttr(self.func.attributes["ascend.grid"]).value)
+        if ascend_attr.GRID in self.func.attributes:
+            cores = min(cores, ir.IntegerAttr(self.func.attributes[ascend_attr.GRID]).value)
         return "\n".join([
             "// ---- host launcher (README: Building the AscendC output)",
             "#ifndef ASCENDC_CPU_DEBUG",
@@ -288,9 +289,9 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
         arguments = list(self.func.regions[0].blocks[0].arguments)
         if "arg_attrs" not in self.func.attributes:
             return {}, []
-        scratch = [(arguments[i], ir.ArrayAttr(ir.DictAttr(a)["ascend.scratch"]))
+        scratch = [(arguments[i], ir.ArrayAttr(ir.DictAttr(a)[ascend_attr.SCRATCH]))
                    for i, a in enumerate(ir.ArrayAttr(self.func.attributes["arg_attrs"]))
-                   if "ascend.scratch" in ir.DictAttr(a)]
+                   if ascend_attr.SCRATCH in ir.DictAttr(a)]
         shared = {d for arg, tensor in self.tensors.items()
                   if not any(arg == s for s, _ in scratch) for d in tensor.shape}
 
@@ -332,7 +333,7 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
 def kernel_functions(module: ir.Module) -> list[ir.Operation]:
     """The functions of `module` that carry `ascend.kernel`."""
     return [op.operation for op in module.body.operations
-            if op.operation.name == "func.func" and "ascend.kernel" in op.operation.attributes]
+            if op.operation.name == "func.func" and ascend_attr.KERNEL in op.operation.attributes]
 
 
 def emit_ascendc(module: ir.Module, profile: str = "910b") -> list[AscendCSource]:

@@ -17,6 +17,7 @@ from tilec.backends.ascend.ascendc.tables import (
 )
 from tilec.backends.ascend.ascendc.text import Tensor, add_index, mul_index, row_major_strides
 from tilec.diagnostics import error
+from tilec.targets.ascend import attributes as ascend_attr
 
 _DCCI = "DataCacheCleanAndInvalid<{}, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>"
 """Writes back and drops the data-cache line of one GM element."""
@@ -141,7 +142,7 @@ class Statements(EmitterBase):
     def op_memref_alloc(self, op: ir.Operation) -> None:
         t = ir.MemRefType(op.results[0].type)
         element, space = self.memref_info(t)
-        offset = ir.IntegerAttr(op.attributes["ascend.offset"]).value
+        offset = ir.IntegerAttr(op.attributes[ascend_attr.OFFSET]).value
         var = self.fresh("t")
         ctype = CTYPE[element]
         self.line(f"LocalTensor<{ctype}> {var} = {space}[{offset}].ReinterpretCast<{ctype}>();")
