@@ -16,6 +16,8 @@ After:
 
 from __future__ import annotations
 
+import math
+
 from mlir import ir
 
 from tilec.dialects import ascend
@@ -23,6 +25,7 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend import buffers
 from tilec.targets import TargetDescription
+from tilec.targets.ascend.call_dtypes import duplicate_problem
 
 
 def vector_operand_problem(value: ir.Value, what: str) -> str | None:
@@ -44,7 +47,12 @@ class FillToDuplicate(TileOpLowering):
     name = "ascend-vector-fill"
 
     def applies(self, op: ir.Operation, target: TargetDescription) -> str | None:
-        return vector_operand_problem(op.operands[0], "the filled tile")
+        problem = vector_operand_problem(op.operands[0], "the filled tile")
+        if problem is not None:
+            return problem
+        memref = ir.MemRefType(op.operands[0].type)
+        return duplicate_problem(target.variant, str(memref.element_type),
+                                 math.prod(memref.shape))
 
     def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
         dst = op.operands[0]

@@ -63,6 +63,13 @@ from tilec.passes.conversion.tile_to_ascend.decided_compares import fold_decided
 from tilec.passes.conversion.tile_to_ascend.vector_copy import at_copy_rank
 from tilec.targets import TargetDescription
 from tilec.targets.ascend import attributes as ascend_attr
+from tilec.targets.ascend.call_dtypes import (
+    VBIN,
+    VBINS,
+    VUNARY,
+    duplicate_problem,
+    vector_call_problem,
+)
 
 _VBIN = ascend.VBinKind
 _BINARY = {
@@ -83,6 +90,11 @@ _UNARY = {
     "math.absi": ascend.VUnaryKind.abs, "math.sqrt": ascend.VUnaryKind.sqrt,
     "math.rsqrt": ascend.VUnaryKind.rsqrt,
 }  # fmt: skip
+# A scalar operand of a subtraction is added negated.
+_SCALAR_SUB = {_VBIN.sub: ascend.VBinsKind.adds}
+_CALLS = {"math.exp2": ("Muls", "Exp"), "math.fma": ("Mul", "Add", "Adds"), "arith.negf": ("Muls",),
+          **{name: (VUNARY[str(kind)],) for name, kind in _UNARY.items()}}
+"""The AscendC calls of the ops that are not one vbin (or its scalar form)."""
 _LOGIC = ("arith.andi", "arith.ori")
 _CASTS = {
     "arith.extf",
@@ -148,8 +160,10 @@ class _Analysis:
     """Which values of a parallel body depend on the point, and whether each
     op has a vector form; `problem` is why not when one has none."""
 
-    def __init__(self, op: ir.Operation):
+    def __init__(self, op: ir.Operation, profile: str):
         self.op = op
+        self.profile = profile
+        """The profile whose vector calls (`call_dtypes`) must take the body's types."""
         body = op.regions[0].blocks[0]
         self.extents = list(ir.DenseI64ArrayAttr(op.attributes["extents"]))
         self.ops = [o.operation for o in list(body.operations)[:-1]]
@@ -225,16 +239,36 @@ class _Analysis:
         if name == "arith.select":
             if irb.is_bool(op.results[0].type):
                 return "a select of bools has no vector form here"
-            return None
+            return self._calls_problem(op, ("Select",))
         if name in ("arith.cmpf", "arith.cmpi"):
             predicate = ir.IntegerAttr(op.attributes["predicate"]).value
             table = _CMPF if name == "arith.cmpf" else _CMPI
             if not any(int(k) == predicate for k in table):
                 return f"'{name}' predicate {predicate} has no vector form"
+            form = _compare_form(self.profile, operands[0].type)
+            if form is None:
+                return self._calls_problem(op, ("Compare",), _tile_element(operands[0].type))
             return None
-        if name in _BINARY or name in _UNARY or name in _CASTS or name in ("math.fma", "math.exp2"):
+        if name in _CASTS:
             return None
+        if name in _BINARY or name in _UNARY or name in ("math.fma", "math.exp2"):
+            return self._calls_problem(op, _CALLS.get(name) or (
+                VBIN[str(_BINARY[name])], *(VBINS[str(k)] for k in (
+                    _WITH_SCALAR.get(_BINARY[name]), _SCALAR_SUB.get(_BINARY[name])) if k)))
         return f"'{name}' has no vector form"
+
+    def _calls_problem(self, op: ir.Operation, calls: tuple[str, ...],
+                       element: ir.Type | None = None) -> str | None:
+        """Why the vector calls an op becomes (and the Duplicate that broadcasts a scalar
+        operand) do not take its element type on this profile, or None."""
+        element = _tile_element(op.results[0].type if element is None else element)
+        name = str(element)
+        count = math.prod(self.extents)
+        for call in calls:
+            problem = vector_call_problem(self.profile, call, name)
+            if problem is not None:
+                return problem
+        return duplicate_problem(self.profile, name, count)
 
     def _access(self, op: ir.Operation) -> str | None:
         is_store = op.name == "memref.store"
@@ -552,6 +586,11 @@ class _Emitter:
             predicate = ir.IntegerAttr(op.attributes["predicate"]).value
             table = _CMPF if name == "arith.cmpf" else _CMPI
             kind = next(v for k, v in table.items() if int(k) == predicate)
+            form = _compare_form(self.a.profile, operands[0].type)
+            if form == _BY_DIFFERENCE:
+                a, b = self._difference_and_zero(a, b)
+            elif form is not None:
+                a, b = self._widened(a, form), self._widened(b, form)
             ascend.vcmp(kind, self._destination(op, n), a, b)
             return
         if name in _LOGIC and irb.is_bool(result.type):
@@ -597,6 +636,25 @@ class _Emitter:
             return
         self._binary(_BINARY[name], self._destination(op, n), operands[0], operands[1], element)
 
+    def _widened(self, tile: ir.Value, element: ir.Type) -> ir.Value:
+        wide = self.scratch.take(self.extents, element)
+        buffers.cast(wide, tile)
+        self.transient.append(wide)
+        return wide
+
+    def _difference_and_zero(self, a: ir.Value, b: ir.Value) -> tuple[ir.Value, ir.Value]:
+        """a - b in i32, converted to f32, and an f32 zero tile: compared instead of a
+        and b on a profile whose Compare takes no i32 (`_compare_form`)."""
+        difference = self.scratch.take(self.extents, _index_element())
+        ascend.vbin(_VBIN.sub, difference, a, b)
+        f32 = ir.F32Type.get()
+        wide = self.scratch.take(self.extents, f32)
+        buffers.cast(wide, difference)
+        zero = self.scratch.take(self.extents, f32)
+        ascend.vdup(zero, irb.zero(f32))
+        self.transient.extend((difference, wide, zero))
+        return wide, zero
+
     def _select(self, dst: ir.Value, condition: ir.Value, a: ir.Value, b: ir.Value) -> None:
         """`dst = condition ? a : b`; an and or an or of masks as nested selects."""
         logic = self.logic.get(condition)
@@ -630,6 +688,32 @@ class _Emitter:
             ascend.vbin(kind, dst, a, self.tile_of(b))
         else:
             ascend.vbins(_WITH_SCALAR[kind], dst, a, self._scalar(b, element))
+
+
+_BY_DIFFERENCE = "difference"
+_EXACT_WIDENING = {"i8": "f16", "ui8": "f16", "i16": "f32"}
+"""Integers every value of which the float type holds exactly (Cast takes these pairs
+on every profile: dav_c220/kernel_operator_vec_vconv_impl.h L970-990)."""
+
+
+def _compare_form(profile: str, operand: ir.Type) -> str | ir.Type | None:
+    """How a compare of `operand` values runs where Compare does not take their type
+    (the 910b's takes f16 and f32 only, `call_dtypes`): index values (i32 tiles) as the
+    sign of their difference in f32, exact while the difference fits in i32, which the
+    i32 coordinates already assume (a nonzero integer never rounds to zero or changes
+    sign as an f32); 8- and 16-bit integers in the float type that holds them exactly.
+    None: directly, or not at all (other i32 values, whose difference could overflow,
+    stay scalar code)."""
+    element = str(_tile_element(operand))
+    if vector_call_problem(profile, "Compare", element) is None:
+        return None
+    if isinstance(operand, ir.IndexType) and vector_call_problem(profile, "Compare", "f32") \
+            is None:
+        return _BY_DIFFERENCE
+    wide = _EXACT_WIDENING.get(element)
+    if wide is not None and vector_call_problem(profile, "Compare", wide) is None:
+        return ir.F16Type.get() if wide == "f16" else ir.F32Type.get()
+    return None
 
 
 def _negate(value: ir.Value) -> ir.Value:
@@ -683,13 +767,13 @@ class ParallelToVectorOps(TileOpLowering):
     name = "ascend-vector-parallel"
 
     def infer(self, op: ir.Operation, target: TargetDescription) -> _Analysis | str:
-        analysis = _Analysis(op)
+        analysis = _Analysis(op, target.variant)
         return _SCALAR_PLAN if analysis.problem is not None else analysis
 
     def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
         folded = fold_decided_compares(op)
         if _fold_exp2_scales(op) or folded:  # fewer ops: the body is analysed again
-            analysis = _Analysis(op)
+            analysis = _Analysis(op, target.variant)
             plan = _SCALAR_PLAN if analysis.problem is not None else analysis
         if isinstance(plan, _Analysis):
             with ir.InsertionPoint(op), op.location:

@@ -35,6 +35,7 @@ from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend import buffers
 from tilec.passes.conversion.tile_to_ascend.vector_fill import vector_operand_problem
 from tilec.targets import TargetDescription
+from tilec.targets.ascend.call_dtypes import REDUCE, VBIN, vector_call_problem
 
 _BASE = {"sum": "sum", "max": "max", "min": "min", "abssum": "sum", "absmax": "max"}
 _COMBINE = {"sum": ascend.VBinKind.add, "max": ascend.VBinKind.max, "min": ascend.VBinKind.min}
@@ -60,6 +61,14 @@ def _over_dim(extent: int, first: int, body: Callable[[ir.Value | int], None]) -
             body(i)
 
 
+def _calls_problem(target: TargetDescription, calls: list[str],
+                   source: ir.MemRefType) -> str | None:
+    """Why a vector call of `calls` does not take the source's elements on the profile."""
+    element = str(source.element_type)
+    return next(filter(None, (vector_call_problem(target.variant, call, element)
+                              for call in calls)), None)
+
+
 def _both_operands_ub(op: ir.Operation) -> str | None:
     return vector_operand_problem(op.operands[0], "the source") or vector_operand_problem(
         op.operands[1], "the destination"
@@ -75,7 +84,15 @@ class ReduceToVectorOps(TileOpLowering):
     name = "ascend-vector-reduce"
 
     def applies(self, op: ir.Operation, target: TargetDescription) -> str | None:
-        return _both_operands_ub(op)
+        src_type = ir.MemRefType(op.operands[0].type)
+        kind = str(tile.reduce_kind_of(op.attributes["kind"]))
+        base = _BASE[kind]
+        calls = [VBIN[str(_COMBINE[base])]]
+        if ir.IntegerAttr(op.attributes["dim"]).value == src_type.rank - 1:
+            calls.append(REDUCE[base])
+        if kind.startswith("abs"):
+            calls.append("Abs")
+        return _both_operands_ub(op) or _calls_problem(target, calls, src_type)
 
     def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
         src, dst = op.operands
@@ -133,7 +150,8 @@ class CumsumToVectorAdds(TileOpLowering):
     name = "ascend-vector-cumsum"
 
     def applies(self, op: ir.Operation, target: TargetDescription) -> str | None:
-        return _both_operands_ub(op)
+        return _both_operands_ub(op) or _calls_problem(
+            target, ["Add"], ir.MemRefType(op.operands[0].type))
 
     def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
         src, dst = op.operands

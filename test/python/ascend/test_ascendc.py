@@ -581,8 +581,10 @@ def _check_scalar_scratch(op: ir.Operation, text: str, cpp: str, module: ir.Modu
     assert ub_bytes - tmp >= ADVANCED_CALLS[call][element] * 256, (ub_bytes, tmp, text)
 
 
+# (the 950 loads fp8 tiles as their bytes: `.ReinterpretCast<uint8_t>()`)
 _LOAD_DATA = re.compile(r"LoadData2DParams (p\d+);\n((?: *\1\.\w+ = \w+;\n)+) *"
-                        r"LoadData\((\w+)(?:\[(\d+)\])?, (\w+)(?:\[(\d+)\])?, \1\);")
+                        r"LoadData\((\w+)(?:\[(\d+)\])?(?:\.ReinterpretCast<uint8_t>\(\))?, "
+                        r"(\w+)(?:\[(\d+)\])?(?:\.ReinterpretCast<uint8_t>\(\))?, \1\);")
 
 
 def _check_load_fractals(op: ir.Operation, text: str, arch: int) -> None:
@@ -877,6 +879,85 @@ func.func @k() attributes {ascend.kernel = #ascend.core<aiv>} {
   return
 }""", "910b", r"unplanned\.mlir:5:3: error: ReduceSum row by row on rows of 12 f32 \(48 "
           r"bytes\)")
+
+
+_INT_REDUCE = """
+func.func @k() attributes {ascend.kernel = #ascend.core<aiv>} {
+  %src = memref.alloc() {ascend.offset = 0 : i64} : memref<8x64xi32, #ascend.mem<ub>>
+  %dst = memref.alloc() {ascend.offset = 2048 : i64} : memref<8xi32, #ascend.mem<ub>>
+  ascend.vreduce max %dst, %src
+      : memref<8xi32, #ascend.mem<ub>>, memref<8x64xi32, #ascend.mem<ub>>
+  return
+}"""
+
+
+def test_calls_the_profile_does_not_take_are_a_located_error_or_another_form():
+    """The vendor's headers reject an 8-bit Duplicate on the 910b (a static_assert), and its
+    vsel/vcmax take no integers: never invalid C++, and on the 950, which has them, the
+    calls themselves (call_dtypes)."""
+    _emit_error(_INT_REDUCE, "910b", r"unplanned\.mlir:5:3: error: AscendC's ReduceMax on the "
+                                     r"910b takes f16, f32, not i32")
+    module = _ascend_module(_INT_REDUCE)
+    with module.context:
+        assert "ReduceMax(t" in emit_ascendc(module, "950")[0].text()
+    duplicate = """
+func.func @k() attributes {ascend.kernel = #ascend.core<aiv>} {
+  %c = arith.constant -3 : i8
+  %t = memref.alloc() {ascend.offset = 0 : i64} : memref<COUNTxi8, #ascend.mem<ub>>
+  ascend.vdup %t, %c : memref<COUNTxi8, #ascend.mem<ub>>, i8
+  return
+}"""
+    module = _ascend_module(duplicate.replace("COUNT", "64"))
+    with module.context:
+        on_910b = emit_ascendc(module, "910b")[0].text()
+        on_950 = emit_ascendc(module, "950")[0].text()
+    # both bytes of 32 16-bit elements: (-3 & 0xff) * 257 = 0xfdfd
+    assert re.search(r"Duplicate\(t\d+\.ReinterpretCast<int16_t>\(\), static_cast<int16_t>"
+                     r"\(\(static_cast<uint16_t>\(\(-3\)\) & 0xff\) \* 257\), 32\);", on_910b)
+    assert re.search(r"Duplicate\(t\d+, static_cast<int8_t>\(\(-3\)\), 64\);", on_950)
+    _emit_error(duplicate.replace("COUNT", "63"), "910b",
+                r"unplanned\.mlir:5:3: error: AscendC's Duplicate on the 910b takes .*, not i8, "
+                r"and 63 elements are not whole 16-bit pairs")
+
+
+def test_the_lowering_reads_what_the_calls_take():
+    """An i32 reduction on the 910b fails at the user's line before anything runs; an i32
+    select there is scalar code, and both profiles compute the same numbers, which the
+    emitted source then does too."""
+
+    @T.prim_func
+    def row_max(X: T.Tensor((8, 64), "int32"), Y: T.Tensor((8,), "int32")):
+        with T.Kernel(1) as _:
+            x = T.alloc_fragment((8, 64), "int32")
+            top = T.alloc_fragment((8,), "int32")
+            T.copy(X[0, 0], x)
+            T.reduce_max(x, top, dim=1)
+            T.copy(top, Y[0])
+
+    with pytest.raises(CompileError, match=r"test_ascendc\.py:\d+:\d+: error: .*ReduceMax on "
+                                           r"the 910b takes f16, f32, not i32"):
+        tilec.compile(row_max, target="ascend", profile="910b")
+    x = np.random.default_rng(0).integers(-1000, 1000, (8, 64)).astype(np.int32)
+    y = np.zeros(8, np.int32)
+    tilec.compile(row_max, target="ascend", profile="950")(x, y)
+    np.testing.assert_array_equal(y, x.max(axis=1))
+
+    @T.prim_func
+    def clamp(X: T.Tensor((8, 64), "int32"), Y: T.Tensor((8, 64), "int32")):
+        with T.Kernel(1) as _:
+            x = T.alloc_fragment((8, 64), "int32")
+            T.copy(X[0, 0], x)
+            for i, j in T.Parallel(8, 64):
+                x[i, j] = T.if_then_else(x[i, j] > 7, 7, x[i, j])
+            T.copy(x, Y[0, 0])
+
+    for profile in PROFILES:
+        kernel = tilec.compile(clamp, target="ascend", profile=profile)
+        y = np.zeros_like(x)
+        kernel(x, y)
+        np.testing.assert_array_equal(y, np.minimum(x, 7))
+        source = kernel.source()
+        assert ("Select(" in source) == (profile == "950"), profile
 
 
 def test_the_950s_l1_ub_copies_are_a_located_error():

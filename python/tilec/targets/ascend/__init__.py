@@ -2,8 +2,9 @@
 
 Its sizes and rates are the profiles (`tilec.targets.ascend.profiles`), its rules the
 machine model (`machine`), and the attribute names its passes share `attributes`: the
-description adds what a tile program may say. Every scope exists here: the portable ones are placed into L1, L0A,
-L0B, L0C or UB by the lowering, the Ascend buffer scopes name one directly.
+description adds what a tile program may say. Every scope exists here: the portable ones
+are placed into L1, L0A, L0B, L0C or UB by the lowering, the Ascend buffer scopes name one
+directly.
 A block is one AI core (or vector core), so threads are only recorded, and
 the grid is linearized and looped over the cores.
 """

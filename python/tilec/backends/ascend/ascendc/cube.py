@@ -13,6 +13,7 @@ from tilec.backends.ascend.ascendc.cube_loads import (
 from tilec.backends.ascend.ascendc.tables import BLOCK_BYTES, BYTES, CTYPE, FRACTAL_BYTES, QUANT
 from tilec.backends.ascend.ascendc.text import Tensor, add_index, element_at
 from tilec.diagnostics import error
+from tilec.targets.ascend.call_dtypes import LOADED_AS_BYTES
 
 FIXPIPE_TO_UB = "TILEC_CFG_ROW_MAJOR_TO_UB"
 """The FixpipeConfig of L0C -> UB in ND (the vendor's CFG_ROW_MAJOR sends the Fixpipe to
@@ -59,7 +60,14 @@ class Cube(EmitterBase):
                 "sid": "0", "addrMode": "0"}, op)
             target = dst.base if dst_fractal == 0 else f"{dst.base}[{dst_fractal * fractal}]"
             origin = src.base if start == 0 else f"{src.base}[{start * fractal}]"
-            self.line(f"LoadData({target}, {origin}, {params});")
+            self.line(f"LoadData({self.loadable(target, dst)}, {self.loadable(origin, src)}, "
+                      f"{params});")
+
+    def loadable(self, view: str, tensor: Tensor) -> str:
+        """`view` as the loads take it: the 950's take no fp8 tile, so it moves as bytes."""
+        if tensor.element in LOADED_AS_BYTES[self.profile_name]:
+            return f"{view}.ReinterpretCast<uint8_t>()"
+        return view
 
     def op_ascend_load_l0a(self, op: ir.Operation) -> None:
         src, dst = self.tensor(op.operands[0], op), self.tensor(op.operands[1], op)
@@ -163,7 +171,8 @@ class Cube(EmitterBase):
                                  else "LoadData2dTransposeParams", fields, op)
             target = dst.base if call.dst_fractal == 0 else \
                 f"{dst.base}[{call.dst_fractal * fractal}]"
-            self.line(f"LoadDataWithTranspose({target}, {src.base}, {params});")
+            self.line(f"LoadDataWithTranspose({self.loadable(target, dst)}, "
+                      f"{self.loadable(src.base, src)}, {params});")
 
     def op_ascend_mmad(self, op: ir.Operation) -> None:
         a, b, c = (self.tensor(v, op) for v in op.operands)

@@ -132,11 +132,6 @@ CTYPE = {"f32": "float", "f16": "half", "bf16": "bfloat16_t", "i32": "int32_t", 
 SCALAR_CTYPE = {**CTYPE, "i1": "bool"}
 BYTES = {"f32": 4, "f16": 2, "bf16": 2, "i32": 4, "i16": 2, "i8": 1, "i1": 1, "i64": 8,
           "f8E4M3FN": 1, "f8E5M2": 1, "ui8": 1}
-VBIN = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
-VBINS = {"adds": "Adds", "muls": "Muls", "maxs": "Maxs", "mins": "Mins"}
-VUNARY = {"exp": "Exp", "ln": "Ln", "abs": "Abs", "sqrt": "Sqrt", "rsqrt": "Rsqrt",
-           "relu": "Relu", "rec": "Reciprocal"}
-REDUCE = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}
 CMP = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
 ROUND = {"none": "CAST_NONE", "rint": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL",
           "round": "CAST_ROUND", "trunc": "CAST_TRUNC"}

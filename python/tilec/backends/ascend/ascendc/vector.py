@@ -11,12 +11,8 @@ from tilec.backends.ascend.ascendc.tables import (
     BYTES,
     CMP,
     CTYPE,
-    REDUCE,
     REPEAT_BYTES,
     ROUND,
-    VBIN,
-    VBINS,
-    VUNARY,
 )
 from tilec.backends.ascend.ascendc.text import (
     Tensor,
@@ -26,6 +22,15 @@ from tilec.backends.ascend.ascendc.text import (
     row_major_strides,
 )
 from tilec.diagnostics import error
+from tilec.targets.ascend.call_dtypes import (
+    PAIRED_BYTES,
+    REDUCE,
+    VBIN,
+    VBINS,
+    VUNARY,
+    duplicate_problem,
+    vector_call_problem,
+)
 from tilec.targets.ascend.machine import V
 
 _INTEGERS = frozenset({"i8", "i16", "i32", "i64", "ui8", "i1"})
@@ -47,9 +52,16 @@ class Vector(EmitterBase):
                         "count-mode call", op.location)
         return tensor, count
 
+    def takes(self, op: ir.Operation, call: str, element: str) -> None:
+        """A located error where `call` does not take `element` tiles on this profile."""
+        problem = vector_call_problem(self.profile_name, call, element)
+        if problem is not None:
+            raise error(problem, op.location)
+
     def op_ascend_vbin(self, op: ir.Operation) -> None:
         kind = keyword(op.attributes["kind"])
         (dst, count), (a, _), (b, _) = (self.vector(op, v) for v in op.operands)
+        self.takes(op, VBIN[kind], dst.element)
         self.marker(op, kind)
         self.line(f"{VBIN[kind]}({dst.at()}, {a.at()}, {b.at()}, {count});")
 
@@ -57,6 +69,7 @@ class Vector(EmitterBase):
         kind = keyword(op.attributes["kind"])
         (dst, count), (src, _) = (self.vector(op, v) for v in op.operands[:2])
         scalar = self.value(op.operands[2])
+        self.takes(op, VBINS[kind], dst.element)
         self.marker(op, kind)
         self.line(f"{VBINS[kind]}({dst.at()}, {src.at()}, static_cast<{CTYPE[dst.element]}>"
                   f"({scalar}), {count});")
@@ -64,6 +77,7 @@ class Vector(EmitterBase):
     def op_ascend_vunary(self, op: ir.Operation) -> None:
         kind = keyword(op.attributes["kind"])
         (dst, count), (src, _) = (self.vector(op, v) for v in op.operands)
+        self.takes(op, VUNARY[kind], dst.element)
         self.marker(op, kind)
         if kind == "neg":
             self.line(f"Muls({dst.at()}, {src.at()}, static_cast<{CTYPE[dst.element]}>(-1), "
@@ -73,9 +87,23 @@ class Vector(EmitterBase):
 
     def op_ascend_vdup(self, op: ir.Operation) -> None:
         dst, count = self.vector(op, op.operands[0])
+        problem = duplicate_problem(self.profile_name, dst.element, count)
+        if problem is not None:
+            raise error(problem, op.location)
         self.marker(op)
-        self.line(f"Duplicate({dst.at()}, static_cast<{CTYPE[dst.element]}>"
-                  f"({self.value(op.operands[1])}), {count});")
+        value = self.value(op.operands[1])
+        if dst.element in PAIRED_BYTES and \
+                vector_call_problem(self.profile_name, "Duplicate", dst.element) is not None:
+            # the 910b's Duplicate has no 8-bit type: both bytes of each 16-bit element
+            # (dav_c220/kernel_operator_vec_duplicate_impl.h)
+            if not dst.offset.isdigit() or int(dst.offset) % 2:
+                raise error("a Duplicate of 8-bit elements as 16-bit pairs needs a view at an "
+                            "even static offset", op.location)
+            byte = f"(static_cast<uint16_t>({value}) & 0xff)"
+            self.line(f"Duplicate({dst.at()}.ReinterpretCast<int16_t>(), static_cast<int16_t>"
+                      f"({byte} * 257), {count // 2});")
+            return
+        self.line(f"Duplicate({dst.at()}, static_cast<{CTYPE[dst.element]}>({value}), {count});")
 
     def op_ascend_vcast(self, op: ir.Operation) -> None:
         (dst, count), (src, _) = (self.vector(op, v) for v in op.operands)
@@ -101,6 +129,7 @@ class Vector(EmitterBase):
     def op_ascend_vreduce(self, op: ir.Operation) -> None:
         kind = keyword(op.attributes["kind"])
         (dst, rows), (src, count) = (self.vector(op, v) for v in op.operands)
+        self.takes(op, REDUCE[kind], src.element)
         cols = src.static_shape[-1] if src.static_shape else 1
         self.marker(op, kind)
         work = self.fresh("work")
@@ -132,6 +161,7 @@ class Vector(EmitterBase):
 
     def op_ascend_vbrcb(self, op: ir.Operation) -> None:
         (dst, count), (src, rows) = (self.vector(op, v) for v in op.operands)
+        self.takes(op, "Brcb", dst.element)
         cols = count // rows
         size = BYTES[dst.element]
         if size not in (2, 4):
@@ -165,6 +195,7 @@ class Vector(EmitterBase):
     def op_ascend_vcmp(self, op: ir.Operation) -> None:
         kind = keyword(op.attributes["kind"])
         (mask, _), (a, count), (b, _) = (self.vector(op, v) for v in op.operands)
+        self.takes(op, "Compare", a.element)
         self.marker(op, kind)
         # count mode compares whole 256-byte repeats only: round up (the lanes past the
         # tile write mask bits that no one reads)
@@ -200,6 +231,7 @@ class Vector(EmitterBase):
 
     def op_ascend_vsel(self, op: ir.Operation) -> None:
         (dst, count), (mask, _), (a, _), (b, _) = (self.vector(op, v) for v in op.operands)
+        self.takes(op, "Select", dst.element)
         self.marker(op)
         self.line(f"Select({dst.at()}, {mask.at()}, {a.at()}, {b.at()}, "
                   f"SELMODE::VSEL_TENSOR_TENSOR_MODE, {count});")
