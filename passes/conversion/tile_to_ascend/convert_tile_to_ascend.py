@@ -41,6 +41,7 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import lower_ops, resolve_all
 from tilec.passes.conversion.tile_to_ascend import (  # noqa: F401 (they register their lowerings)
     buffers,
+    cube_gemm,
     global_scratch,
     kernel,
     vector_copy,
@@ -107,6 +108,7 @@ class ConvertTileToAscendPass(Pass):
         with op.context, op.location:
             is_kernel = bool(irb.collect(op, "tile.kernel"))
             resolve_all(op, target)
+            cube_gemm.own_copies_for_transposed_reads(op, target)
             for phase in PHASES:
                 lower_ops(irb.collect(op, set(phase)), target)
             for alloc in irb.collect(op, "memref.alloc"):

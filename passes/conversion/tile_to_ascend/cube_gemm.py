@@ -66,9 +66,12 @@ Cube layout facts the loads rest on (f32: 16 x 8 fractals, C0 = 8):
   fractals serves). A Zz A's K sets L0A's row pitch: where it is not whole
   squares the mmad runs K to their edge, which is right only over zeros in
   both operands, so such an A takes Zz only next to a Zz B (whose padding
-  rows are zero). A tile that anything but copies from GM writes, or such an
-  A next to a B not in Zz, stays Nz (the simulator runs it; the AscendC
-  emitter reports that no load transposes it).
+  rows are zero). A tile that gemms read both ways (MLA's latent cache: Kᵀ
+  for the scores, V for the output) gets a second L1 tile for the reads that
+  need transposing, which every copy from GM into it writes too. A tile that
+  anything but copies from GM writes, or such an A next to a B not in Zz,
+  stays Nz, and the compile fails where the AscendC emitter reports that no
+  load transposes it.
 
 A gemm under an `scf.if` inside a loop after its clear is an error (the
 first iteration may skip it), and so is a clear that no gemm follows before
@@ -260,6 +263,12 @@ class GemmPlan:
     """`cleared_since` of the gemm: when its first mmad overwrites C."""
 
 
+_FLAGS = (("transpose_a", True), ("transpose_b", False))
+"""Per operand position: its transpose flag, and whether the flag set means the operand
+is transposed on its way to L0 (A's fractals are transposed by `transpose_a`, B's unless
+`transpose_b`)."""
+
+
 def _only_gemm_operand(tile: ir.Value, gemm: ir.Operation, position: int, flag: str) -> bool:
     """Whether `tile` is written only by copies from GM and read only as operand
     `position` of gemms with the same transpose flag (so its layout serves all)."""
@@ -277,14 +286,13 @@ def _only_gemm_operand(tile: ir.Value, gemm: ir.Operation, position: int, flag: 
     return True
 
 
-def _transposing_operand(op: ir.Operation, position: int, layout: str | None) -> bool:
-    """Whether operand `position` of gemm `op` is an L1 tile that needs transposing on
-    its way to L0 (A with `transpose_a`, B without `transpose_b`) where no load
-    transposes it, and can take the transposing layout `layout`: only copies from GM
-    write it. That is a 32-bit tile, or on the 950 an 8-bit A (its transposing load of
-    8-bit pairs reaches L0B only)."""
+def _needs_transposing_layout(op: ir.Operation, position: int, layout: str | None) -> bool:
+    """Whether operand `position` of gemm `op` is an L1 tile (a `tile.alloc`) that needs
+    transposing on its way to L0 (A with `transpose_a`, B without `transpose_b`) where no
+    load transposes it, so that it needs the transposing layout `layout`: a 32-bit tile,
+    or on the 950 an 8-bit A (its transposing load of 8-bit pairs reaches L0B only)."""
     value = op.operands[position]
-    flag, transposed = ("transpose_a", True) if position == 0 else ("transpose_b", False)
+    flag, transposed = _FLAGS[position]
     type_ = ir.MemRefType(value.type)
     width = irb.bit_width(type_.element_type)
     if (flag in op.attributes) != transposed or not (
@@ -293,9 +301,59 @@ def _transposing_operand(op: ir.Operation, position: int, layout: str | None) ->
     if str(buffers.memory_space(type_)) != "l1" or layout is None:
         return False
     owner = value.owner
-    if not (isinstance(owner, ir.Operation | ir.OpView) and owner.name == "tile.alloc"):
-        return False
-    return _only_gemm_operand(value, op, position, flag)
+    return isinstance(owner, ir.Operation | ir.OpView) and owner.name == "tile.alloc"
+
+
+def _transposing_operand(op: ir.Operation, position: int, layout: str | None) -> bool:
+    """Whether operand `position` of gemm `op` needs the transposing layout `layout` and
+    can take it: only copies from GM write it."""
+    return _needs_transposing_layout(op, position, layout) and _only_gemm_operand(
+        op.operands[position], op, position, _FLAGS[position][0])
+
+
+def own_copies_for_transposed_reads(func: ir.Operation, target: TargetDescription) -> None:
+    """`_own_copy_for_transposed_reads` for every operand of every gemm of `func`, before
+    any op is lowered (a lowered gemm reads its tiles through views)."""
+    layout = _TRANSPOSING_LAYOUT.get(target.profile.arch)  # type: ignore[attr-defined]
+    for gemm in irb.collect(func, "tile.gemm"):
+        for position in (0, 1):
+            _own_copy_for_transposed_reads(gemm, position, layout)
+
+
+def _own_copy_for_transposed_reads(op: ir.Operation, position: int, layout: str | None) -> None:
+    """Operand `position` of gemm `op` needs the transposing layout, which no other
+    layout serves, while other gemms read the same tile the way Nz serves (MLA's
+    latent cache: Kᵀ for the scores, V for the output). The gemms that read it as
+    `op` does get a tile of their own in L1, which each copy from GM into the tile
+    writes too, right after it: the same bytes, one more DMA per copy."""
+    value = op.operands[position]
+    if not _needs_transposing_layout(op, position, layout) or \
+            _only_gemm_operand(value, op, position, _FLAGS[position][0]):
+        return
+    flag = _FLAGS[position][0]
+    writers, readers = [], []
+    for use in value.uses:
+        user = use.owner.operation
+        if user.name == "tile.copy" and user.operands[0] != value and \
+                buffers.is_global(user.operands[0]):
+            writers.append(user)
+        elif user.name == "tile.gemm":
+            if use.operand_number == position and (flag in user.attributes) == \
+                    (flag in op.attributes):
+                readers.append((user, use.operand_number))
+        else:
+            return
+    alloc = value.owner.operation
+    own = alloc.clone(ip=ir.InsertionPoint(alloc)).results[0]
+    for writer in writers:
+        copy = writer.clone(ip=ir.InsertionPoint(writer))
+        # the clone goes first, then the original moves before it: program order kept
+        writer.move_before(copy)
+        for index, operand in enumerate(copy.operands):
+            if operand == value:
+                copy.operands[index] = own
+    for reader, index in readers:
+        reader.operands[index] = own
 
 
 def choose_l1_layouts(op: ir.Operation, target: TargetDescription) -> None:

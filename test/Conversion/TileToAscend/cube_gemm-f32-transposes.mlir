@@ -75,19 +75,27 @@ func.func @no_new_layout(%A: memref<64x64xf32>, %H: memref<64x64xf16>) {
 // -----
 
 // A tile that the gemm also reads otherwise (here the same tile as A, which
-// stays as it is, and as B) stays Nz and is transposed by the load as before:
-// the simulator runs it, the AscendC emitter reports that no load transposes it.
-// B910-LABEL: func.func @stays_nz
-// B910-NOT: {zz}
-// B910: ascend.load_l0b %{{.*}}, %{{.*}} sizes [24, 24] : memref<3x2x16x8xf32
-// B910: ascend.load_l0b %{{.*}}, %{{.*}} sizes [32, 32] : memref<4x2x16x8xf32
-// B910-NOT: {zz}
-// A950-LABEL: func.func @stays_nz
-// A950-NOT: {transpose}
-// A950: ascend.load_l0b %{{.*}}, %{{.*}} sizes [24, 24] : memref<3x2x16x8xf32
-// A950: ascend.load_l0b %{{.*}}, %{{.*}} sizes [32, 32] : memref<4x2x16x8xf32
-// A950-NOT: {transpose}
-func.func @stays_nz(%A: memref<64x64xf32>) {
+// Nz serves, and as B, which it does not) gets a second L1 tile for the read
+// that needs transposing, written by a second copy of the same GM region right
+// after the first: the A side keeps the Nz tile, the B side loads the other.
+// B910-LABEL: func.func @own_copy
+// B910:      ascend.copy_nd2nz %arg0[%c0, %c0], %{{.*}} sizes [24, 24] : {{.*}}memref<3x2x16x8xf32
+// B910-NEXT: memref.reinterpret_cast
+// B910-NEXT: ascend.copy_nd2nz %arg0[%c0, %c0], %{{.*}} sizes [24, 24] {zz} : {{.*}}memref<2x4x16x8xf32
+// B910:      ascend.load_l0a %{{.*}}, %{{.*}} sizes [24, 24] : memref<3x2x16x8xf32
+// B910-NEXT: ascend.load_l0b %{{.*}}, %{{.*}} {zz} sizes [32, 32] : memref<2x4x16x8xf32
+// B910:      ascend.copy_nd2nz %arg0[%c0, %c0], %{{.*}} sizes [32, 32] : {{.*}}memref<4x2x16x8xf32
+// B910-NEXT: memref.reinterpret_cast
+// B910-NEXT: ascend.copy_nd2nz %arg0[%c0, %c0], %{{.*}} sizes [32, 32] {zz}
+// B910:      ascend.load_l0b %{{.*}}, %{{.*}} {zz} sizes [32, 32]
+// A950-LABEL: func.func @own_copy
+// A950:      ascend.copy_nd2nz %arg0[%c0, %c0], %{{.*}} sizes [24, 24] : {{.*}}memref<3x2x16x8xf32
+// A950-NEXT: memref.reinterpret_cast
+// A950-NEXT: ascend.copy_nd2nz %arg0[%c0, %c0], %{{.*}} sizes [24, 24] {transpose}
+// A950:      ascend.load_l0b %{{.*}}, %{{.*}} {transpose} sizes [24, 24]
+// A950:      ascend.copy_nd2nz %arg0[%c0, %c0], %{{.*}} sizes [32, 32] {transpose}
+// A950:      ascend.load_l0b %{{.*}}, %{{.*}} {transpose} sizes [32, 32]
+func.func @own_copy(%A: memref<64x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   tile.kernel blocks(%bx) in (%c1) threads = 128 {

@@ -1,4 +1,6 @@
 // RUN: tile-opt %s -split-input-file --convert-tile-to-ascend | filecheck %s
+// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend=profile=950 \
+// RUN:   | filecheck %s --check-prefix=A950
 
 // A per-row statistic is broadcast with vbrcb; the result is computed
 // straight into the tile it is stored to.
@@ -49,15 +51,22 @@ func.func @column_broadcast(%x: memref<4x32xf32, #tile.scope<ub>>, %w: memref<32
 // -----
 
 // A bound on a coordinate is a compare of an iota (made once, by the S pipe)
-// and a select.
+// and a select. The 910b's Compare takes no i32: the coordinates are compared
+// as the sign of their difference in f32; the 950 compares them as they are.
 
 // CHECK-LABEL: func.func @mask_columns
 // CHECK: %[[IOTA:.*]] = memref.alloc() : memref<64xi32, #ascend.mem<ub>>
 // CHECK: scf.for
 // CHECK: memref.store %{{.*}}, %[[IOTA]]
 // CHECK: ascend.vbins adds
-// CHECK: ascend.vcmp lt %[[MASK:.*]], %{{.*}}, %{{.*}} : memref<8x64xi1, #ascend.mem<ub>>, memref<8x64xi32, #ascend.mem<ub>>
+// CHECK: ascend.vbin sub %[[DIFF:[^,]*]], {{.*}} : memref<8x64xi32, #ascend.mem<ub>>
+// CHECK: ascend.vcast %[[WIDE:[^,]*]], %[[DIFF]] : memref<8x64xf32, #ascend.mem<ub>>, memref<8x64xi32, #ascend.mem<ub>>
+// CHECK: ascend.vcmp lt %[[MASK:[^,]*]], %[[WIDE]], %{{.*}} : memref<8x64xi1, #ascend.mem<ub>>, memref<8x64xf32, #ascend.mem<ub>>
 // CHECK: ascend.vsel %{{.*}}, %[[MASK]]
+// A950-LABEL: func.func @mask_columns
+// A950-NOT: ascend.vcast
+// A950: ascend.vcmp lt %[[MASK:.*]], %{{.*}}, %{{.*}} : memref<8x64xi1, #ascend.mem<ub>>, memref<8x64xi32, #ascend.mem<ub>>
+// A950: ascend.vsel %{{.*}}, %[[MASK]]
 func.func @mask_columns(%x: memref<8x64xf32, #tile.scope<ub>>, %base: index, %n: index) {
   %ninf = arith.constant 0xFF800000 : f32
   tile.parallel (%i, %j) in (8, 64) {

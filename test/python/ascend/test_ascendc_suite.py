@@ -86,9 +86,12 @@ def records(tmp_path_factory) -> list[dict]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(folder), *filter(None, [os.environ.get("PYTHONPATH")])])}
     here = Path(__file__).parent
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "ascendc_capture",
-                    "-p", "no:cacheprovider", *(str(here / name) for name in SUITE)],
-                   env=env, capture_output=True, text=True, timeout=1200)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "ascendc_capture",
+                          "-p", "no:cacheprovider", *(str(here / name) for name in SUITE)],
+                         env=env, capture_output=True, text=True, timeout=1200)
+    # tilec.compile writes the AscendC as it compiles: a kernel of the suite that the
+    # emitter cannot write fails its test there, before it simulates anything
+    assert run.returncode == 0, run.stdout[-4000:]
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 

@@ -43,25 +43,29 @@ class AscendBinary(Binary):
     """The IR with its locations, what the disk cache keeps."""
     profile: str
     options: AscendOptions
+    ascendc: str
+    """The AscendC C++ of the kernel and its host launcher."""
     last: SimResult | None = field(default=None)
 
     @staticmethod
     def from_module(module: ir.Module, entry: str, profile: str,
                     options: AscendOptions) -> AscendBinary:
+        """The kernel the simulator runs, and its AscendC: written here, so a kernel the
+        emitter cannot write fails to compile at the op's located error instead of
+        running in the simulator and failing at `.source()`."""
+        from tilec.backends.ascend.ascendc import ascendc_text
+
         program = load_program(module, kernel=entry, profile=profile)
+        with module.context:
+            source = ascendc_text(module, profile)
         return AscendBinary(program, str(module),
-                            module.operation.get_asm(enable_debug_info=True), profile, options)
+                            module.operation.get_asm(enable_debug_info=True), profile, options,
+                            source)
 
     def source(self) -> str:
         """The AscendC C++ of the kernel and its host launcher (built with the
         vendor toolkit; README, "Building the AscendC output")."""
-        from tilec.backends.ascend.ascendc import ascendc_text
-
-        with self.program.func.context:
-            # the located text, so an op the emitter cannot write points at its DSL line
-            module = tilec_ir.parse_module(self.located_text, "<ascend>",
-                                           self.program.func.context)
-            return ascendc_text(module, self.profile)
+        return self.ascendc
 
     def final_ir(self) -> str:
         """The synchronized ascend IR the simulator runs (the "ascend" stage)."""

@@ -3,6 +3,8 @@ structs (the conformance test checks them against the headers), events, element 
 
 from __future__ import annotations
 
+from tilec.targets.ascend.machine import PIPES
+
 ARCH = {"910b": 2201, "950": 3510}
 """`__NPU_ARCH__` of each profile."""
 
@@ -124,8 +126,7 @@ dependent calls of one op on the 910b)."""
 POSITION = {"l1": "A1", "l0a": "A2", "l0b": "B2", "l0c": "CO1", "ub": "VECCALC"}
 KERNEL_TYPE = {"aiv": "KERNEL_TYPE_AIV_ONLY", "aic": "KERNEL_TYPE_AIC_ONLY",
                 "mix": "KERNEL_TYPE_MIX_AIC_1_2"}
-PIPE = {"s": "S", "v": "V", "m": "M", "mte1": "MTE1", "mte2": "MTE2", "mte3": "MTE3",
-         "fix": "FIX", "all": "ALL"}
+PIPE = {**{name: name.upper() for name in PIPES}, "all": "ALL"}
 CTYPE = {"f32": "float", "f16": "half", "bf16": "bfloat16_t", "i32": "int32_t", "i16": "int16_t",
           "i8": "int8_t", "i1": "uint8_t", "i64": "int64_t", "index": "int64_t",
           "f8E4M3FN": "fp8_e4m3fn_t", "f8E5M2": "fp8_e5m2_t", "ui8": "uint8_t"}
