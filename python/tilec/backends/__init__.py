@@ -59,7 +59,12 @@ def configure(spec: str | None, given: dict[str, object]) -> tuple[TargetDescrip
     target as they refine it."""
     target, backend = resolve(spec)
     options = parse_options(backend.options_type, given, target.spec)
-    return backend.configure(target, options), backend, options
+    configured = backend.configure(target, options)
+    if spec is not None and ":" in spec and configured.variant != target.variant:
+        # `target="ascend:910b", profile="950"`: neither silently wins
+        raise OptionError(f"the target '{spec}' and the options (which ask for "
+                          f"'{configured.spec}') name different variants: give one of them")
+    return configured, backend, options
 
 
 def resolve(spec: str | None) -> tuple[TargetDescription, Backend]:

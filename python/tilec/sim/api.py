@@ -68,12 +68,21 @@ def _parse(module: str | os.PathLike | ir.Module, context: ir.Context,
     return tilec_ir.parse_module(module, source_name, context), module
 
 
+def _profile(profile: str | Profile) -> Profile:
+    """The profile named `profile`; an unknown name is a `SimError`, like every other
+    problem of the simulator's inputs."""
+    try:
+        return get_profile(profile)
+    except ValueError as exc:
+        raise SimError(Diagnostic("error", str(exc))) from None
+
+
 def load_program(module: str | os.PathLike | ir.Module, *, kernel: str | None = None,
                  profile: str | Profile = "910b", source_name: str = "<string>") -> Program:
     """Parses (when needed) and compiles the kernel `kernel` (default: the only one).
 
     MLIR text is named `source_name` in locations."""
-    profile = get_profile(profile)
+    profile = _profile(profile)
     context = module.context if isinstance(module, ir.Module) else tilec_ir.make_context()
     with context:
         try:
@@ -182,7 +191,7 @@ def simulate(module: str | os.PathLike | ir.Module | Program,
                                            f"(known: {', '.join(FLAG_IDENTITIES)})"))
     budget = Budget(max_steps=max_steps, max_cycles=max_cycles, max_memory=max_memory,
                     max_blocks=max_blocks)
-    profile = get_profile(profile)
+    profile = _profile(profile)
     program = module if isinstance(module, Program) else load_program(
         module, kernel=kernel, profile=profile, source_name=source_name)
     if program.profile != profile:

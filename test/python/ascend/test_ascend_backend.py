@@ -121,6 +121,16 @@ def test_barrier_strategy_is_correct_and_uses_pipe_all():
     assert barrier.report().cycles > flags.report().cycles
 
 
+def test_a_target_variant_and_another_profile_are_an_error():
+    """`target="ascend:910b", profile="950"` names two machines: neither silently wins."""
+    with pytest.raises(OptionError, match=r"the target 'ascend:910b' and the options \(which "
+                                          r"ask for 'ascend:950'\) name different variants"):
+        tilec.compile(scale_pipelined, target="ascend:910b", profile="950")
+    assert tilec.compile(scale_pipelined, target="ascend", profile="950").source().count(
+        "__NPU_ARCH__ 3510")
+    assert tilec.compile(scale_pipelined, target="ascend:950", profile="950")
+
+
 def test_block_dim_follows_a_static_grid_and_the_option():
     x = np.ones(1024, np.float32)
     y = np.zeros(1024, np.float32)

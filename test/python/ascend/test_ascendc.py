@@ -345,7 +345,10 @@ def _expect(op: ir.Operation) -> tuple[set[str], list[str]]:
         call = KIND_CALL[_kw(op, "kind")]
         return {call}, [rf"\b{call}\(.*, {_numel(op.operands[0])}\);"]
     if name == "vdup":
-        return {"Duplicate"}, [rf"Duplicate\(.*, {_numel(op.operands[0])}\);"]
+        count = _numel(op.operands[0])
+        # an 8-bit Duplicate where the call takes none (the 910b): 16-bit pairs
+        return {"Duplicate"}, [rf"Duplicate\((.*, {count}|.*\.ReinterpretCast<int16_t>\(\), "
+                               rf".* \* 257\), {count // 2})\);"]
     if name == "vcast":  # SetDeqScale: the 910b's int32 -> half, a dequantization
         return {"Cast", "SetDeqScale"}, [
             rf"Cast\(.*, RoundMode::CAST_\w+, {_numel(op.operands[0])}\);"]

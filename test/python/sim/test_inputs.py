@@ -134,3 +134,15 @@ def test_tile_sim_file_errors(tmp_path: Path, capsys) -> None:
     assert main([str(VADD_PATH), *VADD_ARGS, "--arg", "n=8", "--trace", str(trace)]) == 1
     assert capsys.readouterr().err == (f"error: cannot write the trace {trace}: "
                                        f"No such file or directory\n")
+
+
+@pytest.mark.parametrize("entry", ["simulate", "load_program"])
+def test_an_unknown_profile_is_a_sim_error(entry: str) -> None:
+    from tilec.sim import api
+
+    text = "func.func @k() attributes {ascend.kernel = #ascend.core<aiv>} { return }"
+    call = (lambda: simulate(text, [], profile="a100")) if entry == "simulate" else (
+        lambda: api.load_program(text, profile="a100"))
+    with pytest.raises(SimError, match=r"unknown architecture profile 'a100' \(known: 910b, "
+                                       r"950\)"):
+        call()
