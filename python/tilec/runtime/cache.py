@@ -20,9 +20,11 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -87,8 +89,25 @@ def _digest_of(data: dict) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
+_MAX_FILE_BYTES = 1 << 30
+"""No file of an entry is larger (a linked kernel is a few MiB): a bigger one is damage."""
+
+
+def _regular(path: Path) -> Path:
+    """`path` if it is a regular file (not a link, a FIFO or a device) of at most
+    `_MAX_FILE_BYTES`, so reading it ends; a ValueError (an unusable entry) otherwise."""
+    info = path.lstat()
+    if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_FILE_BYTES:
+        raise ValueError(f"{path.name} is not a regular file of a cache entry")
+    return path
+
+
 def _file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(_regular(path).read_bytes()).hexdigest()
+
+
+_UNWRITABLE: set[Path] = set()
+"""Cache folders already reported as unwritable (one warning each per process)."""
 
 
 @dataclass(frozen=True)
@@ -104,11 +123,11 @@ class DiskCache:
         """The cached kernel, or None (after deleting the entry) when it is
         missing or unusable."""
         path = self.entry(key)
-        if not path.is_dir():
+        if path.is_symlink() or not path.is_dir():
             return None
         start = time.perf_counter()
         try:
-            meta = json.loads((path / _META).read_text())
+            meta = json.loads(_regular(path / _META).read_text())
             recorded = meta.pop("digest")
             if _digest_of(meta) != recorded or meta["key"] != key:
                 raise ValueError("meta.json does not match its digest")
@@ -117,6 +136,9 @@ class DiskCache:
             for name, digest in meta["sha256"].items():
                 if _file_digest(path / name) != digest:
                     raise ValueError(f"{name} does not match its checksum")
+            # the drivers read only the files the entry lists, each checked above
+            if {p.name for p in path.iterdir()} - set(meta["sha256"]) - {_META}:
+                raise ValueError("the entry has files it does not list")
             params = [Param.from_json(p) for p in meta["params"]]
             binary = self.backend.driver.load(path, meta["entry"], options)
             stages = {
@@ -139,9 +161,18 @@ class DiskCache:
         )
 
     def store(self, key: str, kernel: CompiledKernel) -> None:
-        """Writes an entry for `kernel`; a failure leaves no entry behind."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{key[:16]}-", dir=self.root))
+        """Writes an entry for `kernel`; a failure leaves no entry behind, and a cache
+        folder that cannot be written at all is skipped with one warning."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{key[:16]}-", dir=self.root))
+        except OSError as exc:
+            if self.root not in _UNWRITABLE:
+                _UNWRITABLE.add(self.root)
+                warnings.warn(f"tilec: the kernel cache {self.root} cannot be written "
+                              f"({exc.strerror or exc}); kernels are compiled without it "
+                              f"(set TILEC_CACHE_DIR to a writable folder)", stacklevel=4)
+            return
         try:
             (staging / _TILE).write_text(kernel.ir(TILE_STAGE))
             self.backend.driver.save(kernel.binary, staging)

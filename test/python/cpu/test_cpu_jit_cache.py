@@ -4,8 +4,10 @@ rebuilding corrupt or stale disk entries."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import cpu_tile_ir as tile_ir
 import numpy as np
@@ -183,3 +185,40 @@ def test_first_calls_from_many_threads_compile_once(tmp_path, monkeypatch):
             for future in [pool.submit(first_call) for _ in range(threads)]:
                 future.result()
         assert len(builds) == 1
+
+
+@pytest.mark.parametrize("replace", ["fifo", "link to /dev/zero", "directory link"])
+def test_an_entry_file_that_is_not_a_regular_file_is_rebuilt(cache_dir, replace):
+    """A FIFO would block the read forever and /dev/zero never end: the cache opens
+    regular files of bounded size only, and rebuilds the entry."""
+    _run(tilec.jit(SOURCE))
+    [entry] = _entries(cache_dir)
+    if replace == "directory link":
+        moved = entry.with_name("elsewhere")
+        entry.rename(moved)
+        entry.symlink_to(moved)
+    else:
+        target = entry / "kernel.tile.mlir"
+        target.unlink()
+        if replace == "fifo":
+            os.mkfifo(target)
+        else:
+            target.symlink_to("/dev/zero")
+    rebuilt = tilec.jit(SOURCE)
+    _run(rebuilt)
+    compiled = rebuilt.compiled(np.zeros((10, 13), np.float32), np.zeros((10, 13), np.float16))
+    assert "convert-tile-to-cpu{ops=tile.copy}" in compiled.stages()
+
+
+@pytest.mark.parametrize("where", ["a regular file", "under /proc"])
+def test_an_unwritable_cache_folder_is_skipped_with_one_warning(tmp_path, monkeypatch, where):
+    """Kernels compile and run without the cache, and the user hears of it once."""
+    root = tmp_path / "file" if where == "a regular file" else Path("/proc/tilec-cache")
+    if where == "a regular file":
+        root.write_text("not a folder")
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(root))
+    monkeypatch.setattr(cache, "_UNWRITABLE", set())
+    with pytest.warns(UserWarning, match=r"the kernel cache .* cannot be written") as caught:
+        _run(tilec.jit(SOURCE))
+        _run(tilec.jit(tile_ir.copy_through_tile(4, 4, "f32", "f16")))
+    assert len([w for w in caught if "kernel cache" in str(w.message)]) == 1
