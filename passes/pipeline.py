@@ -23,6 +23,7 @@ from mlir.passmanager import PassManager
 
 from tilec.diagnostics import CompileError, Diagnostic, capture_errors
 from tilec.passes.registry import NamedPipeline, Pass, PassFailure, instantiate, lookup
+from tilec.targets.ascend.attributes import InvalidAttribute
 
 _NAME = re.compile(r"[A-Za-z0-9_.\-]+")
 
@@ -311,6 +312,9 @@ def _python_pass(leaf: _Leaf, tilec_pass: Pass):
             for anchor in _anchor_ops(op.operation, leaf.path, tilec_pass.anchor):
                 tilec_pass.run(anchor)
         except PassFailure:
+            external_pass.signal_pass_failure()
+        except InvalidAttribute as exc:  # damaged input: at the op that carries it
+            exc.owner.location.emit_error(f"{tilec_pass.argument}: {exc.message}")
             external_pass.signal_pass_failure()
         except Exception as exc:  # a bug in a pass must not escape as a traceback
             anchor.location.emit_error(

@@ -100,7 +100,7 @@ class KernelToGridStrideLoop(TileOpLowering):
                 blocks *= size
             cores = -(-blocks // lanes)
             if ascend_attr.GRID in func.attributes:  # several kernels: as many cores as the widest
-                cores = max(cores, ir.IntegerAttr(func.attributes[ascend_attr.GRID]).value)
+                cores = max(cores, ascend_attr.integer(func, ascend_attr.GRID))
             func.attributes[ascend_attr.GRID] = ir.IntegerAttr.get(
                 ir.IntegerType.get_signless(64), cores)
         op.erase()

@@ -554,7 +554,7 @@ class AscendPlanMemoryPass(Pass):
         start, end = live_range(alloc, order, Privacy(alloc) if privacy else None)
         buffer = Buffer(alloc, space, buffer_bytes(type_), start, end)
         if ascend_attr.OFFSET in alloc.attributes:
-            offset = ir.IntegerAttr(alloc.attributes[ascend_attr.OFFSET]).value
+            offset = ascend_attr.integer(alloc, ascend_attr.OFFSET)
             alignment = profile.alignment[space]
             if offset < 0 or offset % alignment:
                 raise emit_error(alloc, f"{ascend_attr.OFFSET} {offset} is not a multiple of the "

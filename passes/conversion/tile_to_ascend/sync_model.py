@@ -369,7 +369,7 @@ class Model:
             memref = ir.MemRefType(value.type)
             nbytes = int(np.prod(memref.shape, dtype=np.int64)) * _itemsize(memref)
             if ascend_attr.OFFSET in op.attributes:
-                offset = ir.IntegerAttr(op.attributes[ascend_attr.OFFSET]).value
+                offset = ascend_attr.integer(op, ascend_attr.OFFSET)
                 return _Root(("space", space_of(value)), offset, (offset, offset + nbytes))
             return _Root(("alloc", self._alloc_number(op)), 0, (0, nbytes))
         if op.name in _VIEWS:

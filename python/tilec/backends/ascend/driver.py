@@ -86,7 +86,7 @@ class AscendBinary(Binary):
         attributes = self.program.func.attributes
         if ascend_attr.GRID not in attributes:
             return cores
-        return min(cores, ir.IntegerAttr(attributes[ascend_attr.GRID]).value)
+        return min(cores, ascend_attr.integer(self.program.func, ascend_attr.GRID))
 
 
 
@@ -110,7 +110,7 @@ def extra_arguments(func: ir.Operation, block_dim: int, args: Sequence[object]
         memref = ir.MemRefType(type_)
         dtype = element_type(memref.element_type).compute_dtype
         if ascend_attr.WORKSPACE in attrs:
-            rows = ir.IntegerAttr(attrs[ascend_attr.WORKSPACE]).value
+            rows = ascend_attr.integer(func, ascend_attr.WORKSPACE, attrs)
             arrays.append(np.zeros((block_dim * rows, *memref.shape[1:]), dtype))
             continue
         scratch = np.empty(scratch_sizes(ir.ArrayAttr(attrs[ascend_attr.SCRATCH]), args), dtype)

@@ -1,5 +1,12 @@
 """The discardable attributes that the ascend passes, the simulator, the driver and the
-AscendC emitter share: one name each, with what it carries and which pass writes it."""
+AscendC emitter share: one name each, with what it carries and which pass writes it, and
+the readers that check them where they are read."""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from tilec.diagnostics import CompileError, error
 
 KERNEL = "ascend.kernel"
 """On a kernel function: the kind of core it runs on, `#ascend.core<aiv|aic|mix>`
@@ -21,3 +28,26 @@ until it becomes an `ascend.core` region (tile-ascend-split-cores)."""
 GUARDS = "ascend.guards"
 """On a cross-core flag op: the number of the GM workspace argument (or the [lo, hi) bytes
 of a ring in UB) whose bytes the flag hands between the cores (tile-ascend-split-cores)."""
+
+
+class InvalidAttribute(CompileError):
+    """A discardable attribute that is not of its kind (hand-written or damaged IR), at
+    the op that carries it; passes report it there, the emitter and the driver raise it."""
+
+    def __init__(self, owner: ir.Operation | ir.OpView, message: str):
+        super().__init__(error(message, owner.location).diagnostics)
+        self.owner = owner
+        self.message = message
+
+
+def integer(owner: ir.Operation | ir.OpView, name: str,
+            attributes: ir.DictAttr | None = None) -> int | None:
+    """The integer attribute `name` of `owner` (or of the argument attributes
+    `attributes` of it): None when absent, an `InvalidAttribute` when not an integer."""
+    found = owner.attributes if attributes is None else attributes
+    if name not in found:
+        return None
+    value = found[name]
+    if not isinstance(value, ir.IntegerAttr) or isinstance(value, ir.BoolAttr):
+        raise InvalidAttribute(owner, f"{name} must be an integer, not {value}")
+    return ir.IntegerAttr(value).value

@@ -77,7 +77,11 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
                                           "tile-ascend-plan-memory before emitting AscendC)",
                                           op.location))
                     return ir.WalkResult.INTERRUPT
-                offset = ir.IntegerAttr(op.attributes[ascend_attr.OFFSET]).value
+                try:
+                    offset = ascend_attr.integer(op, ascend_attr.OFFSET)
+                except ascend_attr.InvalidAttribute as invalid:
+                    problems.append(invalid)
+                    return ir.WalkResult.INTERRUPT
                 size = BYTES[element]
                 for d in t.shape:
                     size *= d
@@ -186,7 +190,7 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
                         symbols[param] = param
                         self.params.append(("int64_t", param))
                     if attrs is not None and ascend_attr.WORKSPACE in attrs and d == 0:
-                        rows = ir.IntegerAttr(attrs[ascend_attr.WORKSPACE]).value
+                        rows = ascend_attr.integer(self.func, ascend_attr.WORKSPACE, attrs)
                         self.workspace_rows[param] = rows
                         self.workspace_bytes[name] = (rows, mt.shape[1:], BYTES[element])
                     shape.append(param)
@@ -261,7 +265,7 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
                          "the cube-to-vector exchange of each AI core.")
         cores = self.profile.aic_cores * (self.profile.aiv_per_aic if self.kind == "aiv" else 1)
         if ascend_attr.GRID in self.func.attributes:
-            cores = min(cores, ir.IntegerAttr(self.func.attributes[ascend_attr.GRID]).value)
+            cores = min(cores, ascend_attr.integer(self.func, ascend_attr.GRID))
         return "\n".join([
             "// ---- host launcher (README: Building the AscendC output)",
             "#ifndef ASCENDC_CPU_DEBUG",

@@ -142,7 +142,7 @@ class Statements(EmitterBase):
     def op_memref_alloc(self, op: ir.Operation) -> None:
         t = ir.MemRefType(op.results[0].type)
         element, space = self.memref_info(t)
-        offset = ir.IntegerAttr(op.attributes[ascend_attr.OFFSET]).value
+        offset = ascend_attr.integer(op, ascend_attr.OFFSET)
         var = self.fresh("t")
         ctype = CTYPE[element]
         self.line(f"LocalTensor<{ctype}> {var} = {space}[{offset}].ReinterpretCast<{ctype}>();")
