@@ -365,7 +365,7 @@ def _dsl_names(func: ir.Operation) -> list[str]:
         attrs = ir.DictAttr(attrs)
         if "tile.name" not in attrs:
             return []
-        names.append(ir.StringAttr(attrs["tile.name"]).value)
+        names.append(ascend_attr.text(func, "tile.name", attrs))
     return names if len(set(names)) == len(names) else []
 
 

@@ -22,3 +22,21 @@ func.func @k(%x: memref<64xf32, #ascend.mem<gm>>) attributes {ascend.kernel = #a
   ascend.copy %x[%c0], %u[%c0] sizes [64] : memref<64xf32, #ascend.mem<gm>>, memref<64xf32, #ascend.mem<ub>>
   return
 }
+
+// -----
+
+// A tile.name that is not a string: the emitter and the simulator name the
+// argument from it.
+// RUN: not tile-opt %s -split-input-file --emit=ascendc 2>&1 | filecheck %s --check-prefix=NAME
+// RUN: sed -n '/^func.func @named/,$p' %s | not tile-sim - --arg zeros:64xf32 2>&1 \
+// RUN:   | filecheck %s --check-prefix=SIM
+// NAME: malformed-attributes.mlir:[[# @LINE + 4]]:1: error: tile.name must be a string, not 5 : i64
+// NAME-NOT: internal error
+// SIM: <stdin>:1:1: error: tile.name must be a string, not 5 : i64
+// SIM-NOT: internal error
+func.func @named(%x: memref<64xf32, #ascend.mem<gm>> {tile.name = 5}) attributes {ascend.kernel = #ascend.core<aiv>} {
+  %c0 = arith.constant 0 : index
+  %u = memref.alloc() {ascend.offset = 0 : i64} : memref<64xf32, #ascend.mem<ub>>
+  ascend.copy %x[%c0], %u[%c0] sizes [64] : memref<64xf32, #ascend.mem<gm>>, memref<64xf32, #ascend.mem<ub>>
+  return
+}

@@ -51,3 +51,16 @@ def integer(owner: ir.Operation | ir.OpView, name: str,
     if not isinstance(value, ir.IntegerAttr) or isinstance(value, ir.BoolAttr):
         raise InvalidAttribute(owner, f"{name} must be an integer, not {value}")
     return ir.IntegerAttr(value).value
+
+
+def text(owner: ir.Operation | ir.OpView, name: str,
+         attributes: ir.DictAttr | None = None) -> str | None:
+    """The string attribute `name` of `owner` (or of its argument attributes
+    `attributes`): None when absent, an `InvalidAttribute` when not a string."""
+    found = owner.attributes if attributes is None else attributes
+    if name not in found:
+        return None
+    value = found[name]
+    if not isinstance(value, ir.StringAttr):
+        raise InvalidAttribute(owner, f"{name} must be a string, not {value}")
+    return ir.StringAttr(value).value

@@ -167,7 +167,7 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
         workspaces = [i for i, a in enumerate(attr_list) if ascend_attr.WORKSPACE in a]
         for index, (arg, t) in enumerate(zip(block.arguments, func_type.inputs, strict=True)):
             attrs = attr_list[index] if attr_list else None
-            tile_name = (ir.StringAttr(attrs["tile.name"]).value
+            tile_name = (ascend_attr.text(self.func, "tile.name", attrs)
                          if attrs is not None and "tile.name" in attrs
                          else ("workspace" if len(workspaces) == 1
                                else f"workspace_{workspaces.index(index)}")
