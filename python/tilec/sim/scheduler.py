@@ -565,8 +565,11 @@ class Machine:
                 continue
             clock = core.clocks[pipe]
             for queue in queues:
-                np.maximum(clock, queue.popleft(), out=clock)
-            core.see_own(clock, pipe)
+                snapshot = queue.popleft()
+                np.maximum(clock, snapshot, out=clock)
+                # what the setter knew of this pipe (not the joined clock: it holds the
+                # pipe's own latest epoch)
+                core.see_own(snapshot, pipe)
             return True
         return False
 
