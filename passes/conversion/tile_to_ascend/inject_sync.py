@@ -121,7 +121,8 @@ class _Planner:
         limit = 4 * len(self.model.nodes) ** 2 + 16
         for _ in range(limit):
             # Which syncs interfere is only needed once they are all known.
-            walker = Walker(self.model, self.syncs, self.points, interference=False)
+            walker = Walker(self.model, self.syncs, self.points, interference=False,
+                            same_pipe=False)
             try:
                 walker.run()
             except Conflict as conflict:
@@ -131,20 +132,27 @@ class _Planner:
                 for sync, reentry in walker.self_interference.items():
                     self._separate(sync, reentry)
                 continue
-            self.walker = Walker(self.model, self.syncs, self.points)
+            break
+        else:
+            raise FlagMisuse(None, "the flags did not converge")
+        # Barriers of one pipe change no flag: one walk puts them where the flags
+        # leave a same-pipe hazard, then the last walk checks everything.
+        Walker(self.model, self.syncs, self.points, interference=False,
+               barrier=self._barrier).run()
+        self.walker = Walker(self.model, self.syncs, self.points)
+        try:
             self.walker.run()
-            return
-        raise FlagMisuse(None, "the flags did not converge")
+        except Conflict as conflict:
+            raise FlagMisuse(conflict.consumer, "a hazard is left after the barriers") from None
+
+    def _barrier(self, consumer: OpNode) -> None:
+        """A barrier of the consumer's pipe right before it: one covers every hazard
+        with the earlier ops of the pipe pending there."""
+        self.points.add("before", consumer, Event("pipe barrier", pipe=consumer.pipe))
 
     # -- one hazard --------------------------------------------------------------
 
     def _order(self, producer: OpNode, consumer: OpNode) -> None:
-        if producer.pipe == consumer.pipe:
-            before = self.points.at("before", consumer)
-            if any(e.kind == "pipe barrier" for e in before):
-                raise FlagMisuse(consumer, "a pipe barrier did not order a hazard")
-            self.points.add("before", consumer, Event("pipe barrier", pipe=consumer.pipe))
-            return
         if self.strategy == "barrier":
             if any(e.kind == "barrier" for e in self.points.at("before", consumer)):
                 raise FlagMisuse(consumer, "a barrier did not order a hazard")

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 from mlir import ir
@@ -93,9 +94,11 @@ class Access:
     symbolic: Symbolic | None = None
     """The bytes as a run-time range, where `region` is the whole root."""
 
-    def conflicts(self, other: Access, relation: Relation | None = None) -> bool:
+    def conflicts(self, other: Access,
+                  relation: Callable[[], Relation] | None = None) -> bool:
         """Whether this access and a later one `other` touch a common byte, one of
-        them writing it (`relation`: how the two instances relate, if known)."""
+        them writing it (`relation`: how the two instances relate, if known; asked
+        only where both ranges are run-time ones)."""
         if not (self.write or other.write) or self.space != other.space:
             return False
         if self.root[0] == "any" or other.root[0] == "any":
@@ -103,7 +106,7 @@ class Access:
         if self.root != other.root:
             return False
         if relation is not None and self.symbolic is not None and other.symbolic is not None:
-            return not relation.disjoint(self.symbolic, other.symbolic)
+            return not relation().disjoint(self.symbolic, other.symbolic)
         return overlap(self.region, other.region) is not None
 
 
@@ -127,7 +130,7 @@ class OpNode(Node):
     """A cross-core flag: its accesses stand for the other core's, so it has
     no hazard with the ops of its own pipe."""
 
-    def conflicts(self, other: OpNode, relation: Relation | None = None) -> bool:
+    def conflicts(self, other: OpNode, relation: Callable[[], Relation] | None = None) -> bool:
         """Whether this op and a later one touch a common byte, one of them writing it."""
         return any(a.conflicts(b, relation) for a in self.accesses for b in other.accesses)
 

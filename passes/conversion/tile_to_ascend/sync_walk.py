@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from mlir import ir
 
@@ -163,9 +163,17 @@ class Walker:
     """One abstract run of a model with the syncs in `points`."""
 
     def __init__(self, model: Model, syncs: Iterable[Sync], points: Points, *,
-                 interference: bool = True):
+                 interference: bool = True, same_pipe: bool = True,
+                 barrier: Callable[[OpNode], None] | None = None):
         self.model = model
         self.points = points
+        self.same_pipe = same_pipe
+        """Whether ops are checked against the earlier ops of their own pipe (flags
+        never order those, and barriers of one pipe change no flag: they are found in
+        a walk of their own, once the flags are)."""
+        self.barrier = barrier
+        """Where a same-pipe hazard is met: puts a barrier of the pipe before the op,
+        which the walk then applies and goes on (None: the hazard is a `Conflict`)."""
         self.check_all = interference
         """Whether to find which syncs interfere (else only each with itself)."""
         self.by_source: dict[int, list[Sync]] = {}
@@ -257,7 +265,8 @@ class Walker:
         for other in self.pipes:
             # A pipe knows its own waits have returned; its own ops overlap
             # unless the hardware orders them.
-            if other != pipe or (node is not None and pipe not in self.model.ordered):
+            if other != pipe or (node is not None and self.same_pipe
+                                 and pipe not in self.model.ordered):
                 state.unknown[other].add(number)
         for _, later in state.flags.values():
             later.add(number)
@@ -266,17 +275,26 @@ class Walker:
     def _op(self, node: OpNode, state: _State) -> None:
         pipe = node.pipe
         if node.accesses:
-            latest = -1
+            latest, own = -1, False
             for number in state.unknown[pipe]:
                 entry = self.entries[number]
-                if entry.pipe == pipe and (node.ordered or node.handoff or
-                                           (entry.node is not None and entry.node.handoff)):
+                if entry.node is None or (number <= latest and entry.pipe != pipe):
                     continue
-                if number > latest and entry.node is not None and \
-                        entry.node.conflicts(node, self._relation(entry)):
-                    latest = number
+                if entry.pipe == pipe and (own or node.ordered or node.handoff
+                                           or entry.node.handoff):
+                    continue
+                if entry.node.conflicts(node, lambda entry=entry: self._relation(entry)):
+                    if entry.pipe == pipe:
+                        own = True
+                    else:
+                        latest = number
             if latest >= 0:
                 raise Conflict(self.entries[latest].node, node)
+            if own:
+                if self.barrier is None:
+                    raise Conflict(node, node)
+                self.barrier(node)
+                self._fence(state, pipe)
         self._new(state, pipe, node)
 
     def _relation(self, entry: _Entry) -> Relation:
