@@ -121,6 +121,24 @@ def test_barrier_strategy_is_correct_and_uses_pipe_all():
     assert barrier.report().cycles > flags.report().cycles
 
 
+def test_an_empty_static_grid_runs_no_block_as_on_cpu():
+    """`T.Kernel(0)`: nothing to do, on every target (a dynamic empty grid already ran)."""
+
+    @T.prim_func
+    def empty(X: T.Tensor((64,), "float32")):
+        with T.Kernel(0) as _:
+            x = T.alloc_fragment((64,), "float32")
+            T.copy(X[0], x)
+            for i in T.Parallel(64):
+                x[i] = x[i] * 2
+            T.copy(x, X[0])
+
+    for target in ("cpu", "ascend:910b", "ascend:950"):
+        x = np.arange(64, dtype=np.float32)
+        tilec.compile(empty, target=target)(x)
+        np.testing.assert_array_equal(x, np.arange(64, dtype=np.float32), err_msg=target)
+
+
 def test_a_target_variant_and_another_profile_are_an_error():
     """`target="ascend:910b", profile="950"` names two machines: neither silently wins."""
     with pytest.raises(OptionError, match=r"the target 'ascend:910b' and the options \(which "

@@ -86,7 +86,9 @@ class AscendBinary(Binary):
         attributes = self.program.func.attributes
         if ascend_attr.GRID not in attributes:
             return cores
-        return min(cores, ascend_attr.integer(self.program.func, ascend_attr.GRID))
+        # an empty static grid runs as an empty dynamic one does (and as on cpu): one
+        # core, whose grid-stride loop has no block to run
+        return max(1, min(cores, ascend_attr.integer(self.program.func, ascend_attr.GRID)))
 
 
 
