@@ -202,8 +202,8 @@ def simulate(module: str | os.PathLike | ir.Module | Program,
         raise budget.exceeded("max_blocks", program.site.location,
                               f"block_dim {block_dim} is over the block budget of "
                               f"{budget.max_blocks} blocks")
-    program.arg_values = _bind(program, inputs, budget)
-    machine = Machine(program, profile, block_dim, budget, timeline=trace is not None,
+    arg_values = _bind(program, inputs, budget)
+    machine = Machine(program, arg_values, profile, block_dim, budget, timeline=trace is not None,
                       flag_identity=flag_identity)
     with np.errstate(all="ignore"), single_threaded():
         machine.run()
@@ -248,7 +248,7 @@ def _result(program: Program, profile: Profile, machine: Machine,
                                    n / seconds / 1e9 if seconds else 0.0)
                  for path, n in machine.path_bytes.items() if path != "v"}
     outputs = {arg.name: arg.element.values(value.array).copy()
-               for arg, value in zip(program.arguments, program.arg_values, strict=True)
+               for arg, value in zip(program.arguments, machine.arg_values, strict=True)
                if arg.is_memref}
     return SimResult(
         kernel=program.name, core_kind=program.core_kind, profile=profile,

@@ -17,6 +17,7 @@ import ctypes
 import functools
 import glob
 import os
+import threading
 from collections.abc import Iterator
 
 import numpy as np
@@ -43,16 +44,31 @@ def _controls() -> tuple | None:
     return None
 
 
+_lock = threading.Lock()
+_users = 0
+_saved = 0
+"""Simulations running now, and the thread count to restore after the last:
+with each one saving and restoring its own, two interleaved simulations
+would leave BLAS on one thread for good."""
+
+
 @contextlib.contextmanager
 def single_threaded() -> Iterator[None]:
+    global _users, _saved
     controls = _controls()
     if controls is None:
         yield
         return
     getter, setter = controls
-    previous = getter()
-    setter(1)
+    with _lock:
+        if _users == 0:
+            _saved = getter()
+            setter(1)
+        _users += 1
     try:
         yield
     finally:
-        setter(previous)
+        with _lock:
+            _users -= 1
+            if _users == 0:
+                setter(_saved)

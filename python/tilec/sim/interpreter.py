@@ -344,13 +344,14 @@ class Program:
         self.template = compiler.template
         self.flags_set = compiler.flags_set
         self.cross_sets = compiler.cross_sets
-        self.arg_values: list = []
         self.module: ir.Module | None = None
         """The module the kernel came from, kept alive as long as the program."""
 
-    def new_env(self, core) -> list:
+    def new_env(self, arg_values: Sequence) -> list:
+        """A core's registers at the start of a block. The argument values are
+        the launch's own: one program runs many launches at once (threads)."""
         env = list(self.template)
-        for slot, value in zip(self.arg_slots, self.arg_values, strict=True):
+        for slot, value in zip(self.arg_slots, arg_values, strict=True):
             env[slot] = value
         return env
 

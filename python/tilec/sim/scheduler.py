@@ -155,8 +155,8 @@ class Core:
 class Machine:
     """All cores of one kernel launch and the events between them."""
 
-    def __init__(self, program, profile: Profile, block_dim: int, budget: Budget, *,
-                 timeline: bool, flag_identity: str = "pair"):
+    def __init__(self, program, arg_values: list, profile: Profile, block_dim: int,
+                 budget: Budget, *, timeline: bool, flag_identity: str = "pair"):
         if flag_identity not in FLAG_IDENTITIES:
             raise ValueError(f"unknown flag identity '{flag_identity}' "
                              f"(known: {', '.join(FLAG_IDENTITIES)})")
@@ -167,6 +167,8 @@ class Machine:
         """set_flag, wait_flag, pipe_barrier (one pipe) and pipe_barrier_all
         instructions executed, all cores together."""
         self.program = program
+        self.arg_values = arg_values
+        """This launch's bound arguments (the program is shared between launches)."""
         self.profile = profile
         self.block_dim = block_dim
         self.budget = budget
@@ -269,7 +271,7 @@ class Machine:
         for core in self.blocks[block]:
             core.started = True
             core.clocks = [np.zeros(self.n_actors, dtype=np.int64) for _ in PIPE_NAMES]
-            core.env = self.program.new_env(core)
+            core.env = self.program.new_env(self.arg_values)
             core.free_at = [time] * N_PIPES
             core.fence = [0] * N_PIPES
             stall = Stall("start", None, time)

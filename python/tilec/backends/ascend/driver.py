@@ -10,6 +10,7 @@ the ops at their source lines (the IR keeps the DSL's locations), and
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,9 @@ class AscendBinary(Binary):
     ascendc: str
     """The AscendC C++ of the kernel and its host launcher."""
     last: SimResult | None = field(default=None)
+    """The report of the run that finished last, in any thread."""
+    mine: threading.local = field(default_factory=threading.local)
+    """The report of this thread's last run (`report()` prefers it)."""
 
     @staticmethod
     def from_module(module: ir.Module, entry: str, profile: str,
@@ -72,9 +76,10 @@ class AscendBinary(Binary):
         return self.text
 
     def report(self) -> SimResult:
-        if self.last is None:
+        last = getattr(self.mine, "result", None) or self.last
+        if last is None:
             raise RuntimeError("the kernel has not run yet: kernel.report() describes the last run")
-        return self.last
+        return last
 
     def block_dim(self) -> int:
         """The launch size: the option, else one core per block of a static
@@ -148,7 +153,7 @@ class AscendDriver(Driver):
             result = simulate(
                 binary.program, inputs, profile=binary.profile, block_dim=binary.block_dim(),
                 trace=options.trace or None, max_steps=options.max_steps)
-            binary.last = result
+            binary.last = binary.mine.result = result
             if not result.ok:
                 raise SimError(result.diagnostics)
             outputs = iter(result.outputs.values())
