@@ -39,6 +39,12 @@ def test_softmax(target, shape, dtype, dynamic_M, tolerance):
 
 
 @pytest.mark.parametrize("target", PROFILES)
+def test_softmax_of_masked_rows(target):
+    """-inf first tiles give numpy's finite softmax, all -inf rows its NaN."""
+    assert example("softmax").check(37, 300, target=target, masked=True) <= 1e-6
+
+
+@pytest.mark.parametrize("target", PROFILES)
 @pytest.mark.parametrize(
     ("shape", "dtype", "dynamic_M", "tolerance"),
     [((32, 256), "float32", False, 1e-6), ((45, 200), "float32", True, 1e-6),
@@ -68,6 +74,8 @@ def test_topk_gather(target, shape, dtype, dynamic, tolerance):
         ((2, 1, 100, 32), {"causal": True, "dynamic_seq": True}, 1e-5),
         ((1, 2, 90, 32), {"causal": False, "dtype": "float16"}, 2e-3),
         ((1, 4, 70, 32), {"causal": True, "heads_kv": 2}, 1e-5),
+        # the first key tile of the second block is all masked for its later rows
+        ((1, 1, 100, 32), {"causal": True, "window": 20}, 1e-5),
     ],
 )
 def test_flash_attention(target, shape, variant, tolerance):

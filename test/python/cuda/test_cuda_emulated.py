@@ -85,6 +85,26 @@ def test_flash_attention_matches_numpy(dtype):
     assert error <= (1e-5 if dtype == "float32" else 3e-3)
 
 
+def test_sliding_window_attention_matches_numpy():
+    """The first key tile of the second block is all masked for its later rows."""
+    attention = example("flash_attention")
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((1, 1, 70, 16)).astype(np.float32) for _ in range(3))
+    out = np.zeros_like(q)
+    emulate(attention.flash_attention(1, 1, 70, 16, causal=True, window=9, block_M=32,
+                                      block_N=32), q, k, v, out)
+    assert np.max(np.abs(out - attention.reference(q, k, v, True, 9))) <= 1e-5
+
+
+def test_softmax_of_masked_rows_matches_numpy():
+    softmax = example("softmax")
+    x = softmax.masked_rows(np.random.default_rng(0).standard_normal((20, 150))
+                            .astype(np.float32), block_N=64)
+    y = np.zeros_like(x)
+    emulate(softmax.softmax(20, 150, block_N=64), x, y)
+    np.testing.assert_allclose(y, softmax.reference(x), rtol=1e-5, atol=1e-6)
+
+
 def test_softmax_matches_numpy():
     softmax = example("softmax")
     x = np.random.default_rng(0).standard_normal((20, 150)).astype(np.float32)

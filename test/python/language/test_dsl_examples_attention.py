@@ -26,6 +26,20 @@ def test_gqa_flash_attention(shape, heads_kv, causal, dtype, dynamic_seq, tolera
     assert error <= tolerance
 
 
+@pytest.mark.parametrize(
+    ("shape", "window", "dynamic_seq"),
+    [((1, 2, 100, 32), 20, False), ((2, 1, 130, 16), 7, True), ((1, 1, 64, 16), 1, False)],
+)
+def test_sliding_window_attention(shape, window, dynamic_seq):
+    """With 32-row blocks and windows shorter than a block, the first key tile of
+    a block is all masked for its later rows: their running max is -inf there,
+    and the online softmax must not turn it into NaN (2 ** (-inf + inf))."""
+    error = example("flash_attention").check(
+        *shape, causal=True, window=window, dynamic_seq=dynamic_seq, block_M=32, block_N=32,
+    )
+    assert error <= 1e-5
+
+
 def test_gqa_heads_kv_must_divide_heads():
     with pytest.raises(ValueError, match="heads_kv=3 must divide heads=4"):
         example("flash_attention").flash_attention(1, 4, 64, 32, causal=False, heads_kv=3)
