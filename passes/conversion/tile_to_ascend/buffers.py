@@ -46,6 +46,7 @@ from tilec.passes.conversion.tile_to_ascend.place_tiles import (
 )
 from tilec.targets import TargetDescription
 from tilec.targets.ascend import attributes as ascend_attr
+from tilec.targets.ascend.call_dtypes import cast_problem
 
 CUBE_SCOPES = frozenset({tile.Scope.l1, tile.Scope.l0a, tile.Scope.l0b, tile.Scope.l0c})
 CUBE_SPACES = frozenset(
@@ -215,10 +216,22 @@ def round_mode(to: ir.Type, src: ir.Type) -> ascend.RoundMode:
     return ascend.RoundMode.rint
 
 
-def cast(dst: ir.Value, src: ir.Value) -> None:
-    """`dst = convert(src)` on UB views of one shape, rounding as arith does."""
+def cast(dst: ir.Value, src: ir.Value, scratch: Scratch) -> None:
+    """`dst = convert(src)` on UB views of one static shape, rounding as arith does.
+
+    The vendor's Cast converts an fp8 type from and to float only
+    (`call_dtypes.cast_problem`): any other conversion of fp8 goes through an
+    f32 scratch, which holds every fp8, f16 and bf16 value exactly, so the
+    value is still rounded once."""
     to = ir.MemRefType(dst.type).element_type
-    mode = round_mode(to, ir.MemRefType(src.type).element_type)
+    source = ir.MemRefType(src.type)
+    if cast_problem(str(source.element_type), str(to)) is not None:
+        wide = scratch.take(list(source.shape), ir.F32Type.get())
+        cast(wide, src, scratch)
+        cast(dst, wide, scratch)
+        scratch.give_back(wide)
+        return
+    mode = round_mode(to, source.element_type)
     ascend.vcast(dst, src, round=None if mode is ascend.RoundMode.none else mode)
 
 

@@ -171,15 +171,15 @@ def _copy(op: ir.Operation, src: _Side, dst: _Side, sizes: list[int]) -> None:
     if src.element == dst.element:
         ascend.copy(src.buffer, src.offsets, dst.buffer, dst.offsets, sizes)
         return
-    if not buffers.is_global(src.buffer) and not buffers.is_global(dst.buffer):
-        buffers.cast(dst.region(sizes), src.region(sizes))
-        return
     scratch = buffers.Scratch(op)
+    if not buffers.is_global(src.buffer) and not buffers.is_global(dst.buffer):
+        buffers.cast(dst.region(sizes), src.region(sizes), scratch)
+        return
     if buffers.is_global(src.buffer):
         staged = scratch.take(sizes, src.element)
         ascend.copy(src.buffer, src.offsets, staged, zeros, sizes)
-        buffers.cast(dst.region(sizes), staged)
+        buffers.cast(dst.region(sizes), staged, scratch)
     else:
         staged = scratch.take(sizes, dst.element)
-        buffers.cast(staged, src.region(sizes))
+        buffers.cast(staged, src.region(sizes), scratch)
         ascend.copy(staged, zeros, dst.buffer, dst.offsets, sizes)

@@ -625,7 +625,7 @@ class _Emitter:
             if ir.MemRefType(source.type).element_type == element:
                 self.values[result] = source
                 return
-            buffers.cast(self._destination(op, n), source)
+            buffers.cast(self._destination(op, n), source, self.scratch)
             return
         if name == "math.fma":
             product = self.scratch.take(self.extents, element)
@@ -638,7 +638,7 @@ class _Emitter:
 
     def _widened(self, tile: ir.Value, element: ir.Type) -> ir.Value:
         wide = self.scratch.take(self.extents, element)
-        buffers.cast(wide, tile)
+        buffers.cast(wide, tile, self.scratch)
         self.transient.append(wide)
         return wide
 
@@ -649,7 +649,7 @@ class _Emitter:
         ascend.vbin(_VBIN.sub, difference, a, b)
         f32 = ir.F32Type.get()
         wide = self.scratch.take(self.extents, f32)
-        buffers.cast(wide, difference)
+        buffers.cast(wide, difference, self.scratch)
         zero = self.scratch.take(self.extents, f32)
         ascend.vdup(zero, irb.zero(f32))
         self.transient.extend((difference, wide, zero))

@@ -135,7 +135,7 @@ def _gm_argument(arg: Argument, value: object, where: str, budget: Budget) -> Bu
     if array.dtype == element.storage:
         raw = np.array(array, order="C", copy=True)
     else:
-        raw = np.ascontiguousarray(element.store(array))
+        raw = np.ascontiguousarray(element.from_host(array))
     arena = Arena("gm", raw.reshape(-1).view(np.uint8), f"argument %{arg.name}")
     return Buffer(raw, arena, element)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+import ml_dtypes
 import numpy as np
 
 
@@ -25,51 +26,51 @@ def _bf16_encode(values: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(values), np.uint16(0x7FC0), rounded)
 
 
-def _e5m2_decode(raw: np.ndarray) -> np.ndarray:
-    return (raw.astype(np.uint16) << 8).view(np.float16).astype(np.float32)
+class _Fp8:
+    """An 8-bit float format as the 950's vector unit converts into it.
+
+    The vendor's `Cast<fp8_e4m3fn_t|fp8_e5m2_t, float>` takes CAST_RINT only
+    (asc-devkit docs `基础API/Memory矢量计算/类型转换/Cast.md`, the Ascend 950
+    table) and runs `Reg::Cast` with `SatMode::SAT`
+    (`impl/basic_api/dav_3510/kernel_operator_vec_vconv_impl.h`); with the
+    control register as a kernel starts (`SetCtrlSpr(ISASI).md`: CTRL[60] = 1,
+    global; CTRL[48] = 0, saturate; CTRL[50] = 0, NaN to 0) the conversion
+    rounds f32 once, to nearest even, takes overflow and ±inf to ±max finite
+    and NaN to +0 (`__asc_cvt_float2_to_fp8x2.md`, saturating column). ml_dtypes
+    (and the cpu target) give NaN or inf there instead.
+    """
+
+    def __init__(self, numpy_type: type):
+        self.numpy_type = numpy_type
+        self.table = np.arange(256, dtype=np.uint8).view(numpy_type).astype(np.float32)
+        finite = self.table[:0x80]
+        self.positive = finite[np.isfinite(finite)]
+        """The finite non-negative values, ascending (their codes are their indices)."""
+
+    def decode(self, raw: np.ndarray) -> np.ndarray:
+        return self.table[raw]
+
+    def encode(self, values: np.ndarray) -> np.ndarray:
+        values = np.asarray(values, dtype=np.float32)
+        top = len(self.positive) - 1
+        magnitude = np.minimum(np.abs(values), self.positive[-1])
+        upper = np.clip(np.searchsorted(self.positive, magnitude), 1, top)
+        lower = upper - 1
+        below = magnitude - self.positive[lower]
+        above = self.positive[upper] - magnitude
+        # ties to the even code, which is the even mantissa (across binades too)
+        pick_upper = (above < below) | ((above == below) & (upper % 2 == 0))
+        code = np.where(pick_upper, upper, lower).astype(np.uint8)
+        code = np.where(np.signbit(values), code | np.uint8(0x80), code)
+        return np.where(np.isnan(values), np.uint8(0), code).astype(np.uint8)
+
+    def from_host(self, values: np.ndarray) -> np.ndarray:
+        """Host data as its bytes: exact for the format's values, NaN and inf kept."""
+        return np.asarray(values, dtype=np.float32).astype(self.numpy_type).view(np.uint8)
 
 
-def _e5m2_encode(values: np.ndarray) -> np.ndarray:
-    half = np.asarray(values, dtype=np.float32).astype(np.float16)
-    bits = np.ascontiguousarray(half).view(np.uint16)
-    rounded = ((bits + (((bits >> 8) & 1) + 0x7F)) >> 8).astype(np.uint8)
-    return np.where(np.isnan(half), np.uint8(0x7E), rounded)
-
-
-def _e4m3fn_table() -> np.ndarray:
-    """Values of the 256 codes of f8E4M3FN (bias 7, no infinities, S.1111.111 is NaN)."""
-    codes = np.arange(256, dtype=np.uint32)
-    sign = np.where(codes & 0x80, -1.0, 1.0)
-    exponent = (codes >> 3) & 0xF
-    mantissa = (codes & 0x7).astype(np.float64)
-    normal = (1.0 + mantissa / 8.0) * np.exp2(exponent.astype(np.float64) - 7.0)
-    subnormal = mantissa / 8.0 * np.exp2(-6.0)
-    values = sign * np.where(exponent == 0, subnormal, normal)
-    values[(codes & 0x7F) == 0x7F] = np.nan
-    return values.astype(np.float32)
-
-
-_E4M3FN = _e4m3fn_table()
-_E4M3FN_POSITIVE = _E4M3FN[:0x7F]  # codes 0x00..0x7E, ascending
-
-
-def _e4m3fn_decode(raw: np.ndarray) -> np.ndarray:
-    return _E4M3FN[raw]
-
-
-def _e4m3fn_encode(values: np.ndarray) -> np.ndarray:
-    """Round to nearest, ties to the even code; out-of-range values saturate
-    to ±448 (the format has no infinity)."""
-    values = np.asarray(values, dtype=np.float32)
-    magnitude = np.minimum(np.abs(values), _E4M3FN_POSITIVE[-1])
-    upper = np.clip(np.searchsorted(_E4M3FN_POSITIVE, magnitude), 1, 0x7E)
-    lower = upper - 1
-    below = magnitude - _E4M3FN_POSITIVE[lower]
-    above = _E4M3FN_POSITIVE[upper] - magnitude
-    pick_upper = (above < below) | ((above == below) & (upper % 2 == 0))
-    code = np.where(pick_upper, upper, lower).astype(np.uint8)
-    code = np.where(np.signbit(values), code | np.uint8(0x80), code)
-    return np.where(np.isnan(values), np.uint8(0x7F), code).astype(np.uint8)
+_E4M3FN = _Fp8(ml_dtypes.float8_e4m3fn)
+_E5M2 = _Fp8(ml_dtypes.float8_e5m2)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,6 +84,9 @@ class ElementType:
     decode: Callable[[np.ndarray], np.ndarray] | None = None
     """Raw storage -> values numpy computes with (None: storage is computable)."""
     encode: Callable[[np.ndarray], np.ndarray] | None = None
+    """Values -> raw storage as the hardware converts them."""
+    host_encode: Callable[[np.ndarray], np.ndarray] | None = None
+    """Values -> raw storage as the host's numpy types hold them (None: `encode`)."""
 
     @property
     def itemsize(self) -> int:
@@ -108,6 +112,12 @@ class ElementType:
             return np.asarray(values) != 0
         return np.asarray(values).astype(self.storage)
 
+    def from_host(self, values: np.ndarray) -> np.ndarray:
+        """A host array of this type's values (in any dtype that holds them) as storage."""
+        if self.host_encode is not None:
+            return self.host_encode(values)
+        return self.store(values)
+
 
 def _plain(name: str, dtype: type, kind: str) -> ElementType:
     return ElementType(name, np.dtype(dtype), kind)
@@ -120,8 +130,10 @@ ELEMENT_TYPES = {
         _plain("f32", np.float32, "float"),
         _plain("f64", np.float64, "float"),
         ElementType("bf16", np.dtype(np.uint16), "float", _bf16_decode, _bf16_encode),
-        ElementType("f8E4M3FN", np.dtype(np.uint8), "float", _e4m3fn_decode, _e4m3fn_encode),
-        ElementType("f8E5M2", np.dtype(np.uint8), "float", _e5m2_decode, _e5m2_encode),
+        ElementType("f8E4M3FN", np.dtype(np.uint8), "float", _E4M3FN.decode, _E4M3FN.encode,
+                    _E4M3FN.from_host),
+        ElementType("f8E5M2", np.dtype(np.uint8), "float", _E5M2.decode, _E5M2.encode,
+                    _E5M2.from_host),
         _plain("i1", np.bool_, "bool"),
         _plain("i8", np.int8, "int"),
         _plain("i16", np.int16, "int"),

@@ -54,3 +54,15 @@ func.func @zz_without_squares() attributes {ascend.kernel = #ascend.core<aic>} {
   ascend.load_l0b %l1, %l0b {zz} sizes [32, 8] : memref<2x1x16x8xf32, #ascend.mem<l1>>, memref<4x1x16x8xf32, #ascend.mem<l0b>>
   return
 }
+
+// -----
+
+// The vendor's Cast converts fp8 from and to f32 only (the lowering goes
+// through an f32 scratch for the other types).
+func.func @f16_to_fp8() attributes {ascend.kernel = #ascend.core<aiv>} {
+  %h = memref.alloc() {ascend.offset = 0 : i64} : memref<64xf16, #ascend.mem<ub>>
+  %q = memref.alloc() {ascend.offset = 128 : i64} : memref<64xf8E4M3FN, #ascend.mem<ub>>
+  // expected-error @+1 {{AscendC's Cast converts fp8 from and to f32 only, not f16 to f8E4M3FN}}
+  ascend.vcast %q, %h round rint : memref<64xf8E4M3FN, #ascend.mem<ub>>, memref<64xf16, #ascend.mem<ub>>
+  return
+}

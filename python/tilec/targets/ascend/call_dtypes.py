@@ -103,6 +103,19 @@ LOADED_AS_BYTES: Mapping[str, frozenset[str]] = MappingProxyType({
 """Per profile: element types the L1 -> L0 loads move as uint8_t, the same bytes."""
 
 
+FP8 = frozenset({"f8E4M3FN", "f8E5M2"})
+
+
+def cast_problem(source: str, target: str) -> str | None:
+    """Why one Cast cannot convert `source` to `target` (None: it can, as far as fp8
+    goes): the vendor's Cast converts an fp8 type from and to float only
+    (docs `基础API/Memory矢量计算/类型转换/Cast.md`, the Ascend 950 table;
+    `dav_3510/kernel_operator_vec_vconv_impl.h`, `cast_rint` and `cast_none`)."""
+    if (source in FP8 or target in FP8) and "f32" not in (source, target):
+        return f"AscendC's Cast converts fp8 from and to f32 only, not {source} to {target}"
+    return None
+
+
 def duplicate_problem(profile: str, element: str, count: int) -> str | None:
     """Why a Duplicate of `count` `element`s cannot be written on `profile` (None: it can,
     as 16-bit pairs of 8-bit values where the call takes no 8-bit type)."""

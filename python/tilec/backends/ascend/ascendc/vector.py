@@ -28,6 +28,7 @@ from tilec.targets.ascend.call_dtypes import (
     VBIN,
     VBINS,
     VUNARY,
+    cast_problem,
     duplicate_problem,
     vector_call_problem,
 )
@@ -111,6 +112,9 @@ class Vector(EmitterBase):
         if dst.element == src.element:
             raise error(f"a vcast of {src.element} to {src.element} has no AscendC Cast (it "
                         "would leave the destination as it was)", op.location)
+        problem = cast_problem(src.element, dst.element)
+        if problem is not None:
+            raise error(problem, op.location)
         # `none` rounds to nearest even (the simulator's reading); the Cast of a float into
         # an integer or into bf16 does nothing at all with CAST_NONE on the 910b
         if mode == "none" and (dst.element in _INTEGERS or dst.element == "bf16") \
