@@ -222,6 +222,11 @@ def rewrite(fn: types.FunctionType, helpers: object) -> types.FunctionType | Non
     if not rewriter.changed:
         return None
     _strip_signature(node)
+    # Under its own name the def would bind that name in the outer function, and
+    # a recursive call would then reach the rewrite itself, through a cell the
+    # original has not got, instead of what the name means where the original
+    # is defined (a recursive T.macro calls the macro).
+    node.name = f"{_OUTER}_{fn.__name__}"
     # Compiled inside a function whose parameters are the original's free
     # variables, the rewrite has them as free variables too, and so can share
     # the original's cells.
@@ -245,7 +250,8 @@ def rewrite(fn: types.FunctionType, helpers: object) -> types.FunctionType | Non
     ast.fix_missing_locations(module)
     ast.increment_lineno(module, line_offset)
     compiled = compile(module, code.co_filename, "exec", _future_flags(code), dont_inherit=True)
-    inner = _code_named(_code_named(compiled, _OUTER), fn.__name__)
+    inner = _code_named(_code_named(compiled, _OUTER), node.name).replace(
+        co_name=fn.__name__, co_qualname=code.co_qualname)
     cells = dict(zip(code.co_freevars, fn.__closure__ or (), strict=True))
     cells[HELPERS] = types.CellType(helpers)
     closure = tuple(cells[name] for name in inner.co_freevars)

@@ -154,6 +154,36 @@ def test_macro_helpers_are_rewritten_too(context):
     assert names_in(build(k)).count("scf.if") == 1
 
 
+@T.macro
+def _add_times(buf, n):
+    """A recursive macro at module level: its own name is a global."""
+    if n > 0:
+        buf[0] = buf[0] + 1.0
+        _add_times(buf, n - 1)
+
+
+def test_recursive_macros_unroll_on_python_values():
+    """A macro that calls itself under a Python `if` (issue 22: a KeyError in the
+    rewrite, which bound the macro's name to the rewritten function), at module level
+    and as a closure."""
+
+    @T.macro
+    def nested(buf, n):
+        if n > 0:
+            buf[1] = buf[1] + 2.0
+            nested(buf, n - 1)
+
+    @T.prim_func
+    def k(A: T.Tensor((4,), "float32")):
+        with T.Kernel(1, threads=1):
+            _add_times(A, 3)
+            nested(A, 4)
+
+    a = np.zeros(4, np.float32)
+    tilec.compile(k, target="cpu")(a)
+    np.testing.assert_array_equal(a, [3.0, 8.0, 0.0, 0.0])
+
+
 def test_alloc_var_assignments_store(context):
     @T.prim_func
     def k(A: T.Tensor((64,), "float32"), n: T.int32):
