@@ -138,6 +138,9 @@ def _generated(kind: str, spec: str | None, argument: Argument, rng: np.random.G
     # Refused before numpy tries: 10^11 elements would be an OOM, 10^20 a numpy error.
     budget.charge_memory(math.prod(shape) * element.itemsize, f"argument %{argument.name}",
                          where)
+    if any(d >= 2**62 for d in shape):  # past what numpy can index, with a 0 dim
+        raise UsageError(f"shape '{spec}' of argument %{argument.name} has a dimension "
+                         f"past 2**62")
     if kind == "zeros":
         values = np.zeros(shape)
     elif kind == "ones":
@@ -150,7 +153,8 @@ def _generated(kind: str, spec: str | None, argument: Argument, rng: np.random.G
         values = rng.integers(0, 2, shape)
     else:
         values = rng.integers(-8, 8, shape) if element.kind == "int" else rng.integers(0, 16, shape)
-    return element.store(values)
+    with np.errstate(over="ignore"):  # arange past a narrow type's range wraps or is inf
+        return element.store(values)
 
 
 def _number(text: str, argument: Argument) -> int | float:
@@ -175,7 +179,7 @@ def _value(text: str, argument: Argument, rng: np.random.Generator, budget: Budg
         try:
             # Mapped, not read: simulate checks the size against the memory budget first.
             return np.load(text, mmap_mode="r", allow_pickle=False)
-        except (OSError, ValueError, EOFError) as exc:
+        except (OSError, ValueError, EOFError, OverflowError) as exc:
             raise UsageError(f"cannot load {text} for argument %{argument.name}: {exc}") from None
     kind = "an array (random/zeros/ones/arange/FILE.npy)" if argument.is_memref else "a number"
     raise UsageError(f"argument %{argument.name} ({argument.type}) needs {kind}, not '{text}'")

@@ -224,8 +224,15 @@ def _cast(c: Compiler, op: ir.Operation) -> None:
 
 @compiles("memref.dim")
 def _dim(c: Compiler, op: ir.Operation) -> None:
-    c.emit_compute(lambda buffer, i: buffer.array.shape[i], c.slot(op.results[0]),
-                   c.slots_of(op.operands))
+    where = location(op)
+
+    def dim(buffer: Buffer, i: int) -> int:
+        shape = buffer.array.shape
+        if not 0 <= i < len(shape):  # undefined behaviour in MLIR: an error here
+            raise fail(where, f"memref.dim of dimension {i} of a rank-{len(shape)} memref")
+        return shape[i]
+
+    c.emit_compute(dim, c.slot(op.results[0]), c.slots_of(op.operands))
 
 
 def _reshaped(buffer: Buffer, shape: tuple[int, ...], where: str) -> Buffer:

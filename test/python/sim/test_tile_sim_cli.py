@@ -62,3 +62,41 @@ def test_races_make_exit_code_one(tmp_path: Path, capsys) -> None:
 def test_usage_errors(argv: list[str], message: str, capsys) -> None:
     assert main(argv) == 1
     assert capsys.readouterr().err.startswith(message)
+
+
+DIM_PAST_RANK = """func.func @k(%a: memref<?x?xf32, #ascend.mem<gm>>) attributes {ascend.kernel = #ascend.core<aiv>} {
+  %c5 = arith.constant 5 : index
+  %d = memref.dim %a, %c5 : memref<?x?xf32, #ascend.mem<gm>>
+  return
+}
+"""
+
+
+def _huge_npy(path: Path) -> Path:
+    """A valid .npy header for shape (0, 10**20): no data, a shape numpy cannot hold."""
+    np.save(path, np.zeros((0, 3), np.float32))
+    path.write_bytes(path.read_bytes().replace(b"(0, 3)", b"(0, 100000000000000000000)"))
+    return path
+
+
+def test_edge_case_inputs_are_diagnostics_not_internal_errors(tmp_path: Path, capsys) -> None:
+    """Issue 22: each of these once ended in an internal error, a MemoryError after
+    half a minute, or numpy's warning on stderr."""
+    kernel = tmp_path / "dim.mlir"
+    kernel.write_text(DIM_PAST_RANK)
+    cases = [
+        (["--arg", "zeros:0x99999999999999999999xf32"], "has a dimension past 2**62"),
+        (["--arg", str(_huge_npy(tmp_path / "huge.npy"))], "cannot load"),
+        (["--arg", "zeros:4x4xf32"], "dim.mlir:3:8: error: memref.dim of dimension 5 of a "
+                                     "rank-2 memref"),
+        (["--arg", "zeros:4x4xf32", "--block-dim", "100000000", "--max-blocks", "1000000000"],
+         "error: race detection over 100000000 blocks needs"),
+    ]
+    for extra, message in cases:
+        assert main([str(kernel), *extra]) == 1
+        err = capsys.readouterr().err
+        assert message in err and "internal error" not in err, err
+    # arange past f16's range is inf, without numpy's overflow warning
+    kernel.write_text(DIM_PAST_RANK.replace("%c5 = arith.constant 5", "%c5 = arith.constant 1"))
+    assert main([str(kernel), "--arg", "arange:300x300xf16"]) == 0
+    assert "Warning" not in capsys.readouterr().err
