@@ -7,6 +7,8 @@ dialects next to the upstream ones.
 
 from __future__ import annotations
 
+import re
+
 from mlir._mlir_libs import _mlir as _cext
 from mlir.ir import *  # noqa: F403
 from mlir.ir import Context, _GlobalDebug  # noqa: F401
@@ -42,8 +44,44 @@ def parse_module(
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise error(f"{source_name}: input is not UTF-8 text (byte {exc.start})") from None
+    too_deep = nesting_error(data.decode("utf-8"), source_name)
+    if too_deep is not None:
+        raise CompileError(too_deep)
     with collect(ctx) as diagnostics:
         module = _native.parse_module(ctx, data, source_name)
     if module is None:
         raise CompileError(diagnostics or [error(f"failed to parse {source_name}").diagnostics[0]])
     return module
+
+
+MAX_NESTING = 256
+"""Brackets (regions, types, attributes, operand lists) open at once that a module may
+have. MLIR's parser recurses on each and overflows the C stack near 10,000
+(a crash, not an error), and Python walks of the nested regions overflow far
+sooner; tilec's own IR stays under 10 deep."""
+
+_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|>=|<=|[{}\[\]()<>]')
+"""String literals and comments (skipped), arrows and comparisons (not brackets),
+and brackets."""
+
+
+def nesting_error(text: str, source_name: str = "<string>"):
+    """A Diagnostic at the first bracket nested past MAX_NESTING in `text`, or None.
+
+    A cheap scan before parsing: the parser would crash on deep enough text."""
+    from tilec.diagnostics import Diagnostic
+
+    depth = 0
+    for token in _BRACKETS.finditer(text):
+        char = token.group()
+        if char in "{[(<":
+            depth += 1
+            if depth > MAX_NESTING:
+                line = text.count("\n", 0, token.start()) + 1
+                column = token.start() - (text.rfind("\n", 0, token.start()) + 1) + 1
+                return Diagnostic("error", f"nesting deeper than {MAX_NESTING} brackets: "
+                                           "tilec does not parse IR this deep", source_name,
+                                  line, column)
+        elif char in "}])>":
+            depth = max(0, depth - 1)
+    return None
