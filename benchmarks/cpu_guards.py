@@ -2,8 +2,8 @@
 
     python benchmarks/cpu_guards.py [--size 4194304] [--rounds 4] [--runs 5]
 
-Every element load and store of a global tensor is checked
-(`tile-guard-global-accesses`): an affine access in a T.Parallel region is
+Every element load and store of a tensor or tile is checked
+(`tile-guard-accesses`): an affine access in a T.Parallel region is
 checked once per region, a gather's index once per element. Two kernels on
 a size that is not a multiple of the tile, each compiled twice in this
 process — through the real `tile-to-cpu` pipeline and through the same
@@ -48,13 +48,13 @@ def gather(
 
 
 def unguarded(kernel: object) -> CompiledKernel:
-    """`kernel` through tile-to-cpu without tile-guard-global-accesses."""
+    """`kernel` through tile-to-cpu without tile-guard-accesses."""
     target, backend = backends.resolve("cpu")
     options = backends.parse_options(backend.options_type, {}, target.spec)
 
     class Unguarded(type(backend)):  # type: ignore[misc]
         def pipeline(self, target, options):
-            passes = super().pipeline(target, options).split(",tile-guard-global-accesses")
+            passes = super().pipeline(target, options).split(",tile-guard-accesses")
             return "".join(passes)
 
     module = load_module(kernel, tilec_ir.make_context())

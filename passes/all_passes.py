@@ -2,7 +2,7 @@
 
 from tilec.passes import (  # noqa: F401
     canonicalize_ops,
-    guard_global_accesses,
+    guard_accesses,
     pipelines_builtin,
     verify_kernels,
 )

@@ -31,7 +31,7 @@ def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags
     return ",".join([
         f"tile-verify-kernels{{target={target.spec}}}",
         "tile-canonicalize-ops",
-        "tile-guard-global-accesses",
+        "tile-guard-accesses",
         f"tile-ascend-place-tiles{{{profile}}}",
         f"tile-ascend-split-cores{{{profile}{ahead}}}",
         f"convert-tile-to-ascend{{{profile}}}",

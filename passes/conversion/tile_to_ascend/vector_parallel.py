@@ -27,7 +27,7 @@ attention's causal and sequence-end mask needs.
 A body the vector unit cannot express (loads at data-dependent indices,
 gathers, `scf` control flow, ops without a vector form) is lowered as it is
 on the cpu: a loop nest of scalar loads and stores that the S pipe runs;
-global accesses in it must already be guarded (`tile-guard-global-accesses`).
+global accesses in it must already be guarded (`tile-guard-accesses`).
 
 Before:
 

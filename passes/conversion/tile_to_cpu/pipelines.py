@@ -41,7 +41,7 @@ def tile_to_cpu(target: CpuTarget) -> str:
     tile_passes = [
         f"tile-verify-kernels{{target={target.spec}}}",
         "tile-canonicalize-ops",
-        "tile-guard-global-accesses",
+        "tile-guard-accesses",
         "tile-cpu-widen-bools",
         *(f"convert-tile-to-cpu{{ops={ops}{variant}}}" for ops in OP_STAGES),
         "math-extend-to-supported-types{extra-types=f16,bf16 target-type=f32}",

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s -split-input-file --tile-guard-global-accesses | filecheck %s
+// RUN: tile-opt %s -split-input-file --tile-guard-accesses | filecheck %s
 
 // Affine accesses in a region are checked once for the whole region: the
 // fast version has no per-element check, the other one guards each access.
@@ -71,16 +71,55 @@ func.func @gather_scatter(%X: memref<?xf32>, %I: memref<?xi32>, %G: memref<?xf32
 
 // -----
 
-// Constant indices inside static dims, and tiles, need no guard.
-// CHECK-LABEL: func.func @static_and_tiles
+// Indices known inside by their ranges need no guard: constants, a
+// tile.parallel's induction variables over the tile's shape, a constant-bound
+// loop's induction variable, and sums and constant multiples of those.
+// CHECK-LABEL: func.func @static_ranges
 // CHECK-NOT: scf.if
 // CHECK: return
-func.func @static_and_tiles(%X: memref<8xf32>, %n: index) {
+func.func @static_ranges(%X: memref<8xf32>, %n: index) {
   tile.kernel blocks(%bx) in (%n) threads = 1 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
     %c7 = arith.constant 7 : index
-    %t = tile.alloc : memref<8xf32, #tile.scope<fragment>>
+    %t = tile.alloc : memref<4x8xf32, #tile.scope<fragment>>
     %x = memref.load %X[%c7] : memref<8xf32>
-    memref.store %x, %t[%bx] : memref<8xf32, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (4, 8) {
+      memref.store %x, %t[%i, %j] : memref<4x8xf32, #tile.scope<fragment>>
+    }
+    scf.for %k = %c0 to %c4 step %c1 {
+      %k2 = arith.muli %k, %c2 : index
+      %k3 = arith.addi %k2, %c1 : index
+      %y = memref.load %t[%k, %k3] : memref<4x8xf32, #tile.scope<fragment>>
+      memref.store %y, %X[%k3] : memref<8xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A tile indexed by a value the IR does not bound is guarded like a tensor:
+// a write past it is dropped, a read past it gives 0.
+// CHECK-LABEL: func.func @tile_at_runtime_index
+// CHECK: %[[DIM:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<64xf32, #tile.scope<fragment>>
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %{{.*}}, %[[DIM]]
+// CHECK-NEXT: scf.if %[[OK]] {
+// CHECK-NEXT: memref.store
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK-NEXT: memref.load
+func.func @tile_at_runtime_index(%I: memref<4xi32>, %n: index) {
+  tile.kernel blocks(%bx) in (%n) threads = 1 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1.0 : f32
+    %t = tile.alloc : memref<64xf32, #tile.scope<fragment>>
+    %k32 = memref.load %I[%c0] : memref<4xi32>
+    %k = arith.index_cast %k32 : i32 to index
+    memref.store %c1, %t[%k] : memref<64xf32, #tile.scope<fragment>>
+    %back = memref.load %t[%bx] : memref<64xf32, #tile.scope<fragment>>
+    memref.store %back, %t[%c0] : memref<64xf32, #tile.scope<fragment>>
   }
   return
 }

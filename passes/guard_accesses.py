@@ -1,12 +1,16 @@
-"""tile-guard-global-accesses: element loads and stores of global tensors stay inside them.
+"""tile-guard-accesses: element loads and stores stay inside their tensor or tile.
 
 `T.copy` pads reads past a tensor's edge and drops writes past it; this pass
-gives every other element access to a global tensor (`memref.load`/`store`
-in `T.Parallel`, `T.serial`, scalar code, gathers and scatters through
-indices loaded at run time) the same meaning, on every target: a read
-outside the tensor gives 0, a write outside it is dropped.
+gives every other element access (`memref.load`/`store` in `T.Parallel`,
+`T.serial`, scalar code, gathers and scatters through indices loaded at run
+time) the same meaning, on every target, whether it reads a global tensor or
+a tile (`t[idx] = 7` with idx past the tile): a read outside gives 0, a write
+outside is dropped.
 
-Accesses whose indices are constants inside static dims need nothing. In a
+Accesses whose indices are known inside by their ranges (constants, the
+induction variables of `tile.parallel` regions and of `scf.for` loops with
+constant bounds, and sums and constant multiples of those) need nothing: a
+tile's `x[i, j]` in a `T.Parallel` over its shape is one. In a
 `tile.parallel` region, an access whose every index is affine in the
 region's induction variables (`bx * 64 + i`) is checked once for the whole
 region: the region is versioned on "every such access of every iteration is
@@ -43,7 +47,6 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
-from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.registry import Pass, register_pass
 
@@ -70,26 +73,65 @@ def _memref_and_indices(op: ir.Operation) -> tuple[ir.Value, list[ir.Value]]:
     return operands[start], operands[start + 1 :]
 
 
-def _is_global(value: ir.Value) -> bool:
-    type_ = value.type
-    if not isinstance(type_, ir.MemRefType):
-        return False
-    space = ir.MemRefType(type_).memory_space
-    return space is None or (
-        tile.is_scope_attr(space) and tile.scope_of(ir.MemRefType(type_)) is tile.Scope.global_
-    )
-
-
 def _needs_guard(op: ir.Operation) -> bool:
     if op.name == "tile.atomic_add":
-        return _is_global(op.operands[1])
+        return isinstance(op.operands[1].type, ir.MemRefType)
     buffer, _ = _memref_and_indices(op)
-    return _is_global(buffer) and not _statically_inside(op)
+    return isinstance(buffer.type, ir.MemRefType) and not _statically_inside(op)
 
 
 def _statically_inside(op: ir.Operation) -> bool:
     buffer, indices = _memref_and_indices(op)
-    return all(irb.statically_inside(buffer, d, i, 1) for d, i in enumerate(indices))
+    shape = ir.MemRefType(buffer.type).shape
+    for extent, index in zip(shape, indices, strict=True):
+        bounds = _static_range(index)
+        if ir.ShapedType.is_dynamic_size(extent) or bounds is None:
+            return False
+        if bounds[0] < 0 or bounds[1] >= extent:
+            return False
+    return True
+
+
+def _static_range(value: ir.Value, depth: int = 0) -> tuple[int, int] | None:
+    """The least and greatest value `value` takes, when the IR alone says so."""
+    constant = irb.constant_int(value)
+    if constant is not None:
+        return constant, constant
+    if depth > 16:
+        return None
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return _induction_range(owner, value)
+    owner = owner.operation
+    if owner.name in ("arith.addi", "arith.subi"):
+        a, b = (_static_range(v, depth + 1) for v in owner.operands)
+        if a is None or b is None:
+            return None
+        if owner.name == "arith.addi":
+            return a[0] + b[0], a[1] + b[1]
+        return a[0] - b[1], a[1] - b[0]
+    if owner.name == "arith.muli":
+        a, b = (_static_range(v, depth + 1) for v in owner.operands)
+        if a is None or b is None:
+            return None
+        products = [x * y for x in a for y in b]
+        return min(products), max(products)
+    return None
+
+
+def _induction_range(block: ir.Block, value: ir.Value) -> tuple[int, int] | None:
+    """The range of a `tile.parallel` or constant-bound `scf.for` induction variable."""
+    parent = block.owner.operation
+    position = list(block.arguments).index(value)
+    if parent.name == "tile.parallel":
+        extents = list(ir.DenseI64ArrayAttr(parent.attributes["extents"]))
+        return (0, extents[position] - 1) if position < len(extents) else None
+    if parent.name == "scf.for" and position == 0:
+        low, high, step = (irb.constant_int(v) for v in list(parent.operands)[:3])
+        if low is None or high is None or step is None or step <= 0 or high <= low:
+            return None
+        return low, low + (high - 1 - low) // step * step
+    return None
 
 
 def _defined_in(value: ir.Value, region_op: ir.Operation) -> bool:
@@ -322,12 +364,12 @@ def _version(
 
 @register_pass
 @dataclass(frozen=True)
-class GuardGlobalAccessesPass(Pass):
-    """Makes element accesses of global tensors read 0 and drop writes outside them."""
+class GuardAccessesPass(Pass):
+    """Makes element accesses of tensors and tiles read 0 and drop writes outside them."""
 
-    argument = "tile-guard-global-accesses"
+    argument = "tile-guard-accesses"
     anchor = "func.func"
-    summary = "Bound element accesses of global tensors (reads outside give 0, writes drop)"
+    summary = "Bound element accesses of tensors and tiles (reads outside give 0, writes drop)"
 
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:
