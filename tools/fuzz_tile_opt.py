@@ -5,11 +5,15 @@
 Each case is one input — a `// -----` chunk of a test/**/*.mlir file with a
 few random mutations, or a generated generic-form op of the `tile` or
 `ascend` dialect — and one tile-opt command line: a tilec pass or
-pipeline, or one of a few upstream passes, sometimes with a printing or
-verification flag. A case runs in a forked child, so an abort, a segfault
-or a hang (the child's alarm) is a result rather than the end of the
-campaign. A result is fine when tile-opt exits 0 without printing an
-error, or 1 with one; anything else is a finding, named by a signature
+pipeline (the ascend and cuda ones for each profile and arch, down to the
+PTX and the AscendC), or one of a few upstream passes, sometimes with a
+printing or verification flag. With `--inputs lowered` (or `all`, the
+default) cases also start from lowered IR: the test chunks with a kernel
+taken through `tile-to-ascend` for each profile, mutated, then emitted as
+AscendC by tile-opt or run by tile-sim. A case runs in a forked child, so
+an abort, a segfault or a hang (the child's alarm) is a result rather than
+the end of the campaign. A result is fine when the tool exits 0 without
+printing an error, or 1 with one; anything else is a finding, named by a signature
 (the signal and its assertion, the internal error's exception class, a
 traceback's last frame and class, ...). For each signature the first
 input is reduced by deleting lines while the signature persists and
@@ -33,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tilec.tools import tile_opt
+from tilec.tools import tile_opt, tile_sim
 from tilec.tools.guard import ArgumentParser, run_guarded
 
 REPO = Path(__file__).resolve().parents[1]
@@ -62,7 +66,16 @@ _VARIANTS = (
     ("--convert-tile-to-cpu=target=cpu:avx512",),
     ("--convert-tile-to-cpu=ops=tile.copy",),
     ("--pass-pipeline=builtin.module(func.func(cse,tile-verify-kernels),tile-cleanup)",),
+    ("--tile-to-ascend=profile=950",),
+    ("--tile-to-cuda=arch=sm_90a",),
+    ("--tile-to-cuda", "--emit=ptx"),
+    ("--tile-to-cuda=arch=sm_90a", "--emit=ptx"),
+    ("--tile-to-ascend", "--emit=ascendc:910b"),
+    ("--tile-to-ascend=profile=950", "--emit=ascendc:950"),
 )
+PROFILES = ("910b", "950")
+_SIM_BUDGET = ("--max-steps", "20000", "--max-cycles", "100000000", "--max-memory", "1G")
+"""tile-sim's budgets in a case: enough for the corpus's kernels, short of the alarm."""
 # Occasionally added to a command line: each takes its own path through tile-opt.
 _MODIFIERS = (
     ("--mlir-print-op-generic",),
@@ -276,13 +289,53 @@ def command_lines() -> list[tuple[str, ...]]:
 class Case:
     data: bytes
     flags: tuple[str, ...]
+    tool: str = "tile-opt"
+    """tile-opt or tile-sim."""
 
     def command(self, path: str) -> str:
-        return shlex.join(["tile-opt", path, *self.flags])
+        return shlex.join([self.tool, path, *self.flags])
 
 
-def cases(count: int, seed: int, root: Path = REPO) -> Iterator[Case]:
-    """`count` cases, the same ones for the same seed and corpus."""
+def _kernel_chunks(root: Path) -> list[str]:
+    return [s for s in corpus(root) if "tile.kernel" in s and "expected-" not in s]
+
+
+def lowered_corpus(runner: Runner, root: Path = REPO) -> list[tuple[str, str]]:
+    """(profile, IR) for each test chunk with a kernel that `tile-to-ascend`
+    lowers for the profile, and the ascend IR chunks of the tests as they are."""
+    directory = runner.workdir / "lowered"
+    directory.mkdir(parents=True, exist_ok=True)
+    jobs = []
+    for number, chunk in enumerate(_kernel_chunks(root)):
+        for profile in PROFILES:
+            out = directory / f"{number}-{profile}.mlir"
+            flags = (f"--tile-to-ascend=profile={profile}", "-o", str(out))
+            jobs.append((Case(chunk.encode(), flags), profile, out))
+    by_case = {case: (profile, out) for case, profile, out in jobs}
+    lowered = []
+    for case, outcome in runner.run(case for case, _, _ in jobs):
+        profile, out = by_case[case]
+        if os.waitstatus_to_exitcode(outcome.status) == 0 and out.exists():
+            lowered.append((profile, out.read_text()))
+    native = [s for s in corpus(root) if "ascend.kernel" in s and "expected-" not in s]
+    lowered += [(profile, chunk) for chunk in native for profile in PROFILES]
+    return sorted(lowered)
+
+
+def _lowered_case(rng: random.Random, lowered: list[tuple[str, str]], seeds: list[str]) -> Case:
+    """Mutated lowered IR through the AscendC emitter or the simulator of its profile."""
+    profile, text = rng.choice(lowered)
+    data = mutate(text, rng, seeds, rounds=rng.choice((0, 1, 1, 2)))
+    if rng.randrange(2):
+        return Case(data, (f"--emit=ascendc:{profile}",))
+    return Case(data, ("--profile", profile, *_SIM_BUDGET), "tile-sim")
+
+
+def cases(count: int, seed: int, root: Path = REPO,
+          lowered: list[tuple[str, str]] | None = None,
+          tile: bool = True) -> Iterator[Case]:
+    """`count` cases, the same ones for the same seed, corpus and lowered corpus:
+    from tile IR (`tile`), from `lowered` IR (a third of them when both), or both."""
     rng = random.Random(seed)
     seeds, names, commands = corpus(root), op_names(root), command_lines()
     # Chunks that expect no error are mostly valid IR: mutated a little,
@@ -290,6 +343,9 @@ def cases(count: int, seed: int, root: Path = REPO) -> Iterator[Case]:
     valid = [s for s in seeds if "expected-" not in s] or seeds
     singles = [line for line in commands if not line[0].startswith("--pass-pipeline")]
     for _ in range(count):
+        if lowered and (not tile or rng.randrange(3) == 0):
+            yield _lowered_case(rng, lowered, seeds)
+            continue
         if rng.randrange(8) == 0:
             data = generic_op(rng, names)
         else:
@@ -380,7 +436,8 @@ def _child(case: Case, input_path: str, err_path: str, timeout: int, memory: int
         sys.stdin = open(0, closefd=False)  # noqa: SIM115
         sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
-        code = tile_opt.main([input_path, *case.flags])
+        tool = tile_sim if case.tool == "tile-sim" else tile_opt
+        code = tool.main([input_path, *case.flags])
     except BaseException:  # whatever escapes main is itself a finding
         traceback.print_exc()
     finally:
@@ -456,7 +513,7 @@ def reduce(case: Case, signature: str, runner: Runner, seconds: float = 120) -> 
     deadline = time.monotonic() + seconds
 
     def keeps(candidate: list[bytes]) -> bool:
-        outcome = runner.outcome(Case(b"\n".join(candidate), case.flags))
+        outcome = runner.outcome(Case(b"\n".join(candidate), case.flags, case.tool))
         return outcome.signature() == signature
 
     size = max(len(lines) // 2, 1)
@@ -471,7 +528,7 @@ def reduce(case: Case, signature: str, runner: Runner, seconds: float = 120) -> 
         if size == 1 and not removed:
             break
         size = max(size // 2, 1)
-    return Case(b"\n".join(lines), case.flags)
+    return Case(b"\n".join(lines), case.flags, case.tool)
 
 
 @dataclass
@@ -541,10 +598,18 @@ def write_findings(report: Report, runner: Runner, out: Path) -> None:
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
 
 
-def campaign(count: int, seed: int, out: Path, runner: Runner, root: Path = REPO) -> Report:
-    """Runs `count` cases and writes the findings; progress goes to stderr."""
+INPUTS = ("all", "tile", "lowered")
+
+
+def campaign(count: int, seed: int, out: Path, runner: Runner, root: Path = REPO,
+             inputs: str = "all") -> Report:
+    """Runs `count` cases from `inputs` (INPUTS) and writes the findings; progress
+    goes to stderr."""
     report = Report()
-    for case, outcome in runner.run(cases(count, seed, root)):
+    lowered = lowered_corpus(runner, root) if inputs != "tile" else None
+    if lowered is not None:
+        print(f"{len(lowered)} lowered inputs", file=sys.stderr)
+    for case, outcome in runner.run(cases(count, seed, root, lowered, inputs != "lowered")):
         report.add(case, outcome)
         if report.cases % 1000 == 0:
             print(f"{report.cases} cases, {len(report.findings)} findings", file=sys.stderr)
@@ -562,12 +627,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=int, default=20, help="seconds per case (default 20)")
     parser.add_argument("--root", type=Path, default=REPO,
                         help="the checkout whose test/ and dialects/ are the corpus")
+    parser.add_argument("--inputs", choices=INPUTS, default="all",
+                        help="tile IR, lowered ascend IR, or both (default all)")
     args = sys.argv[1:] if argv is None else argv
 
     def body() -> int:
         options = parser.parse_args(args)
         runner = Runner(options.out / "work", options.jobs, options.timeout)
-        report = campaign(options.cases, options.seed, options.out, runner, options.root)
+        report = campaign(options.cases, options.seed, options.out, runner, options.root,
+                          options.inputs)
         print(report.summary())
         return 1 if report.findings else 0
 

@@ -14,10 +14,13 @@ import pytest
 from tilec.tools.fuzz_tile_opt import KINDS, Case, Outcome, cases, command_lines, reduce
 
 
-def test_sample_campaign_has_no_findings(tmp_path):
+@pytest.mark.parametrize("inputs", ["tile", "lowered"])
+def test_sample_campaign_has_no_findings(tmp_path, inputs):
+    """Tile IR through every pass and pipeline; lowered ascend IR through the AscendC
+    emitter and tile-sim."""
     result = subprocess.run(
         [sys.executable, "-m", "tilec.tools.fuzz_tile_opt", "--cases", "150", "--seed", "0",
-         "--out", str(tmp_path)],
+         "--inputs", inputs, "--out", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -35,6 +38,22 @@ def test_every_tilec_pass_and_pipeline_is_fuzzed():
     flags = {flag for line in command_lines() for flag in line}
     for name in [cls.argument for cls in passes()] + [p.argument for p in pipelines()]:
         assert f"--{name}" in flags
+
+
+def test_lowered_cases_go_to_the_emitter_and_the_simulator():
+    lowered = [("910b", "func.func @k() attributes {ascend.kernel = #ascend.core<aiv>} {\n"
+                        "  return\n}\n")]
+    found = list(cases(60, seed=1, lowered=lowered, tile=False))
+    tools = {(case.tool, case.flags[0]) for case in found}
+    assert tools == {("tile-opt", "--emit=ascendc:910b"), ("tile-sim", "--profile")}
+    assert list(cases(60, seed=1, lowered=lowered, tile=False)) == found
+
+
+def test_ascend_and_cuda_pipelines_are_fuzzed_to_their_output():
+    lines = command_lines()
+    for flags in [("--tile-to-ascend=profile=950", "--emit=ascendc:950"),
+                  ("--tile-to-cuda=arch=sm_90a", "--emit=ptx")]:
+        assert flags in lines
 
 
 def test_cases_are_reproducible():

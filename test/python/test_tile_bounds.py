@@ -18,14 +18,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "cuda"))
 
 
 @T.prim_func
-def scatter_into_tile(I: T.Tensor((6,), "int32"), Y: T.Tensor((64,), "float32"),
+def scatter_into_tile(Idx: T.Tensor((6,), "int32"), Y: T.Tensor((64,), "float32"),
                       Z: T.Tensor((6,), "float32")):
     with T.Kernel(1, threads=32):
         t = T.alloc_fragment((64,), "float32")
         T.clear(t)
         for s in T.serial(6):
-            t[I[s]] = 7.0 + s
-            Z[s] = t[I[s]]
+            t[Idx[s]] = 7.0 + s
+            Z[s] = t[Idx[s]]
         T.copy(t, Y)
 
 

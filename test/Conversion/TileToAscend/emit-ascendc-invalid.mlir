@@ -66,3 +66,29 @@ func.func @f16_to_fp8() attributes {ascend.kernel = #ascend.core<aiv>} {
   ascend.vcast %q, %h round rint : memref<64xf8E4M3FN, #ascend.mem<ub>>, memref<64xf16, #ascend.mem<ub>>
   return
 }
+
+// -----
+
+// A type AscendC code has no name for is a located error, not a lookup that
+// fails inside the emitter (found by fuzzing lowered IR).
+// expected-error @+1 {{AscendC has no type for the kernel argument type f64}}
+func.func @f64_argument(%x: f64) attributes {ascend.kernel = #ascend.core<aiv>} {
+  return
+}
+
+// -----
+
+func.func @f64_value() attributes {ascend.kernel = #ascend.core<aiv>} {
+  // expected-error @+1 {{AscendC has no type for f64}}
+  %x = arith.constant 1.0 : f64
+  return
+}
+
+// -----
+
+func.func @dim_past_rank(%a: memref<16xf32, #ascend.mem<gm>>) attributes {ascend.kernel = #ascend.core<aiv>} {
+  %c3 = arith.constant 3 : index
+  // expected-error @+1 {{memref.dim of dimension 3 of a rank-1 memref}}
+  %d = memref.dim %a, %c3 : memref<16xf32, #ascend.mem<gm>>
+  return
+}

@@ -64,7 +64,8 @@ def test_usage_errors(argv: list[str], message: str, capsys) -> None:
     assert capsys.readouterr().err.startswith(message)
 
 
-DIM_PAST_RANK = """func.func @k(%a: memref<?x?xf32, #ascend.mem<gm>>) attributes {ascend.kernel = #ascend.core<aiv>} {
+DIM_PAST_RANK = """func.func @k(%a: memref<?x?xf32, #ascend.mem<gm>>)
+    attributes {ascend.kernel = #ascend.core<aiv>} {
   %c5 = arith.constant 5 : index
   %d = memref.dim %a, %c5 : memref<?x?xf32, #ascend.mem<gm>>
   return
@@ -87,7 +88,7 @@ def test_edge_case_inputs_are_diagnostics_not_internal_errors(tmp_path: Path, ca
     cases = [
         (["--arg", "zeros:0x99999999999999999999xf32"], "has a dimension past 2**62"),
         (["--arg", str(_huge_npy(tmp_path / "huge.npy"))], "cannot load"),
-        (["--arg", "zeros:4x4xf32"], "dim.mlir:3:8: error: memref.dim of dimension 5 of a "
+        (["--arg", "zeros:4x4xf32"], "dim.mlir:4:8: error: memref.dim of dimension 5 of a "
                                      "rank-2 memref"),
         (["--arg", "zeros:4x4xf32", "--block-dim", "100000000", "--max-blocks", "1000000000"],
          "error: race detection over 100000000 blocks needs"),

@@ -69,6 +69,12 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
         def visit(op: ir.Operation) -> ir.WalkResult:
             nonlocal scratch
             name = op.name
+            missing = _type_without_ctype(
+                [*op.operands, *op.results,
+                 *(a for r in op.regions for b in r.blocks for a in b.arguments)])
+            if missing is not None:
+                problems.append(error(f"AscendC has no type for {missing}", op.location))
+                return ir.WalkResult.INTERRUPT
             if name == "memref.alloc":
                 t = ir.MemRefType(op.results[0].type)
                 element, space = self.memref_info(t)
@@ -109,6 +115,10 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
 
         problems: list[CompileError] = []
         sums: list[ir.Location] = []
+        missing = _type_without_ctype(list(self.func.regions[0].blocks[0].arguments))
+        if missing is not None:
+            raise error(f"AscendC has no type for the kernel argument type {missing}",
+                        self.func.location)
         self.func.walk(visit)
         self.reduce_sum_at = sums[0] if sums else None
         if problems:  # raised here: an exception inside walk() loses its diagnostics
@@ -354,3 +364,17 @@ def emit_ascendc(module: ir.Module, profile: str = "910b") -> list[AscendCSource
 def ascendc_text(module: ir.Module, profile: str = "910b") -> str:
     """Every kernel's source and launcher, one after another."""
     return "\n".join(source.text() for source in emit_ascendc(module, profile))
+
+
+def _type_without_ctype(values: list[ir.Value]) -> str | None:
+    """The first element or scalar type among `values`' that AscendC code cannot
+    name (SCALAR_CTYPE), e.g. f64: every table lookup of the emitter then succeeds."""
+    for value in values:
+        t = value.type
+        if isinstance(t, ir.MemRefType):
+            t = ir.MemRefType(t).element_type
+        elif not isinstance(t, ir.IntegerType | ir.FloatType | ir.IndexType):
+            continue
+        if str(t) not in SCALAR_CTYPE:
+            return str(t)
+    return None

@@ -161,6 +161,9 @@ class Statements(EmitterBase):
             raise error("memref.dim with a dynamic index is not supported by the AscendC "
                         "emitter", op.location)
         d = ir.IntegerAttr(index.attributes["value"]).value
+        if not 0 <= d < len(tensor.shape):  # undefined behaviour in MLIR
+            raise error(f"memref.dim of dimension {d} of a rank-{len(tensor.shape)} memref",
+                        op.location)
         self.bind(op, tensor.shape[d])
 
     def op_memref_subview(self, op: ir.Operation) -> None:
