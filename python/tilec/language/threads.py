@@ -18,6 +18,13 @@ each running the per-thread code once per thread index:
   tile ops are run by all threads together; one that does (it reads a local
   tile or the thread index) is run by each thread, and so is an atomic add
   of a scalar, which is each thread's own in TileLang;
+- a loop or `if` that holds both per-thread code and such a tile op of the
+  block gets the loops over the threads inside it, as at a barrier: in each
+  iteration the threads' writes before the tile op are all done when it runs,
+  its writes are seen by the per-thread code after it, and the next
+  iteration's writes come after this one's reads (TileLang's thread
+  synchronization inserts those barriers); its bounds or condition must not
+  depend on the thread index;
 - what computes no per-thread value and has no effect (index arithmetic on
   the block index) is computed once, before the loops;
 - a per-thread value or local tile that lives across a barrier is kept per
@@ -163,7 +170,18 @@ class _Distribution:
             elif not varying and (_is_tile_op(op) or any(map(_is_tile_op, contents))):
                 current("block").ops.append(op)
             elif any(nested.name == "tile.barrier" for nested in contents):
-                self.check_uniform_control(op, contents)
+                barrier = next(n for n in contents if n.name == "tile.barrier")
+                self.check_uniform_control(op, barrier, self.barrier_name(barrier),
+                                           "the barrier")
+                segments.append(_Segment("nested", [op]))
+            elif block_op := next((n for n in contents if self.block_level(n)), None):
+                # per-thread code and a tile op of the whole block in one loop or `if`: the
+                # loops over the threads go inside it, around the per-thread runs, so each
+                # iteration's per-thread writes come before the tile op that reads them (and
+                # its writes before the per-thread reads after it), as TileLang's thread
+                # synchronization orders them
+                self.check_uniform_control(
+                    op, block_op, f"the block's '{block_op.name}'", "the tile op")
                 segments.append(_Segment("nested", [op]))
             else:
                 current("threads").ops.append(op)
@@ -183,14 +201,23 @@ class _Distribution:
                 return False
         return True
 
-    def check_uniform_control(self, op: ir.Operation, contents: list[ir.Operation]) -> None:
-        """A barrier inside `op` is reached by all threads alike: `op` is a loop or an `if`
-        (without results) whose bounds or condition do not depend on the thread."""
-        barrier = next(n for n in contents if n.name == "tile.barrier")
-        # A warp shuffle's exchange names the shuffle (`tile.exchange`, see `warps`).
-        name = "T.sync_threads"
+    def block_level(self, op: ir.Operation) -> bool:
+        """A tile op that the block's threads run together (it depends on no thread)."""
+        return _is_tile_op(op) and op not in self.varying_ops
+
+    @staticmethod
+    def barrier_name(barrier: ir.Operation) -> str:
+        """What the user wrote: a warp shuffle's exchange names the shuffle
+        (`tile.exchange`, see `warps`)."""
         if EXCHANGE in barrier.attributes:
-            name = ir.StringAttr(barrier.attributes[EXCHANGE]).value
+            return ir.StringAttr(barrier.attributes[EXCHANGE]).value
+        return "T.sync_threads"
+
+    def check_uniform_control(self, op: ir.Operation, barrier: ir.Operation, name: str,
+                              it: str) -> None:
+        """`barrier`, an op inside `op` that all threads run together (a barrier, a tile op
+        of the block), is reached by all threads alike: `op` is a loop or an `if`
+        (without results) whose bounds or condition do not depend on the thread."""
         kinds = {"scf.for": "T.serial loop", "tile.pipelined": "T.Pipelined loop"}
         what = kinds.get(op.name, "`if`" if op.name == "scf.if" else f"'{op.name}'")
         line = _source_loc(op, self.loc).line
@@ -199,15 +226,14 @@ class _Distribution:
             raise self.error(
                 barrier,
                 f"{name} in per-thread code inside the {what} at line {line}, which "
-                "tilec cannot split at the barrier; move the barrier out of it",
+                f"tilec cannot split at {it}; move {it} out of it",
             )
         if any(value in self.varying for value in op.operands):
             raise self.error(
                 barrier,
                 f"{name} in per-thread code inside the {what} at line {line}, whose "
                 f"{'bounds depend' if op.name in _LOOPS else 'condition depends'} on the "
-                "thread index, so that not all threads reach it alike; move the barrier out "
-                "of it",
+                f"thread index, so that not all threads reach it alike; move {it} out of it",
             )
 
     # -- rewriting -------------------------------------------------------------

@@ -292,3 +292,105 @@ def test_shuffles_only_some_threads_reach_are_errors():
         "T.shfl_xor in per-thread code inside the `if` at line",
         "whose condition depends on the thread index",
     )
+
+
+# -- per-thread code next to tile ops of the block, inside loops and ifs ---------------
+# Issue 23: the loop over the threads once went around the whole T.serial loop, so each
+# thread ran the gemm itself before the other threads had filled the shared tiles (4032
+# of 4096 wrong). Now the loops over the threads go inside the loop, around each run of
+# per-thread code, and the tile ops between them run once per iteration.
+
+def _filled_by_threads(pipelined: bool, size: int, ko: int, threads: int):
+    """C = A @ B over `ko` k-tiles of size x size, each staged into shared tiles by the
+    threads element by element."""
+
+    @T.prim_func
+    def gemm_of_thread_filled_tiles(A: T.Tensor((size, size * ko), "float32"),
+                                    B: T.Tensor((size * ko, size), "float32"),
+                                    C: T.Tensor((size, size), "float32")):
+        with T.Kernel(1, threads=threads):
+            tx = T.get_thread_binding()
+            a_s = T.alloc_shared((size, size), "float32")
+            b_s = T.alloc_shared((size, size), "float32")
+            c = T.alloc_fragment((size, size), "float32")
+            T.clear(c)
+            loop = T.Pipelined(ko, num_stages=2) if pipelined else T.serial(ko)
+            for k in loop:
+                for s in T.serial(size * size // threads):
+                    index = s * threads + tx
+                    a_s[index // size, index % size] = A[index // size, k * size + index % size]
+                    b_s[index // size, index % size] = B[k * size + index // size, index % size]
+                T.gemm(a_s, b_s, c)
+            T.copy(c, C)
+
+    return gemm_of_thread_filled_tiles
+
+
+def _gemm_inputs(size: int, ko: int):
+    a = RNG.standard_normal((size, size * ko)).astype(np.float32)
+    b = RNG.standard_normal((size * ko, size)).astype(np.float32)
+    return a, b, np.zeros((size, size), np.float32)
+
+
+@pytest.mark.parametrize("pipelined", [False, True])
+def test_per_thread_writes_reach_a_gemm_in_the_same_iteration(pipelined):
+    a, b, c = _gemm_inputs(32, 3)
+    tilec.compile(_filled_by_threads(pipelined, 32, 3, 128), target="cpu")(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-4)
+
+
+def test_per_thread_writes_reach_a_gemm_in_the_cuda_emulator():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cuda"))
+    from test_cuda_emulated import emulate
+
+    a, b, c = _gemm_inputs(16, 2)
+    emulate(_filled_by_threads(True, 16, 2, 64), a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-4)
+
+
+def test_tile_op_writes_reach_per_thread_reads_in_an_if_and_the_next_iteration():
+    """The reverse order (a T.copy into a shared tile, then each thread reads it), under
+    an `if` all threads take alike, and a later iteration's copy after this
+    iteration's reads."""
+    n, rounds = 64, 4
+
+    @T.prim_func
+    def rounds_of_copies(A: T.Tensor((rounds, n), "float32"), B: T.Tensor((n,), "float32"),
+                         flag: T.int32):
+        with T.Kernel(1, threads=n):
+            tx = T.get_thread_binding()
+            staged = T.alloc_shared((n,), "float32")
+            total = T.alloc_local((1,), "float32")
+            total[0] = 0.0
+            for r in T.serial(rounds):
+                if flag > 0:
+                    T.copy(A[r, 0], staged)
+                    total[0] = total[0] + staged[n - 1 - tx] * (r + 1)
+            B[tx] = total[0]
+
+    a = RNG.standard_normal((rounds, n)).astype(np.float32)
+    b = np.zeros(n, np.float32)
+    tilec.compile(rounds_of_copies, target="cpu")(a, b, 1)
+    weights = np.arange(1, rounds + 1, dtype=np.float32)[:, None]
+    np.testing.assert_allclose(b, (a[:, ::-1] * weights).sum(axis=0), rtol=1e-5, atol=1e-5)
+
+
+def test_tile_ops_in_loops_only_some_threads_run_are_errors():
+    @T.prim_func
+    def ragged(A: T.Tensor((64, 64), "float32")):
+        with T.Kernel(1, threads=64):
+            tx = T.get_thread_binding()
+            s = T.alloc_shared((64, 64), "float32")
+            for i in T.serial(tx):
+                s[i, tx] = 1.0
+                T.copy(s, A)  # ragged-copy
+
+    kernel_error(
+        ragged,
+        "ragged-copy",
+        "the block's 'tile.copy' in per-thread code inside the T.serial loop at line",
+        "whose bounds depend on the thread index",
+    )
