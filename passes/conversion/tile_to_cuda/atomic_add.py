@@ -1,4 +1,5 @@
-"""The cuda lowering of tile.atomic_add: `red.global.add` per element (or pair).
+"""The cuda lowering of tile.atomic_add: `red.global.add` per element (or pair) of a
+global destination, an atomic add (`atom.shared`) per element of a shared one.
 
 tile.atomic_add has no result, so each element is added with PTX `red`
 (a reduction: no value comes back, the thread does not wait for the old
@@ -104,9 +105,12 @@ def _red(form: _Red, address: ir.Value, value: ir.Value) -> None:
 
 def add_atomically(value: ir.Value, dst: ir.Value, positions: list[ir.Value],
                    target: CudaTarget) -> None:
-    """`dst[positions] += value` for any thread at once: a `red` where the
-    type has one on `target`, else `memref.atomic_rmw` (no bounds check)."""
-    form = _form(_SCALAR, value.type, target)
+    """`dst[positions] += value` for any thread at once: a `red.global` where the
+    type has one on `target` and `dst` is global, else `memref.atomic_rmw` (no
+    bounds check), which NVPTX selects as `atom.shared` on a shared tile: a
+    `red.global` on a shared address would add into whatever global memory
+    the shared offset names."""
+    form = None if is_workgroup(dst.type) else _form(_SCALAR, value.type, target)
     if form is not None:
         _red(form, _address(dst, positions), value)
         return
@@ -172,7 +176,7 @@ def _add_tile(tile: Tile, dst: ir.Value, offsets: list[ir.Value], threads: int,
     def at(coords: list[ir.Value]) -> list[ir.Value]:
         return [irb.add(o, c) for o, c in zip(offsets, coords, strict=True)]
 
-    pair = _form(_PAIR, tile.element, target)
+    pair = None if is_workgroup(dst.type) else _form(_PAIR, tile.element, target)
     layout = tile.layout
     if pair is not None and layout is not None and layout.kind == "mma":
         # Slots 2i and 2i + 1 hold columns 2t and 2t + 1 of one row.

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import tilec
+import tilec.language as T
 from tilec import ir
 from tilec.backends.cuda.compiler import find_ptxas
 
@@ -140,8 +141,6 @@ def test_topk_gather_matches_numpy():
 def _two_pass_row_sums(rows: int, cols: int):
     """Row sums in two kernels through a global workspace: partial sums of
     halves of each row, then their total (a split-K pattern)."""
-    import tilec.language as T
-
     @T.prim_func
     def row_sums(X: T.Tensor((rows, cols), "float32"), Out: T.Tensor((rows,), "float32")):
         partial = T.alloc_global((2, rows), "float32")
@@ -174,8 +173,6 @@ def test_two_kernels_share_a_global_workspace():
 
 def _policy_gemm(policy):
     """One block's 64x64x32 f16 gemm, its 4 warps placed by `policy`."""
-    import tilec.language as T
-
     @T.prim_func
     def gemm(A: T.Tensor((64, 32), "float16"), B: T.Tensor((32, 64), "float16"),
              C: T.Tensor((64, 64), "float32")):
@@ -516,3 +513,45 @@ def test_element_atomic_adds_use_red_and_match_numpy():
         module = ir.parse_module(kernel.ir("cse"), "<cuda>", context)
         run_launches(module, kernel.name, [x, h])
     np.testing.assert_array_equal(h, np.bincount(x, minlength=bins).astype(np.float32))
+
+
+def test_atomic_adds_into_shared_tiles_are_shared_atomics():
+    """Issue 23: an atomic add into a shared tile was a `red.global.add` on the shared
+    address (converted with cvta.to.global): ptxas took it, and on a GPU it adds into
+    whatever global memory that number names. The emulator refuses a global access
+    outside the arguments, which is what such an address is."""
+
+    @T.prim_func
+    def per_thread(A: T.Tensor((128,), "float32"), B: T.Tensor((4,), "float32")):
+        with T.Kernel(1, threads=128):
+            tx = T.get_thread_binding()
+            s = T.alloc_shared((4,), "float32")
+            T.clear(s)
+            T.atomic_add(s[tx % 4], A[tx])
+            T.sync_threads()
+            T.copy(s, B)
+
+    @T.prim_func
+    def tile_into_shared(A: T.Tensor((2, 16, 16), "float16"), B: T.Tensor((16, 16), "float16")):
+        with T.Kernel(1, threads=64):
+            s = T.alloc_shared((16, 16), "float16")
+            f = T.alloc_fragment((16, 16), "float16")
+            T.clear(s)
+            for r in T.serial(2):
+                T.copy(A[r, 0, 0], f)
+                T.atomic_add(s, f)
+            T.copy(s, B)
+
+    a = np.arange(128, dtype=np.float32)
+    b = np.zeros(4, np.float32)
+    kernel = emulate(per_thread, a, b)
+    np.testing.assert_array_equal(b, a.reshape(32, 4).sum(axis=0))
+    h = np.random.default_rng(3).standard_normal((2, 16, 16)).astype(np.float16)
+    out = np.zeros((16, 16), np.float16)
+    tiled = emulate(tile_into_shared, h, out)
+    np.testing.assert_allclose(out.astype(np.float32), h.astype(np.float32).sum(0), atol=2e-3)
+    for compiled in (kernel, tiled):
+        source = compiled.source()
+        assert "red.global" not in source and "atom.shared.add" in source
+        if find_ptxas() is not None:
+            assert compiled.resources().spill_stores == 0
