@@ -29,19 +29,20 @@ Surface:
   parameters annotated with a dtype (`int32` becomes `index`, a narrower or unsigned
   integer keeps its dtype)
 - launch and loops: `Kernel`, `Parallel`, `Pipelined` (with `order`/`stage`/...),
-  `Persistent`, `serial`, `unroll`; `get_thread_binding` / `thread_binding` (per-thread
-  code, run once per thread), `get_block_binding`; in per-thread code, warp shuffles
-  `shfl_xor`, `shfl_down`, `shfl_up`, `shfl_sync`, `warp_reduce_sum/max/min`,
-  `get_lane_idx`, `get_warp_idx`
+  `Persistent`, `serial`, `unroll`, `vectorized`; `get_thread_binding` /
+  `thread_binding` (per-thread code, run once per thread), `get_block_binding`; in
+  per-thread code, warp shuffles `shfl_xor`, `shfl_down`, `shfl_up`, `shfl_sync`,
+  `warp_reduce_sum/max/min`, `get_lane_idx`, `get_warp_idx`
 - tiles: `alloc_shared`, `alloc_fragment`, `alloc_local`, `alloc_var`, `alloc_global`,
-  `alloc`, `copy`, `gemm` (with `policy=GemmWarpPolicy...`), `im2col`, `fill`, `clear`,
+  `alloc`, `alloc_buffer`, `copy`, `gemm` (with `policy=GemmWarpPolicy...`), `im2col`,
+  `fill`, `clear`,
   `reduce_max/min/sum/abssum/absmax`, `alloc_reducer` with `reducer_init`,
   `reducer_update` and `finalize_reducer`, `cumsum`, `atomic_add`, `sync_threads`,
   `reshape`, `view`
 - hints recorded for targets: `use_swizzle`, `annotate_layout` with `Layout`/`Fragment`
 - scalars: Python operators, `exp`, `exp2`, `log`, `log2`, `sqrt`, `rsqrt`, `tanh`,
   `floor`, `ceil`, `abs`, `max`, `min`, `clamp`, `if_then_else`, `cast`, `Cast`,
-  `ceildiv`, `infinity`
+  `reinterpret`, `ceildiv`, `floordiv`, `floormod`, `infinity`
 - dtypes: `float16`, `bfloat16`, `float32`, `float64`, `float8_e4m3`, `float8_e5m2`,
   `int8` ... `int64`, `uint8` ... `uint64`, `bool` (or their names as strings), and
   TileLang's aliases (`float`, `half`, `float8_e4m3fn`, ...); calling one converts a
@@ -80,7 +81,7 @@ from .launch import (
     get_thread_extent,
     thread_binding,
 )
-from .loops import Parallel, Persistent, Pipelined, serial, unroll
+from .loops import Parallel, Persistent, Pipelined, serial, unroll, vectorized
 from .math_ops import (
     Cast,
     abs,
@@ -91,18 +92,22 @@ from .math_ops import (
     exp,
     exp2,
     floor,
+    floordiv,
+    floormod,
     if_then_else,
     infinity,
     log,
     log2,
     max,
     min,
+    reinterpret,
     rsqrt,
     sqrt,
     tanh,
 )
 from .tile_ops import (
     alloc,
+    alloc_buffer,
     alloc_fragment,
     alloc_global,
     alloc_local,
@@ -152,7 +157,7 @@ float8_e4m3fn = float8_e4m3
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 uint, ulong = uint32, uint64
-Serial, Unroll = serial, unroll
+Serial, Unroll, Vectorized = serial, unroll, vectorized
 
 __all__ = [
     "Buffer",
@@ -172,8 +177,10 @@ __all__ = [
     "Tensor",
     "TensorType",
     "Unroll",
+    "Vectorized",
     "abs",
     "alloc",
+    "alloc_buffer",
     "alloc_fragment",
     "alloc_global",
     "alloc_local",
@@ -208,6 +215,8 @@ __all__ = [
     "float32",
     "float64",
     "floor",
+    "floordiv",
+    "floormod",
     "gemm",
     "get_block_binding",
     "get_block_bindings",
@@ -240,6 +249,7 @@ __all__ = [
     "reduce_sum",
     "reducer_init",
     "reducer_update",
+    "reinterpret",
     "reshape",
     "rsqrt",
     "serial",
@@ -261,6 +271,7 @@ __all__ = [
     "ulong",
     "unroll",
     "use_swizzle",
+    "vectorized",
     "view",
     "warp_reduce_max",
     "warp_reduce_min",

@@ -41,6 +41,8 @@ class RegionKind(Enum):
     SERIAL = "T.serial"
     THEN = "`if` branch"
     ELSE = "`else` branch"
+    WHILE_TEST = "`while` condition"
+    WHILE_BODY = "`while` loop"
 
 
 @dataclass(eq=False)
@@ -93,8 +95,11 @@ class Trace:
                 for workspace in self.workspaces:
                     memref.dealloc(workspace)
                 func.ReturnOp([])
-            elif region.kind in (RegionKind.SERIAL, RegionKind.THEN, RegionKind.ELSE):
+            elif region.kind in (RegionKind.SERIAL, RegionKind.THEN, RegionKind.ELSE,
+                                 RegionKind.WHILE_BODY):
                 scf.YieldOp(list(results))
+            elif region.kind is RegionKind.WHILE_TEST:
+                scf.ConditionOp(results[0], [])
             else:
                 tile.YieldOp()
         region.is_open = False
@@ -181,6 +186,12 @@ def constant_int(value: ir.Value) -> int | None:
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, ir.IntegerAttr):
         return owner.value.value
     return None
+
+
+def bitcast(value: ir.Value, dtype: DType) -> ir.Value:
+    """The bits of `value` read as `dtype` (of the same width)."""
+    with _trace().emitting():
+        return arith.bitcast(dtype.mlir_type(), value)
 
 
 def binary(op: str, lhs: ir.Value, rhs: ir.Value, *, dtype: DType) -> ir.Value:
@@ -576,6 +587,22 @@ def open_serial(
         op = scf.ForOp(lower, upper, step)
     _annotate(op, hints)
     return trace.open(RegionKind.SERIAL, op.body, site()), op.induction_variable
+
+
+def open_while() -> tuple[OpenRegion, scf.WhileOp]:
+    """Opens the condition region of a new `scf.while` without loop-carried values
+    (what changes from one iteration to the next lives in tiles and T.alloc_var);
+    `open_while_body` opens its body after the condition region is closed."""
+    trace = _trace()
+    with trace.emitting():
+        op = scf.WhileOp([], [])
+        before = op.before.blocks.append()
+        op.after.blocks.append()
+    return trace.open(RegionKind.WHILE_TEST, before, site()), op
+
+
+def open_while_body(op: scf.WhileOp) -> OpenRegion:
+    return _trace().open(RegionKind.WHILE_BODY, op.after.blocks[0], site())
 
 
 def open_then(

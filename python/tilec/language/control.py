@@ -88,6 +88,82 @@ class If:
                 semantic.close_region(self.branch)
 
 
+class While:
+    """`while c: A` becomes
+
+        with __tilec__.While(escapes) as loop:
+            while loop.test(lambda: c):
+                A
+
+    On Python values it is Python's loop. On a symbolic condition it is an
+    `scf.while`: the condition is traced in its condition region, `A` once in
+    its body. What changes from one iteration to the next must live in tiles or
+    `T.alloc_var`s (as in TileLang, whose `while` carries no values); `break`,
+    `continue` or `return` in `A` cannot be traced.
+    """
+
+    @dsl_api
+    def __init__(self, escapes: bool):
+        self.loc = site()
+        self.escapes = escapes
+        self.op: scf.WhileOp | None = None
+        self.body: OpenRegion | None = None
+        self.symbolic: bool | None = None
+
+    def __enter__(self) -> While:
+        return self
+
+    def test(self, condition: Thunk) -> bool:
+        if self.symbolic is False:
+            return self._python(condition())
+        if self.symbolic:  # the body has been traced once: end the loop
+            assert self.body is not None, "a symbolic while opened its body"
+            with at(self.loc):
+                semantic.close_region(self.body)
+            self.body = None
+            return False
+        with at(self.loc):
+            first = semantic.truth(condition(), "the condition of `while`")
+            if isinstance(first, bool):
+                self.symbolic = False
+                return first
+            semantic.require_kernel("a `while` on a symbolic value")
+            if self.escapes:
+                raise semantic.error(
+                    "leaving a `while` on a symbolic value with 'break', 'continue' or "
+                    "'return' cannot be traced: its body is traced once; keep the state that "
+                    "ends the loop in a T.alloc_var and test it in the condition"
+                )
+            self.symbolic = True
+            # the condition again, in the loop's condition region (the evaluation above,
+            # outside the loop, has no effect and is left for dead)
+            region, self.op = builder.open_while()
+            cond = semantic.truth(condition(), "the condition of `while`")
+            if not isinstance(cond, Scalar):
+                raise semantic.error("the condition of `while` became a Python value inside "
+                                     "the loop")
+            semantic.close_region(region, [cond.value])
+            self.body = builder.open_while_body(self.op)
+        return True
+
+    def _python(self, value: object) -> bool:
+        with at(self.loc):
+            result = semantic.truth(value, "the condition of `while`")
+        if not isinstance(result, bool):
+            raise semantic.error("the condition of a Python `while` became symbolic")
+        return result
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None and self.body is not None:
+            with at(self.loc):
+                semantic.close_region(self.body)
+
+
 def and_(first: object, *rest: Thunk) -> object:
     """`a and b and ...`: Python's on Python values; on a symbolic one, the next operand
     is evaluated only where it is true, as C's `&&` (`i < n and A[i] > 0` reads A in

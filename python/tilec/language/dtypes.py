@@ -22,7 +22,7 @@ from mlir import ir
 Kind = Literal["float", "int", "uint", "index", "bool"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DType:
     name: str
     kind: Kind
@@ -61,6 +61,16 @@ class DType:
 
     def __str__(self) -> str:
         return self.name
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to the same DType and, as TileLang's dtype objects are, to its names
+        (`T.float16 == "float16"`, `T.float32 == "float"`)."""
+        if isinstance(other, str):
+            other = BY_NAME.get(other) or ALIASES.get(other)
+        return isinstance(other, DType) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
 
 
 float16 = DType("float16", "float", 16)

@@ -91,7 +91,7 @@ class TensorType:
 
 
 @dsl_api
-def Tensor(
+def _tensor(
     shape: object, dtype: str | DType = "float32", data: object = None
 ) -> TensorType | Buffer:
     """A tensor parameter in global memory: ints are static dims, names or T.symbolic dynamic,
@@ -121,6 +121,30 @@ def Tensor(
     if not normalized:
         raise semantic.error("T.Tensor needs at least one dim")
     return TensorType(tuple(normalized), semantic.as_dtype(dtype, "T.Tensor"))
+
+
+class _TensorAnnotation:
+    """`T.Tensor(shape, dtype)`, or TileLang's subscript form `T.Tensor[shape, dtype]`
+    (`T.Tensor[(M, N), "float16"]`, `T.Tensor[(M, N), T.float16]`, `T.Tensor[(M, N)]` for
+    float32): a tensor parameter in global memory. Ints are static dims, names or
+    T.symbolic dynamic, and so are expressions of them (`T.ceildiv(K, 128)`, `2 * N`),
+    whose sizes a call checks.
+
+    With `data` (`T.Tensor(shape, dtype, buf.data)` in a kernel's body), a view of the
+    contiguous buffer `buf` with another shape of as many elements, as in TileLang.
+    """
+
+    def __call__(self, shape: object, dtype: str | DType = "float32",
+                 data: object = None) -> TensorType | Buffer:
+        return _tensor(shape, dtype, data)
+
+    def __getitem__(self, key: object) -> TensorType | Buffer:
+        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], str | DType):
+            return _tensor(key[0], key[1])
+        return _tensor(key)
+
+
+Tensor = _TensorAnnotation()
 
 
 @dataclass(frozen=True)

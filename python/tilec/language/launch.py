@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from types import TracebackType
+
+from mlir import ir
 
 from . import builder, semantic
 from .builder import OpenRegion, RegionKind
@@ -38,15 +41,21 @@ class Kernel:
             )
         if not 1 <= len(self.grid) <= 3:
             raise semantic.error(f"T.Kernel takes 1 to 3 grid sizes but got {len(self.grid)}")
-        threads = semantic.python_int(self.threads, "T.Kernel threads")
-        if threads is None or threads < 1:
+        given = self.threads if isinstance(self.threads, tuple | list) else (self.threads,)
+        dims = [semantic.python_int(t, "T.Kernel threads") for t in given]
+        if not 1 <= len(dims) <= 3 or any(t is None or t < 1 for t in dims):
             raise semantic.error(
-                f"T.Kernel: threads must be a positive Python int but got {self.threads!r}"
+                "T.Kernel: threads must be a positive Python int or a tuple of 1 to 3 of them "
+                f"(x, y, z) but got {self.threads!r}"
             )
         sizes = [
             semantic.index_value(g, f"grid size {i} of T.Kernel") for i, g in enumerate(self.grid)
         ]
-        self.region, indices = builder.open_kernel(sizes, threads)
+        self.region, indices = builder.open_kernel(sizes, math.prod(dims))
+        if len(dims) > 1:
+            # the block's threads are numbered x fastest; T.get_thread_binding(d) reads them
+            self.region.block.owner.attributes[semantic.THREAD_DIMS] = \
+                ir.DenseI64ArrayAttr.get(dims)
         blocks = tuple(Scalar(i, index, self.region) for i in indices)
         return blocks[0] if len(blocks) == 1 else blocks
 

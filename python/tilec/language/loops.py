@@ -176,6 +176,14 @@ class unroll(serial):
         self.hints = semantic.unroll_hints(explicit, unroll_factor)
 
 
+class vectorized(serial):
+    """`for i in T.vectorized(n):` TileLang's loop that a target vectorizes: the same
+    iterations as T.serial (in per-thread code, each thread's own); cpu leaves the
+    vectorizing to LLVM."""
+
+    what = "T.vectorized"
+
+
 class Persistent:
     """`for bx, by in T.Persistent([gm, gn], wave_size, index, group_size=8):` TileLang's
     persistent tile walk: a block with id `index` of `wave_size` launched blocks visits

@@ -117,6 +117,25 @@ def ceildiv(a: Value, b: Value) -> Value:
 
 
 @dsl_api
+def floordiv(a: Value, b: Value) -> Value:
+    """TileLang's `T.floordiv`: `a // b`, rounded toward minus infinity (Python's `//`)."""
+    return semantic.binary("//", a, b)
+
+
+@dsl_api
+def floormod(a: Value, b: Value) -> Value:
+    """TileLang's `T.floormod`: `a % b` with the sign of `b` (Python's `%`)."""
+    return semantic.binary("%", a, b)
+
+
+@dsl_api
+def reinterpret(dtype: str | DType, x: Value) -> Value:
+    """TileLang's `T.reinterpret(dtype, x)`: the bits of `x` read as `dtype`, which has
+    the same width (`T.reinterpret("int32", f)` gives the float's bit pattern)."""
+    return semantic.reinterpret(dtype, x)
+
+
+@dsl_api
 def infinity(dtype: str | DType) -> Scalar:
     """+inf of a float dtype (negate it for the start of a running max)."""
     kind = semantic.as_dtype(dtype, "T.infinity")

@@ -13,6 +13,8 @@ changes it before tracing; the rewritten code calls the helpers of
     x if c else y           __tilec__.select(c, lambda: x, lambda: y)
     a < b <= c              __tilec__.compare(a, "<", lambda: b, "<=", lambda: c)
     x = v                   x = __tilec__.assign(v, lambda: x)
+    while c: A              with __tilec__.While(escapes) as w:
+                                while w.test(lambda: c): A
 
 The right-hand operands stay lazy, so on Python values the helpers do what
 Python does. Every node keeps the position of the code it replaces and the
@@ -118,6 +120,20 @@ class _Rewriter(ast.NodeTransformer):
         )
         item = ast.withitem(_place(opened, node), ast.Name(branch, ast.Store()))
         return self._replace(ast.With([item], body), node)
+
+    def visit_While(self, node: ast.While) -> ast.AST:
+        # `break`/`continue` in the body (not in a loop inside it) leave this loop
+        escapes = _escapes(node.body)
+        self.generic_visit(node)
+        loop = f"__tilec_while_{self.ifs}"
+        self.ifs += 1
+        if _binds_names(node.test):
+            return node
+        function = ast.Attribute(ast.Name(loop, ast.Load()), "test", ast.Load())
+        node.test = _place(ast.Call(function, [_thunk(node.test)], []), node)
+        opened = _helper("While", ast.Constant(escapes))
+        item = ast.withitem(_place(opened, node), ast.Name(loop, ast.Store()))
+        return self._replace(ast.With([item], [node]), node)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         self.generic_visit(node)

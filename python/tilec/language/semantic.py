@@ -744,6 +744,22 @@ def cast(x: object, dtype_name: object) -> v.Scalar:
     return convert(a, dtype)
 
 
+def reinterpret(dtype_name: object, x: object) -> v.Scalar:
+    """TileLang's `T.reinterpret(dtype, value)`: the bits of a scalar read as `dtype`."""
+    what = "T.reinterpret"
+    dtype = as_dtype(dtype_name, what)
+    a = operand(x, what)
+    if not isinstance(a, v.Scalar):
+        raise error(f"{what} needs a typed value (a tile element or a T.cast of a number), "
+                    f"not the Python number {a!r}, whose width is unknown")
+    if a.dtype.bits != dtype.bits or index in (a.dtype, dtype):
+        raise error(f"{what}: {a.dtype} and {dtype} have different widths; T.cast converts "
+                    "values between them")
+    if a.dtype == dtype:
+        return a
+    return scalar(builder.bitcast(a.value, dtype), dtype)
+
+
 def ceildiv(lhs: object, rhs: object) -> v.Scalar | v.DimExpr | int:
     if builder.active() is None and _has_dim(lhs, rhs):
         return dim_expression("ceildiv", lhs, rhs, "T.ceildiv")
@@ -1609,6 +1625,13 @@ def finalize_reducer(reducer_arg: object, dst_arg: object, batch: object) -> Non
 
 def fill(dst_arg: object, value: object, what: str = "T.fill") -> None:
     require_tile_context(what)
+    if isinstance(dst_arg, v.Element):
+        # TileLang fills an element (a buffer load) as a region of one element
+        buffer, offsets = dst_arg.region.buffer, list(dst_arg.region.offsets)
+        _release(dst_arg)
+        stored = converted(value, buffer.dtype, what)
+        builder.store(stored.value, buffer.value, offsets)
+        return
     dst = _whole_tile(dst_arg, what, "the destination")
     builder.fill(dst.value, converted(value, dst.dtype, what).value)
 
@@ -1689,10 +1712,12 @@ _thread_index: WeakKeyDictionary[OpenRegion, v.Scalar] = WeakKeyDictionary()
 
 
 def thread_binding(dim: object) -> v.Scalar:
-    """TileLang's thread index along `dim` (0 along y and z, and in a block of one thread).
+    """TileLang's thread index along `dim` (0 along a dim of one thread).
 
     With it the kernel has per-thread (SIMT) code: when the kernel closes, its
-    body becomes loops over the threads (see `threads`).
+    body becomes loops over the threads (see `threads`). A block of
+    `threads=(x, y, z)` numbers its threads as CUDA does, x fastest: the index
+    along y of the linear thread `t` is `t // x % y`.
     """
     what = "T.get_thread_binding"
     trace = require_kernel(what)
@@ -1705,7 +1730,25 @@ def thread_binding(dim: object) -> v.Scalar:
         with trace.context:
             argument = kernel.block.add_argument(ir.IndexType.get(), site().mlir(trace.context))
         _thread_index[kernel] = v.Scalar(argument, index, kernel)
-    return _thread_index[kernel]
+    linear = _thread_index[kernel]
+    dims = thread_dims(kernel)
+    if len(dims) == 1:
+        return linear
+    below = math.prod(dims[:axis])
+    along = binary("//", linear, below) if below > 1 else linear
+    return binary("%", along, dims[axis]) if axis < len(dims) - 1 else along
+
+
+def thread_dims(kernel: OpenRegion) -> list[int]:
+    """The threads of a T.Kernel along x, y and z as written (`threads=(x, y)`)."""
+    op = kernel.block.owner
+    if THREAD_DIMS in op.attributes:
+        return list(ir.DenseI64ArrayAttr(op.attributes[THREAD_DIMS]))
+    return [ir.IntegerAttr(op.attributes["threads"]).value]
+
+
+THREAD_DIMS = "tile.thread_dims"
+"""The attribute of a tile.kernel whose threads are 2-D or 3-D (`threads=(x, y)`)."""
 
 
 def close_kernel(region: OpenRegion) -> None:
@@ -1726,9 +1769,9 @@ def thread_extent(dim: object) -> int:
     trace = require_kernel(what)
     kernel = trace.current.enclosing(RegionKind.KERNEL)
     assert kernel is not None, "require_kernel found it"
-    if _thread_dim(dim, what) != 0:
-        return 1
-    return ir.IntegerAttr(kernel.block.owner.attributes["threads"]).value
+    axis = _thread_dim(dim, what)
+    dims = thread_dims(kernel)
+    return dims[axis] if axis < len(dims) else 1
 
 
 def block_binding(dim: object) -> v.Scalar:

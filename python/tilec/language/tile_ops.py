@@ -112,6 +112,17 @@ def finalize_reducer(reducer: object, dst: object = None, batch: int = 1) -> Non
 
 
 @dsl_api
+def alloc_buffer(shape: object, dtype: str | DType, scope: str = "shared.dyn") -> Buffer:
+    """TileLang's `T.alloc_buffer(shape, dtype, scope)`: a tile in the scope named as
+    TileLang names them ("shared.dyn", "shared", "local.fragment", "local", "local.var")
+    or "global" (T.alloc_global)."""
+    if scope == "global":
+        return semantic.alloc_global(shape, dtype, scope)
+    what = "T.alloc_buffer"
+    return semantic.alloc(shape, dtype, semantic.tilelang_scope(scope, what), what)
+
+
+@dsl_api
 def alloc(shape: object, dtype: str | DType, scope: str) -> Buffer:
     """A tile in any on-chip scope, including the Ascend expert scopes l1, l0a, l0b, l0c, ub."""
     scopes = (*semantic.GENERIC_SCOPES, *semantic.ASCEND_SCOPES)

@@ -362,6 +362,40 @@ class _Compiler:
 
         return True, run
 
+    def _scf_condition(self, op, ins, outs):
+        condition, *passed = ins
+
+        def run(env):
+            env["condition"] = bool(env[condition])
+            env["yield"] = [env[i] for i in passed]
+
+        return False, run
+
+    def _scf_while(self, op, ins, outs):
+        """Loop-carried values through both regions, as scf.while passes them."""
+        before, after = (op.regions[i].blocks[0] for i in (0, 1))
+        before_args = [self.slot(a) for a in before.arguments]
+        after_args = [self.slot(a) for a in after.arguments]
+        test, body = self.block(before), self.block(after)
+
+        def run(env):
+            values = [env[i] for i in ins]
+            while True:
+                for slot, value in zip(before_args, values, strict=True):
+                    env[slot] = value
+                yield from _run(test, env)
+                values = env["yield"]
+                if not env["condition"]:
+                    break
+                for slot, value in zip(after_args, values, strict=True):
+                    env[slot] = value
+                yield from _run(body, env)
+                values = env["yield"]
+            for slot, value in zip(outs, values, strict=True):
+                env[slot] = value
+
+        return True, run
+
     def _scf_if(self, op, ins, outs):
         (condition,) = ins
         then = self.block(op.regions[0].blocks[0])
