@@ -24,13 +24,32 @@ from mlir.dialects import scf
 from . import builder, semantic
 from .builder import OpenRegion
 from .dtypes import boolean
+from .errors import SourceLoc
 from .source import at, dsl_api, site
 from .values import Expr, Scalar, Var
 
 Thunk = Callable[[], object]
 
 
-class If:
+class _Statement:
+    """A rewritten `if` or `while` (`with __tilec__.If(...) as branch:`): the region it
+    has open when the statement ends is closed then."""
+
+    loc: SourceLoc
+    region: OpenRegion | None = None
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None and self.region is not None:
+            with at(self.loc):
+                semantic.close_region(self.region)
+
+
+class If(_Statement):
     """`if c: A else: B` becomes
 
         with __tilec__.If(c, has_else, escapes) as branch:
@@ -51,7 +70,6 @@ class If:
         cond = semantic.truth(condition, "the condition of `if`")
         self.static = cond if isinstance(cond, bool) else None
         self.op: scf.IfOp | None = None
-        self.branch: OpenRegion | None = None
         if isinstance(cond, Scalar):
             semantic.require_kernel("an `if` on a symbolic value")
             if escapes:
@@ -60,7 +78,7 @@ class If:
                     "cannot be traced: both of its branches are traced, once; compute a mask "
                     "and test it where the work is done instead"
                 )
-            self.branch, self.op = builder.open_then(cond.value, has_else)
+            self.region, self.op = builder.open_then(cond.value, has_else)
 
     def __enter__(self) -> If:
         return self
@@ -71,24 +89,15 @@ class If:
     def orelse(self) -> bool:
         if self.static is not None:
             return not self.static
-        assert self.op is not None and self.branch is not None, "a symbolic if opened its then"
+        assert self.op is not None and self.region is not None, "a symbolic if opened its then"
         with at(self.loc):
-            semantic.close_region(self.branch)
-            self.branch = builder.open_else(self.op)
+            semantic.close_region(self.region)
+            self.region = builder.open_else(self.op)
         return True
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if exc_type is None and self.branch is not None:
-            with at(self.loc):
-                semantic.close_region(self.branch)
 
 
-class While:
+class While(_Statement):
     """`while c: A` becomes
 
         with __tilec__.While(escapes) as loop:
@@ -107,7 +116,6 @@ class While:
         self.loc = site()
         self.escapes = escapes
         self.op: scf.WhileOp | None = None
-        self.body: OpenRegion | None = None
         self.symbolic: bool | None = None
 
     def __enter__(self) -> While:
@@ -117,10 +125,10 @@ class While:
         if self.symbolic is False:
             return self._python(condition())
         if self.symbolic:  # the body has been traced once: end the loop
-            assert self.body is not None, "a symbolic while opened its body"
+            assert self.region is not None, "a symbolic while opened its body"
             with at(self.loc):
-                semantic.close_region(self.body)
-            self.body = None
+                semantic.close_region(self.region)
+            self.region = None
             return False
         with at(self.loc):
             first = semantic.truth(condition(), "the condition of `while`")
@@ -143,7 +151,7 @@ class While:
                 raise semantic.error("the condition of `while` became a Python value inside "
                                      "the loop")
             semantic.close_region(region, [cond.value])
-            self.body = builder.open_while_body(self.op)
+            self.region = builder.open_while_body(self.op)
         return True
 
     def _python(self, value: object) -> bool:
@@ -153,15 +161,6 @@ class While:
             raise semantic.error("the condition of a Python `while` became symbolic")
         return result
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if exc_type is None and self.body is not None:
-            with at(self.loc):
-                semantic.close_region(self.body)
 
 
 def and_(first: object, *rest: Thunk) -> object:
@@ -202,22 +201,22 @@ class _ShortCircuit:
         self.op = op
         self.what = "'and'" if op == "&" else "'or'"
         cond = _condition(lhs, self.what)
-        self.branch, self.if_op = builder.open_then(cond.value, True, [boolean])
+        self.region, self.if_op = builder.open_then(cond.value, True, [boolean])
         if op == "|":
             self._yield_constant(True)
-            self.branch = builder.open_else(self.if_op)
+            self.region = builder.open_else(self.if_op)
 
     def _yield_constant(self, value: bool) -> None:
-        semantic.close_region(self.branch, [semantic.literal(int(value), boolean, self.what).value])
+        semantic.close_region(self.region, [semantic.literal(int(value), boolean, self.what).value])
 
     @dsl_api
     def finish(self, rhs: object) -> Scalar:
         cond = semantic.truth(rhs, self.what)
         if isinstance(cond, bool):
             cond = semantic.literal(int(cond), boolean, self.what)
-        semantic.close_region(self.branch, [cond.value])
+        semantic.close_region(self.region, [cond.value])
         if self.op == "&":
-            self.branch = builder.open_else(self.if_op)
+            self.region = builder.open_else(self.if_op)
             self._yield_constant(False)
         return semantic.scalar(self.if_op.results[0], boolean)
 
