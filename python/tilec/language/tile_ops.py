@@ -262,12 +262,30 @@ def sync_threads() -> None:
 
 
 @dsl_api
-def atomic_add(dst: object, value: object) -> None:
+def atomic_add(dst: object, value: object, memory_order: str | None = None,
+               return_prev: bool = False, use_tma: bool = False) -> None:
     """Atomically adds `value` (a tile, or a scalar) into `dst` (a region or element).
 
     With a tile, `dst` is the region starting at `Out[i, j]`; with a scalar,
-    `dst` is the element `Out[i, j]` (e.g. inside T.Parallel).
+    `dst` is the element `Out[i, j]` (e.g. inside T.Parallel). TileLang's
+    `memory_order` may be "relaxed" (what every target's atomics are; the
+    default); `use_tma` is a cuda scheduling choice that tilec makes itself.
     """
+    what = "T.atomic_add"
+    if memory_order not in (None, "relaxed"):
+        raise semantic.error(
+            f"{what}: memory_order={memory_order!r} is not supported: tilec's atomic adds are "
+            "relaxed; order them with T.sync_threads, or split the kernel where another "
+            "block must see the sum"
+        )
+    if return_prev is not False:
+        raise semantic.error(
+            f"{what}: return_prev=True is not supported: an atomic add returns nothing in "
+            "tilec; read the element after T.sync_threads, or keep a running sum in a "
+            "T.alloc_var"
+        )
+    if not isinstance(use_tma, bool):
+        raise semantic.error(f"{what}: use_tma must be a Python bool but got {use_tma!r}")
     semantic.atomic_add(dst, value)
 
 

@@ -185,3 +185,32 @@ def test_while_on_ascend_is_a_located_error(profile):
     where = r"test_dsl_tilelang_names\.py:\d+:\d+: error: .*scf\.while"
     with pytest.raises(CompileError, match=where):
         tilec.compile(_collatz(1), target=f"ascend:{profile}")
+
+
+def test_atomic_add_takes_tilelangs_arguments():
+    @T.prim_func
+    def relaxed(A: T.Tensor((64,), "float32"), S: T.Tensor((1,), "float32")):
+        with T.Kernel(1, threads=64):
+            for i in T.Parallel(64):
+                T.atomic_add(S[0], A[i], memory_order="relaxed", use_tma=False)
+
+    a = np.arange(64, dtype=np.float32)
+    s = np.zeros(1, np.float32)
+    tilec.compile(relaxed, target="cpu")(a, s)
+    assert s[0] == a.sum()
+
+    @T.prim_func
+    def ordered(A: T.Tensor((64,), "float32"), S: T.Tensor((1,), "float32")):
+        with T.Kernel(1, threads=64):
+            for i in T.Parallel(64):
+                T.atomic_add(S[0], A[i], memory_order="release")  # ordered
+
+    expect_error(ordered.ir, F, "ordered", "memory_order='release' is not supported")
+
+    @T.prim_func
+    def previous(A: T.Tensor((64,), "float32"), S: T.Tensor((1,), "float32")):
+        with T.Kernel(1, threads=64):
+            for i in T.Parallel(64):
+                T.atomic_add(S[0], A[i], return_prev=True)  # previous
+
+    expect_error(previous.ir, F, "previous", "return_prev=True is not supported")
