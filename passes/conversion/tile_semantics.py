@@ -45,6 +45,41 @@ def copy_sizes(op: ir.Operation, src: ir.MemRefType, dst: ir.MemRefType,
     return list(dst.shape if dst_on_chip or not src_on_chip else src.shape)
 
 
+def _reads_only(user: ir.Operation, operand: int) -> bool:
+    """Whether `user` only reads its `operand`-th operand (a tile)."""
+    name = user.name
+    if name in ("memref.load", "vector.load", "vector.transfer_read", "vector.maskedload",
+                "memref.dim"):
+        return True
+    if name in ("tile.gemm",):
+        return operand in (0, 1)
+    if name in ("tile.reduce", "tile.cumsum"):
+        return operand == 0
+    if name == "tile.copy":
+        return operand == 0  # the source (its offsets are indices)
+    return False
+
+
+def may_pad_rest(copy: ir.Operation, dst: ir.Value,
+                 reads_only: Callable[[ir.Operation, int], bool] | None = None) -> bool:
+    """Whether a copy that writes only part of the on-chip tile `dst` may fill the rest
+    with its pad. A tile.copy writes only its region (TileLang's meaning: a tile
+    assembled from pieces keeps every piece); where nothing else writes the tile the
+    rest is undefined, and filling it keeps a later gemm over the whole tile from
+    meeting NaN garbage. So: only when `copy` is the only op that may write `dst`
+    (every other use is a read: of a tile op, of a load, or what the target's
+    `reads_only` says of its own ops)."""
+    for use in dst.uses:
+        user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        if user == copy.operation:
+            continue
+        if _reads_only(user, use.operand_number):
+            continue
+        if reads_only is None or not reads_only(user, use.operand_number):
+            return False
+    return True
+
+
 _FINITE_BOUNDS = {"f8E4M3FN": 448.0}
 """Types without infinities: max and min start from their largest finite value."""
 

@@ -36,7 +36,7 @@ from mlir.dialects import arith, memref, scf
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
-from tilec.passes.conversion.tile_semantics import copy_dims, copy_sizes
+from tilec.passes.conversion.tile_semantics import copy_dims, copy_sizes, may_pad_rest
 from tilec.passes.conversion.tile_to_ascend import buffers
 from tilec.targets import TargetDescription
 
@@ -155,7 +155,7 @@ class CopyToDma(TileOpLowering):
             from_gm = buffers.is_global(operands[0])
             if not buffers.is_global(operands[1 + src_rank]) and math.prod(sizes) < math.prod(
                 dst_type.shape
-            ):
+            ) and may_pad_rest(op, operands[1 + src_rank], _ascend_reads_only):
                 # The rest of the tile reads as the pad, as past a tensor's edge.
                 fill = irb.zero(dst.element) if pad is None else irb.convert(pad, dst.element)
                 ascend.vdup(operands[1 + src_rank], fill)
@@ -164,6 +164,14 @@ class CopyToDma(TileOpLowering):
             else:
                 _copy(op, src, dst, sizes)
         op.erase()
+
+
+def _ascend_reads_only(user: ir.Operation, operand: int) -> bool:
+    """The ascend ops that only read a buffer operand: a vector op's operands after its
+    destination (the first), a copy's source."""
+    if user.name == "ascend.copy":
+        return operand == 0
+    return user.name.startswith("ascend.v") and operand > 0
 
 
 def _copy(op: ir.Operation, src: _Side, dst: _Side, sizes: list[int]) -> None:

@@ -46,7 +46,7 @@ from mlir.dialects import arith, memref, scf, vector
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
-from tilec.passes.conversion.tile_semantics import copy_dims, copy_sizes
+from tilec.passes.conversion.tile_semantics import copy_dims, copy_sizes, may_pad_rest
 from tilec.passes.conversion.tile_to_cpu.fill import fill
 from tilec.passes.conversion.tile_to_cpu.widen_bools import BOOL_DST, BOOL_SRC
 from tilec.targets import CpuTarget
@@ -231,7 +231,7 @@ class CopyToMaskedVectors(TileOpLowering):
         with ir.InsertionPoint(op), op.location:
             pad_operands = operands[2 + src_rank + dst_type.rank :]
             pad = pad_operands[0] if pad_operands else irb.zero(src_type.element_type)
-            if _fills_part_of_a_tile(dst_type, sizes):
+            if _fills_part_of_a_tile(dst_type, sizes) and may_pad_rest(op, dst.buffer):
                 # The rest of the tile reads as the pad, like elements past a
                 # tensor's edge, not as whatever the stack held: a later gemm
                 # over the whole tile must not meet NaN garbage.

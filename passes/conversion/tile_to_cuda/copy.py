@@ -44,7 +44,7 @@ from mlir.dialects import arith, gpu, memref, nvgpu, scf
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
-from tilec.passes.conversion.tile_semantics import copy_dims
+from tilec.passes.conversion.tile_semantics import copy_dims, may_pad_rest
 from tilec.passes.conversion.tile_to_cuda.fill import fill
 from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
     Tile,
@@ -266,7 +266,7 @@ class CopyByThreads(TileOpLowering):
         with ir.InsertionPoint(op), op.location:
             copy = copy_of(op)
             src_tile, dst_tile = copy.src.tile, copy.dst.tile
-            if _fills_part(dst_tile, copy.sizes):
+            if _fills_part(dst_tile, copy.sizes) and may_pad_rest(op, dst_tile.value):
                 fill(dst_tile, irb.convert(copy.pad, dst_tile.element), threads)
                 gpu.barrier()
             owner = register_owner(src_tile, dst_tile)

@@ -1300,10 +1300,11 @@ def gemm(
 ) -> None:
     what = "T.gemm"
     require_tile_context(what)
-    a, b, c = (_whole_tile(x, what, r) for x, r in ((a_arg, "A"), (b_arg, "B"), (c_arg, "C")))
     ta = _flag(transpose_a, what, "transpose_A")
     tb = _flag(transpose_b, what, "transpose_B")
     clear = _flag(clear_accum, what, "clear_accum")
+    a, b = (_gemm_operand(x, r) for x, r in ((a_arg, "A"), (b_arg, "B")))
+    c = _gemm_operand(c_arg, "C", read=not clear)
     hints = _gemm_hints(policy, k_pack, wg_wait)
     for role, tile in (("A", a), ("B", b), ("C", c)):
         if tile.ndim != 2:
@@ -1357,6 +1358,45 @@ def gemm(
     builder.gemm(
         a.value, b.value, c.value, transpose_a=ta, transpose_b=tb, clear=clear, hints=hints
     )
+    if isinstance(c_arg, v.BufferRegion):
+        copy(c, c_arg)  # the accumulated region back where it came from
+
+
+def _slice_extent(region: v.BufferRegion, axis: int) -> int | None:
+    """The extent of a sliced dim: as written, or to the end of a static dim from a
+    constant start (`Q_shared[:, :64]`'s first dim)."""
+    if region.extents[axis] is not None:
+        return region.extents[axis]
+    dim = region.buffer.shape[axis]
+    start = region.offsets[axis].owner
+    if not isinstance(dim, int) or not isinstance(start, ir.OpView | ir.Operation):
+        return None
+    if start.name != "arith.constant":
+        return None
+    return dim - ir.IntegerAttr(start.attributes["value"]).value
+
+
+def _gemm_operand(x: object, role: str, read: bool = True) -> v.Buffer:
+    """A T.gemm operand as a whole tile. TileLang multiplies part of a tile in place
+    (`Q_shared[:, :64]`); here the region goes through a tile of its own shape in the
+    same scope (a T.copy in, and for C back out), which every target lowers."""
+    what = "T.gemm"
+    if not isinstance(x, v.BufferRegion):
+        return _whole_tile(x, what, role)
+    buffer = x.buffer
+    check_buffer(buffer)
+    if buffer.scope == "global":
+        raise error(f"{what}: {role} is a region of the global tensor '{buffer.name}'; T.copy "
+                    "it into a shared or fragment buffer first")
+    shape = [_slice_extent(x, axis) for axis, sliced in enumerate(x.sliced) if sliced]
+    if any(e is None for e in shape):
+        raise error(f"{what}: {role} is a region of '{buffer.name}' whose extent is not a "
+                    "Python int; slice it with static bounds (`T[:, k:k + 64]`)")
+    tile = alloc(tuple(shape), buffer.dtype, buffer.scope, what)
+    tile.name = f"{role}, the region of '{buffer.name}'"
+    if read:
+        copy(x, tile)
+    return tile
 
 
 def _on_chip(x: object, what: str, role: str) -> v.Buffer:

@@ -214,3 +214,85 @@ def test_atomic_add_takes_tilelangs_arguments():
                 T.atomic_add(S[0], A[i], return_prev=True)  # previous
 
     expect_error(previous.ir, F, "previous", "return_prev=True is not supported")
+
+
+def _gemm_on_parts(c_regions: bool):
+    """C = A @ B.T in two halves of K, each a region of the shared tiles; with
+    `c_regions`, into the left half of a wider accumulator (a region of C) and a
+    third product of the second halves into its right half."""
+    m, n, k, d = 32, 32, 64, 32
+    width = 2 * n if c_regions else n
+
+    @T.prim_func
+    def halves(A: T.Tensor((m, k), "float16"), B: T.Tensor((n, k), "float16"),
+               C: T.Tensor((m, width), "float32")):
+        with T.Kernel(1, threads=128):
+            a = T.alloc_shared((m, k), "float16")
+            b = T.alloc_shared((n, k), "float16")
+            c = T.alloc_fragment((m, width), "float32")
+            T.copy(A, a)
+            T.copy(B, b)
+            T.clear(c)
+            if c_regions:
+                T.gemm(a[:, :d], b[:, :d], c[:, 0:n], transpose_B=True)
+                T.gemm(a[:, d:k], b[:, d:], c[:, 0:n], transpose_B=True)
+                T.gemm(a[:, d:], b[:, d:], c[:, n:], transpose_B=True, clear_accum=True)
+            else:
+                T.gemm(a[:, :d], b[:, :d], c, transpose_B=True)
+                T.gemm(a[:, d:k], b[:, d:], c, transpose_B=True)
+            T.copy(c, C)
+
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((n, k)).astype(np.float16)
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    want = a32 @ b32.T
+    if c_regions:
+        want = np.concatenate([want, a32[:, d:] @ b32[:, d:].T], axis=1)
+    return halves, (a, b, np.zeros((m, width), np.float32)), want
+
+
+@pytest.mark.parametrize("c_regions", [True, False])
+def test_gemm_on_regions_of_tiles(c_regions):
+    """On cpu. (On ascend a region of an L1 tile goes through a tile of its own, an
+    L1 -> L1 copy the cube has no path for: a located error, for now.)"""
+    kernel, (a, b, c), want = _gemm_on_parts(c_regions)
+    tilec.compile(kernel, target="cpu")(a, b, c)
+    np.testing.assert_allclose(c, want, rtol=1e-3, atol=1e-3)
+
+
+def test_gemm_on_regions_of_tiles_in_the_cuda_emulator():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cuda"))
+    from test_cuda_emulated import emulate
+
+    kernel, (a, b, c), want = _gemm_on_parts(True)
+    emulate(kernel, a, b, c)
+    np.testing.assert_allclose(c, want, rtol=1e-3, atol=1e-3)
+
+
+def test_a_copy_into_part_of_a_tile_leaves_the_rest():
+    """A tile assembled from pieces keeps every piece on every target (the rest of a
+    partly copied tile was once filled with the pad even where another op wrote it)."""
+    m, n = 32, 32
+
+    @T.prim_func
+    def pieces(C: T.Tensor((m, 2 * n), "float32")):
+        with T.Kernel(1, threads=128):
+            c = T.alloc_fragment((m, 2 * n), "float32")
+            t = T.alloc_fragment((m, n), "float32")
+            T.fill(c, 1.0)
+            T.fill(t, 2.0)
+            T.copy(t, c[0, n])
+            T.copy(c, C)
+
+    want = np.concatenate([np.ones((m, n)), 2 * np.ones((m, n))], axis=1)
+    for target in ("cpu", "ascend:910b", "ascend:950"):
+        c = np.zeros((m, 2 * n), np.float32)
+        tilec.compile(pieces, target=target)(c)
+        np.testing.assert_array_equal(c, want, err_msg=target)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cuda"))
+    from test_cuda_emulated import emulate
+
+    c = np.zeros((m, 2 * n), np.float32)
+    emulate(pieces, c)
+    np.testing.assert_array_equal(c, want)
