@@ -76,6 +76,8 @@ class Trace:
     pending: DSLError | None = None
     # Global workspaces (T.alloc_global), freed where the function returns.
     workspaces: list[ir.Value] = field(default_factory=list)
+    # The atom of each element of a global tensor the trace read (semantic.affine_of).
+    loaded_atoms: dict[tuple, int] = field(default_factory=dict)
 
     @property
     def current(self) -> OpenRegion:

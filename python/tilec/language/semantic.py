@@ -195,11 +195,34 @@ def affine_of(x: v.Scalar | Number) -> v.Affine | None:
         return None
     if isinstance(x, int):
         return v.Affine((), x)
-    if x.dtype != index:
+    if not x.dtype.is_integer:
         return None
     if x.affine is None:
-        x.affine = v.Affine(((next(_atoms), 1),), 0)
+        atom = _load_atom(x) if isinstance(x, v.Element) else next(_atoms)
+        x.affine = v.Affine((((atom,), 1),), 0)
     return x.affine
+
+
+def _load_atom(x: v.Element) -> int:
+    """The atom of an element of a global tensor read in the kernel, by the tensor and
+    the indices: two reads of `cu_seqlens[b]` in one slice's bounds are one value (the
+    tensors are the kernel's inputs), as TVM's simplifier takes them."""
+    buffer = x.region.buffer
+    if buffer.scope != "global":
+        return next(_atoms)
+    loaded = x.home.trace.loaded_atoms
+    key = (buffer.value, *(_value_key(i) for i in x.region.offsets))
+    if key not in loaded:
+        loaded[key] = next(_atoms)
+    return loaded[key]
+
+
+def _value_key(value: ir.Value) -> object:
+    """A constant index by its number (each use makes its own), another value by itself."""
+    owner = value.owner
+    if isinstance(owner, ir.OpView | ir.Operation) and owner.name == "arith.constant":
+        return ir.IntegerAttr(owner.attributes["value"]).value
+    return value
 
 
 def _combine_affine(op: str, a: v.Scalar | Number, b: v.Scalar | Number) -> v.Affine | None:
@@ -210,10 +233,8 @@ def _combine_affine(op: str, a: v.Scalar | Number, b: v.Scalar | Number) -> v.Af
         return fa.plus(fb)
     if op == "-":
         return fa.plus(fb, -1)
-    if op == "*" and not fa.terms:
-        return fb.times(fa.const)
-    if op == "*" and not fb.terms:
-        return fa.times(fb.const)
+    if op == "*":
+        return fa.product(fb)
     return None
 
 

@@ -28,9 +28,11 @@ from .errors import SourceLoc
 
 @dataclass(frozen=True)
 class Affine:
-    """An index value as `const + sum(coefficient * atom)`; atoms are opaque values."""
+    """An index value as `const + sum(coefficient * monomial)`: a monomial is a sorted
+    tuple of atoms, opaque values (`(a,)` is the atom a, `(a, b)` the product a * b), so
+    that `(i + 1) * n - i * n` is known to be `n`, as TVM's simplifier knows it."""
 
-    terms: tuple[tuple[int, int], ...]
+    terms: tuple[tuple[tuple[int, ...], int], ...]
     const: int
 
     def plus(self, other: Affine, sign: int = 1) -> Affine:
@@ -44,6 +46,17 @@ class Affine:
         if factor == 0:
             return Affine((), 0)
         return Affine(tuple((a, c * factor) for a, c in self.terms), self.const * factor)
+
+    def product(self, other: Affine) -> Affine:
+        """`self * other`, expanded."""
+        result = other.times(self.const)
+        for monomial, coefficient in self.terms:
+            scaled = other.times(coefficient)
+            terms = tuple((tuple(sorted(monomial + m)), c) for m, c in scaled.terms)
+            result = result.plus(Affine(terms, 0))
+            if scaled.const:
+                result = result.plus(Affine(((monomial, scaled.const),), 0))
+        return result
 
 
 class Expr:

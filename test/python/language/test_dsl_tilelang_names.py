@@ -296,3 +296,54 @@ def test_a_copy_into_part_of_a_tile_leaves_the_rest():
     c = np.zeros((m, 2 * n), np.float32)
     emulate(pieces, c)
     np.testing.assert_array_equal(c, want)
+
+
+def _varlen_doubling():
+    """Each sequence of a packed batch (`cu_seqlens`, as varlen attention takes it) in
+    tiles of 16 rows, the slices' bounds read from the offsets tensor twice."""
+    batch, total, width, rows = 3, 100, 16, 16
+
+    @T.prim_func
+    def varlen(X: T.Tensor((total, width), "float32"), cu: T.Tensor((batch + 1,), "int32"),
+               Y: T.Tensor((total, width), "float32")):
+        with T.Kernel(T.ceildiv(total, rows), batch) as (bx, bz):
+            t = T.alloc_shared((rows, width), "float32")
+            T.copy(X[cu[bz] + bx * rows : cu[bz] + (bx + 1) * rows, :], t)
+            for i, j in T.Parallel(rows, width):
+                t[i, j] = t[i, j] * 2
+            for i, j in T.Parallel(rows, width):  # rows past the sequence are the next's
+                if bx * rows + i < cu[bz + 1] - cu[bz]:
+                    Y[cu[bz] + bx * rows + i, j] = t[i, j]
+
+    x = np.arange(total * width, dtype=np.float32).reshape(total, width)
+    return varlen, x, np.array([0, 30, 64, total], np.int32)
+
+
+@pytest.mark.parametrize("target", ["cpu", "ascend:910b"])
+def test_slice_bounds_read_from_a_tensor(target):
+    kernel, x, cu = _varlen_doubling()
+    y = np.zeros_like(x)
+    tilec.compile(kernel, target=target)(x, cu, y)
+    np.testing.assert_array_equal(y, 2 * x)
+
+
+def test_slice_bounds_with_products_of_symbolic_values():
+    """`bx * N + c * 16 : bx * N + (c + 1) * 16` is 16 rows, as TVM's simplifier proves."""
+    n_sym = T.symbolic("N")
+
+    @T.prim_func
+    def chunks(X: T.Tensor((n_sym * 4, 8), "float32"), Y: T.Tensor((n_sym * 4, 8), "float32"),
+               lengths: T.Tensor((n_sym,), "int32")):
+        with T.Kernel(4) as bx:
+            t = T.alloc_shared((16, 8), "float32")
+            for c in T.serial(T.ceildiv(n_sym, 16)):
+                T.copy(X[bx * n_sym + c * 16 : bx * n_sym + (c + 1) * 16, :], t)
+                for i, j in T.Parallel(16, 8):
+                    t[i, j] = t[i, j] + 1
+                T.copy(t, Y[bx * n_sym + c * 16 : bx * n_sym + c * 16 + 16, :])
+
+    n = 40
+    x = np.arange(n * 4 * 8, dtype=np.float32).reshape(n * 4, 8)
+    y = np.zeros_like(x)
+    tilec.compile(chunks, target="cpu")(x, y, np.zeros(n, np.int32))
+    np.testing.assert_array_equal(y, x + 1)
