@@ -61,6 +61,17 @@ KERNEL_REGISTERS = 168
 PRODUCER_REGISTERS = 40
 CONSUMER_REGISTERS = 232
 MAX_CONSUMERS = 2 * WARPGROUP
+CONSUMER_HINT = "tile.max_nreg_inc"
+PRODUCER_HINT = "tile.max_nreg_dec"
+NO_REALLOCATION = "tile.no_set_max_nreg"
+"""The kernel's register hints (T.set_max_nreg, T.no_set_max_nreg): they replace the
+counts above, or leave the registers where they are."""
+
+
+def _registers(kernel: ir.Operation, hint: str, default: int) -> int:
+    if hint in kernel.attributes:
+        return ir.IntegerAttr(kernel.attributes[hint]).value
+    return default
 _SCRATCH = {"gpu.dynamic_shared_memory", "memref.view", "memref.alloca", "arith.constant",
             "memref.extract_aligned_pointer_as_index"}
 
@@ -142,11 +153,16 @@ class PipelinedWarpSpecialized(TileOpLowering):
             consumer = arith.cmpi(arith.CmpIPredicate.ult, thread_id(), irb.index(threads))
             split = scf.IfOp(consumer, has_else=True)
             split.operation.attributes[CONSUMER_BRANCH] = ir.UnitAttr.get()
+            reallocate = NO_REALLOCATION not in kernel.attributes
             with ir.InsertionPoint(split.then_block):
-                nvvm.setmaxregister(CONSUMER_REGISTERS, nvvm.SetMaxRegisterAction.increase)
+                if reallocate:
+                    nvvm.setmaxregister(_registers(kernel, CONSUMER_HINT, CONSUMER_REGISTERS),
+                                        nvvm.SetMaxRegisterAction.increase)
                 consumer_end = scf.YieldOp([])
             with ir.InsertionPoint(split.else_block):
-                nvvm.setmaxregister(PRODUCER_REGISTERS, nvvm.SetMaxRegisterAction.decrease)
+                if reallocate:
+                    nvvm.setmaxregister(_registers(kernel, PRODUCER_HINT, PRODUCER_REGISTERS),
+                                        nvvm.SetMaxRegisterAction.decrease)
                 self._producer(op, plan, slots, descriptors, full, empty, threads, stages)
                 scf.YieldOp([])
             gpu.barrier()

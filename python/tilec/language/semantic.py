@@ -1877,6 +1877,40 @@ def use_swizzle(panel_size: object, order: object, enable: object) -> None:
     builder.annotate_region(kernel, {"swizzle": {"panel_size": panel, "order": str(order)}})
 
 
+REGISTER_HINTS = ("max_nreg_inc", "max_nreg_dec", "no_set_max_nreg")
+"""The register hints a tile.kernel records (`tile.<name>`): the registers its consumer
+warpgroups grow to and its producer shrinks to, or no reallocation at all."""
+
+
+def set_max_nreg(reg_count: object, is_inc: object) -> None:
+    """TileLang's `T.set_max_nreg(count, is_inc)`: the registers per thread that the
+    consumer warpgroups (is_inc=1) or the producer (is_inc=0) of a warp-specialized
+    kernel reallocate to; recorded on the tile.kernel, honoured by cuda's warp
+    specialization (`setmaxnreg` takes a multiple of 8 in [24, 256], PTX ISA)."""
+    what = "T.set_max_nreg"
+    trace = require_tile_context(what)
+    count = python_int(reg_count, f"{what}: reg_count")
+    if count is None or not 24 <= count <= 256 or count % 8:
+        raise error(f"{what}: reg_count must be a multiple of 8 from 24 to 256 (setmaxnreg's "
+                    f"range) but got {reg_count!r}")
+    increase = python_int(is_inc, f"{what}: is_inc")
+    if increase not in (0, 1):
+        raise error(f"{what}: is_inc must be 1 (the consumers grow) or 0 (the producer "
+                    f"shrinks) but got {is_inc!r}")
+    kernel = trace.current.enclosing(RegionKind.KERNEL)
+    assert kernel is not None, "require_tile_context found the kernel"
+    builder.annotate_region(kernel, {"max_nreg_inc" if increase else "max_nreg_dec": count})
+
+
+def no_set_max_nreg(what: str) -> None:
+    """TileLang's `T.no_set_max_nreg()` / `T.disable_warp_group_reg_alloc()`: no register
+    reallocation between warpgroups; recorded, honoured by cuda."""
+    trace = require_tile_context(what)
+    kernel = trace.current.enclosing(RegionKind.KERNEL)
+    assert kernel is not None, "require_tile_context found the kernel"
+    builder.annotate_region(kernel, {"no_set_max_nreg": True})
+
+
 def _dims_match(layout: Sequence[object], shape: Sequence[v.Dim]) -> bool:
     """Whether a layout of shape `layout` fits a buffer of `shape`; symbolic dims match any."""
     if len(layout) != len(shape):

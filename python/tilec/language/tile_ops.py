@@ -297,6 +297,26 @@ def use_swizzle(panel_size: int, order: str = "row", enable: bool = True) -> Non
 
 
 @dsl_api
+def set_max_nreg(reg_count: int, is_inc: int) -> None:
+    """The registers per thread the consumer warpgroups (is_inc=1) or the producer
+    (is_inc=0) of a warp-specialized kernel reallocate to (cuda's `setmaxnreg`; recorded
+    as `tile.max_nreg_inc`/`dec` on the tile.kernel, which other targets ignore)."""
+    semantic.set_max_nreg(reg_count, is_inc)
+
+
+@dsl_api
+def no_set_max_nreg() -> None:
+    """No register reallocation between warpgroups (`tile.no_set_max_nreg`)."""
+    semantic.no_set_max_nreg("T.no_set_max_nreg")
+
+
+@dsl_api
+def disable_warp_group_reg_alloc() -> None:
+    """TileLang's other name for T.no_set_max_nreg."""
+    semantic.no_set_max_nreg("T.disable_warp_group_reg_alloc")
+
+
+@dsl_api
 def annotate_layout(layout_map: dict[object, object]) -> None:
     """Gives buffers a layout, `{A_shared: T.Layout(...), C_frag: T.Fragment(...)}` (or a
     function of the indices); recorded as `tile.layout` on the tile.alloc, or in the

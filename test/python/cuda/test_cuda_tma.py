@@ -100,8 +100,10 @@ def test_tma_gemm_matches_numpy(k, dtype, stages):
     assert kernel.binary.plan.descriptors
 
 
-def _gemm_of_steps(m, n, k, stages, block_m=128, block_n=64, block_k=32):
-    """C = A[:, :32 steps] B[:, :32 steps]^T + 1: the trip count is a scalar argument."""
+def _gemm_of_steps(m, n, k, stages, block_m=128, block_n=64, block_k=32, registers=None):
+    """C = A[:, :32 steps] B[:, :32 steps]^T + 1: the trip count is a scalar argument.
+    `registers`: (consumer, producer) counts for T.set_max_nreg, or "none" for
+    T.no_set_max_nreg."""
 
     @T.prim_func
     def gemm(A: T.Tensor((m, k), "float16"), B: T.Tensor((n, k), "float16"),
@@ -110,6 +112,11 @@ def _gemm_of_steps(m, n, k, stages, block_m=128, block_n=64, block_k=32):
             a = T.alloc_shared((block_m, block_k), "float16")
             b = T.alloc_shared((block_n, block_k), "float16")
             acc = T.alloc_fragment((block_m, block_n), "float32")
+            if registers == "none":
+                T.no_set_max_nreg()
+            elif registers is not None:
+                T.set_max_nreg(registers[0], 1)
+                T.set_max_nreg(registers[1], 0)
             T.clear(acc)
             for kk in T.Pipelined(steps, num_stages=stages):
                 T.copy(A[by * block_m, kk * block_k], a)
@@ -180,6 +187,26 @@ def test_unaligned_base_falls_back_to_thread_copies():
     # A's base 2 bytes off 16: the ring copies A by threads, B by TMA, same numbers.
     error, _ = _gemm_error(70, 40, 72, 2, "float16", a_offset=1, symbolic_m=True)
     assert error <= 2e-3
+
+
+def test_register_hints_reach_the_warp_specialized_kernel():
+    """T.set_max_nreg's counts replace the default 232/40; T.no_set_max_nreg leaves
+    the registers alone (and the kernel needs no register budget at entry)."""
+    m, n, k = 150, 40, 136
+    hinted = tilec.compile(_gemm_of_steps(m, n, k, 3, registers=(240, 24)),
+                           target="cuda:sm_90a").source()
+    assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+240;", hinted)
+    assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+24;", hinted)
+    plain = tilec.compile(_gemm_of_steps(m, n, k, 3, registers="none"),
+                          target="cuda:sm_90a").source()
+    assert "setmaxnreg" not in plain and ".maxnreg" not in plain
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((n, k)).astype(np.float16)
+    c = np.zeros((m, n), np.float32)
+    emulate(_gemm_of_steps(m, n, k, 3, registers=(240, 24)), a, b, c, 2)
+    expected = a[:, :64].astype(np.float32) @ b[:, :64].astype(np.float32).T + 1
+    assert np.max(np.abs(c - expected)) <= 2e-3 * max(np.max(np.abs(expected)), 1.0)
 
 
 def test_warp_specialized_gemm_requires_aligned_tensors():

@@ -347,3 +347,28 @@ def test_slice_bounds_with_products_of_symbolic_values():
     y = np.zeros_like(x)
     tilec.compile(chunks, target="cpu")(x, y, np.zeros(n, np.int32))
     np.testing.assert_array_equal(y, x + 1)
+
+
+def test_register_hints_are_recorded_and_checked():
+    @T.prim_func
+    def hinted(A: T.Tensor((4,), "float32")):
+        with T.Kernel(1, threads=32):
+            T.set_max_nreg(240, 1)
+            T.set_max_nreg(24, 0)
+            T.disable_warp_group_reg_alloc()
+            A[0] = 1.0
+
+    text = hinted.ir()
+    for attr in ("tile.max_nreg_inc = 240", "tile.max_nreg_dec = 24", "tile.no_set_max_nreg"):
+        assert attr in text
+    a = np.zeros(4, np.float32)
+    tilec.compile(hinted, target="cpu")(a)  # other targets keep them as a record
+    assert a[0] == 1.0
+
+    @T.prim_func
+    def odd(A: T.Tensor((4,), "float32")):
+        with T.Kernel(1, threads=32):
+            T.set_max_nreg(100, 1)  # odd-count
+            A[0] = 1.0
+
+    expect_error(odd.ir, F, "odd-count", "reg_count must be a multiple of 8 from 24 to 256")
