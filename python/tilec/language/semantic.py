@@ -468,6 +468,22 @@ def _has_dim(*operands: object) -> bool:
     return any(isinstance(x, v.SymbolicDim) for x in operands)
 
 
+def _dim_arithmetic(op: str, *operands: object) -> bool:
+    """Whether `op` on `operands` makes a dim expression: outside a kernel's body on
+    symbolic dims; and in the body before `T.Kernel` (where `T.empty` takes it as a dim
+    the caller computes) when the operands are symbolic dims and ints only."""
+    if not _has_dim(*operands):
+        return False
+    trace = builder.active()
+    if trace is None:
+        return True
+    if op not in v.DimExpr.PRECEDENCE and op not in v.DimExpr.CALLS:
+        return False
+    at_top = trace.current is not None and trace.current.kind is RegionKind.FUNCTION
+    return at_top and all(isinstance(x, v.SymbolicDim) or
+                          (isinstance(x, int) and not isinstance(x, bool)) for x in operands)
+
+
 def dim_expression(op: str, lhs: object, rhs: object, what: str) -> v.DimExpr:
     """`lhs op rhs` on symbolic dims and ints outside a kernel: the dim expression."""
     if op not in v.DimExpr.PRECEDENCE and op not in v.DimExpr.CALLS:
@@ -492,7 +508,7 @@ def dim_expression(op: str, lhs: object, rhs: object, what: str) -> v.DimExpr:
 def derived_value(dim: v.DimExpr) -> v.Scalar:
     """The value of a dim expression, computed as the same expression written in the
     kernel's body would be: from the values of the dims it uses."""
-    lhs, rhs = dim.operands
+    lhs, rhs = (dim_value(x) if isinstance(x, v.SymbolicDim) else x for x in dim.operands)
     value = ceildiv(lhs, rhs) if dim.op == "ceildiv" else binary(dim.op, lhs, rhs)
     assert isinstance(value, v.Scalar), "a dim expression uses a symbolic dim"
     return value
@@ -617,7 +633,7 @@ def binary(op: str, lhs: object, rhs: object) -> v.Scalar | v.DimExpr | Number:
     Outside a kernel's body, on symbolic dims, it is a `DimExpr`.
     """
     what = f"'{op}'" if op not in ("max", "min") else f"T.{op}"
-    if builder.active() is None and _has_dim(lhs, rhs):
+    if _dim_arithmetic(op, lhs, rhs):
         return dim_expression(op, lhs, rhs, what)
     x, y = operand(lhs, what), operand(rhs, what)
     if not isinstance(x, v.Scalar) and not isinstance(y, v.Scalar):
@@ -782,7 +798,7 @@ def reinterpret(dtype_name: object, x: object) -> v.Scalar:
 
 
 def ceildiv(lhs: object, rhs: object) -> v.Scalar | v.DimExpr | int:
-    if builder.active() is None and _has_dim(lhs, rhs):
+    if _dim_arithmetic("ceildiv", lhs, rhs):
         return dim_expression("ceildiv", lhs, rhs, "T.ceildiv")
     x, y = operand(lhs, "T.ceildiv"), operand(rhs, "T.ceildiv")
     if not isinstance(x, v.Scalar) and not isinstance(y, v.Scalar):

@@ -378,9 +378,11 @@ def test_empty_misuses():
 
     kernel_error(k, "inside", "call it in the body of the kernel function, before `with T.Kernel`")
 
+    # (a dim computed from the tensors' dims in the body is one the caller computes:
+    # test_dsl_tilelang_names.py; one computed from a scalar argument is not)
     @T.prim_func
-    def k2(X: T.Tensor(("M",), "float32")):
-        T.empty((T.ceildiv(X.shape[0], 2),), "float32")  # expression
+    def k2(X: T.Tensor(("M",), "float32"), n: T.int32):
+        T.empty((n * 2,), "float32")  # expression
 
     kernel_error(k2, "expression", "T.empty: dim 0 must be a Python int or a dim of an input")
 

@@ -372,3 +372,29 @@ def test_register_hints_are_recorded_and_checked():
             A[0] = 1.0
 
     expect_error(odd.ir, F, "odd-count", "reg_count must be a multiple of 8 from 24 to 256")
+
+
+def test_empty_outputs_with_dims_computed_in_the_body():
+    """`groups = T.ceildiv(K, 128)` in the body, before T.Kernel, is a dim the caller
+    computes, as TileLang's PrimExpr shapes are: T.empty takes it, loops use its value."""
+    rows, cols = T.symbolic("M"), T.symbolic("K")
+
+    @T.prim_func
+    def group_sums(A: T.Tensor((rows, cols), "float32")):
+        groups = T.ceildiv(cols, 128)
+        S = T.empty((rows, groups), "float32")
+        with T.Kernel(rows, threads=32) as bx:
+            for g in T.serial(groups):
+                acc = T.alloc_var("float32")
+                acc = 0.0
+                for j in T.serial(128):
+                    if g * 128 + j < cols:
+                        acc = acc + A[bx, g * 128 + j]
+                S[bx, g] = acc
+        return S
+
+    a = np.random.default_rng(0).standard_normal((5, 300)).astype(np.float32)
+    s = tilec.compile(group_sums, target="cpu")(a)
+    assert s.shape == (5, 3)
+    want = np.stack([a[:, :128].sum(1), a[:, 128:256].sum(1), a[:, 256:].sum(1)], axis=1)
+    np.testing.assert_allclose(s, want, rtol=1e-5, atol=1e-4)
