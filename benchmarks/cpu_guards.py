@@ -4,8 +4,8 @@
 
 Every element load and store of a tensor or tile is checked
 (`tile-guard-accesses`): an affine access in a T.Parallel region is
-checked once per region, a gather's index once per element. Two kernels on
-a size that is not a multiple of the tile, each compiled twice in this
+checked once per region, a gather's index once per element, and so is a
+tile's index read at run time (buckets). Three kernels, each compiled twice in this
 process — through the real `tile-to-cpu` pipeline and through the same
 pipeline without the guard pass (unsafe, for the comparison only) — and
 numpy on the same inputs. Prints the median time of each, the guarded /
@@ -47,6 +47,20 @@ def gather(
             G[bx * 1024 + i] = X[Idx[bx * 1024 + i]]
 
 
+@T.prim_func
+def buckets(
+    X: T.Tensor((N,), "float32"), Idx: T.Tensor((N,), "int32"),
+    S: T.Tensor((T.ceildiv(N, 1024), 64), "float32"),
+):
+    """Sums into a tile at indices read at run time: each access of the tile is checked."""
+    with T.Kernel(T.ceildiv(N, 1024), threads=128) as bx:
+        t = T.alloc_fragment((64,), "float32")
+        T.clear(t)
+        for i in T.serial(1024):
+            t[Idx[bx * 1024 + i]] = t[Idx[bx * 1024 + i]] + X[bx * 1024 + i]
+        T.copy(t, S[bx, 0])
+
+
 def unguarded(kernel: object) -> CompiledKernel:
     """`kernel` through tile-to-cpu without tile-guard-accesses."""
     target, backend = backends.resolve("cpu")
@@ -77,10 +91,15 @@ def main() -> None:
     table = rng.random(rows, dtype=np.float32)
     idx = rng.integers(0, rows, n).astype(np.int32)
     out = np.zeros(n, np.float32)
+    bucket = rng.integers(0, 64, n).astype(np.int32)
+    sums = np.zeros((n // 1024, 64), np.float32)
+    keys = np.arange(n) // 1024 * 64 + bucket
 
     cases = [
         ("axpy", axpy, (x, y), lambda: np.add(2 * x, y, out=y)),
         ("gather", gather, (table, idx, out), lambda: np.take(table, idx, out=out)),
+        ("buckets", buckets, (x, bucket, sums),
+         lambda: np.bincount(keys, weights=x, minlength=n // 16)),
     ]
     print(f"{n} elements, medians")
     for name, kernel, kernel_args, reference in cases:
