@@ -32,6 +32,8 @@ Ports (test_tl_<name>.py: TileLang example path; features it uses):
     1-D slices, lse, f16 -> f32 stores
 - mha_fwd_bhsd: examples/flash_attention/example_mha_fwd_bhsd.py
     flash attn, causal, GemmWarpPolicy
+- mha_fwd_varlen: examples/flash_attention/example_mha_fwd_varlen.py
+    packed sequences, slices starting at offsets read from cu_seqlens
 - gqa_fwd_bshd: examples/flash_attention/example_gqa_fwd_bshd.py
     GQA head mapping, slices, GemmWarpPolicy
 - gqa_decode: examples/flash_decoding/example_gqa_decode.py
