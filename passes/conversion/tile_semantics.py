@@ -51,7 +51,7 @@ def _reads_only(user: ir.Operation, operand: int) -> bool:
     if name in ("memref.load", "vector.load", "vector.transfer_read", "vector.maskedload",
                 "memref.dim"):
         return True
-    if name in ("tile.gemm",):
+    if name == "tile.gemm":
         return operand in (0, 1)
     if name in ("tile.reduce", "tile.cumsum"):
         return operand == 0

@@ -219,10 +219,8 @@ def _load_atom(x: v.Element) -> int:
 
 def _value_key(value: ir.Value) -> object:
     """A constant index by its number (each use makes its own), another value by itself."""
-    owner = value.owner
-    if isinstance(owner, ir.OpView | ir.Operation) and owner.name == "arith.constant":
-        return ir.IntegerAttr(owner.attributes["value"]).value
-    return value
+    constant = builder.constant_int(value)
+    return value if constant is None else constant
 
 
 def _combine_affine(op: str, a: v.Scalar | Number, b: v.Scalar | Number) -> v.Affine | None:
@@ -1405,12 +1403,10 @@ def _slice_extent(region: v.BufferRegion, axis: int) -> int | None:
     if region.extents[axis] is not None:
         return region.extents[axis]
     dim = region.buffer.shape[axis]
-    start = region.offsets[axis].owner
-    if not isinstance(dim, int) or not isinstance(start, ir.OpView | ir.Operation):
+    start = builder.constant_int(region.offsets[axis])
+    if not isinstance(dim, int) or start is None:
         return None
-    if start.name != "arith.constant":
-        return None
-    return dim - ir.IntegerAttr(start.attributes["value"]).value
+    return dim - start
 
 
 def _gemm_operand(x: object, role: str, read: bool = True) -> v.Buffer:

@@ -48,7 +48,7 @@ from tilec.sim.interpreter import (
 from tilec.sim.memory import Arena, Buffer
 from tilec.sim.result import SYNC_KINDS, PathTraffic, SimResult
 from tilec.sim.scalar_ops import scalar_value
-from tilec.sim.scheduler import FLAG_IDENTITIES, N_PIPES, Machine
+from tilec.sim.scheduler import FLAG_IDENTITIES, Machine
 from tilec.sim.trace import write_trace
 from tilec.targets.ascend.profiles import Profile, get_profile
 
@@ -203,13 +203,6 @@ def simulate(module: str | os.PathLike | ir.Module | Program,
                               f"block_dim {block_dim} is over the block budget of "
                               f"{budget.max_blocks} blocks")
     arg_values = _bind(program, inputs, budget)
-    # every core keeps a vector clock per pipe over every pipe of the launch
-    # (races.py): charged before the cores are made, so a huge grid is a budget
-    # error at once, not a MemoryError after a long allocation
-    cores = block_dim * (3 if program.core_kind == "mix" else 1)
-    budget.charge_memory(cores * N_PIPES * cores * N_PIPES * 8,
-                         f"race detection over {block_dim} blocks",
-                         program.site.location)
     machine = Machine(program, arg_values, profile, block_dim, budget, timeline=trace is not None,
                       flag_identity=flag_identity)
     with np.errstate(all="ignore"), single_threaded():

@@ -194,6 +194,13 @@ class Machine:
     # -- grid ---------------------------------------------------------------
 
     def _make_cores(self, kind: str) -> None:
+        # every core keeps a vector clock per pipe over every pipe of the launch
+        # (races.py): charged before the cores are made, so a huge grid is a budget
+        # error at once, not a MemoryError after a long allocation
+        cores = self.block_dim * (3 if kind == "mix" else 1)
+        self.budget.charge_memory(cores * N_PIPES * cores * N_PIPES * 8,
+                                  f"race detection over {self.block_dim} blocks",
+                                  self.program.site.location)
         index = itertools.count()
         for block in range(self.block_dim):
             if kind == "mix":
