@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 _RUNTIME_EXPORTS = {
     "compile": "tilec.runtime.compiler",
     "CompiledKernel": "tilec.runtime.compiler",
-    "jit": "tilec.runtime.jit",
+    "jit": "tilec.runtime.jit_styles",
     "JitKernel": "tilec.runtime.jit",
     "ArgumentError": "tilec.runtime.signature",
 }

@@ -42,12 +42,15 @@ Surface:
 - hints recorded for targets: `use_swizzle`, `annotate_layout` with `Layout`/`Fragment`,
   `set_max_nreg`, `no_set_max_nreg`/`disable_warp_group_reg_alloc` (cuda honours them)
 - scalars: Python operators, `exp`, `exp2`, `log`, `log2`, `sqrt`, `rsqrt`, `tanh`,
-  `floor`, `ceil`, `abs`, `max`, `min`, `clamp`, `if_then_else`, `cast`, `Cast`,
-  `reinterpret`, `ceildiv`, `floordiv`, `floormod`, `infinity`
+  `sigmoid`, `floor`, `ceil`, `abs`, `max`, `min`, `clamp`, `if_then_else`, `cast`, `Cast`,
+  `reinterpret`, `ceildiv`, `floordiv`, `floormod`, `shift_left`, `shift_right`,
+  `index_to_coordinates`, `infinity`, `assume`
 - dtypes: `float16`, `bfloat16`, `float32`, `float64`, `float8_e4m3`, `float8_e5m2`,
   `int8` ... `int64`, `uint8` ... `uint64`, `bool` (or their names as strings), and
   TileLang's aliases (`float`, `half`, `float8_e4m3fn`, ...); calling one converts a
-  value (`T.float32(0)`)
+  value (`T.float32(0)`), `T.dtype(x)` is the dtype a name, numpy or torch dtype names
+- eager kernels: `@tilec.jit` over a function of the tensors whose body annotates them
+  (`A: T.Tensor((M, K), dtype)`), see `eager`
 """
 
 from .dtypes import (
@@ -96,6 +99,7 @@ from .math_ops import (
     floordiv,
     floormod,
     if_then_else,
+    index_to_coordinates,
     infinity,
     log,
     log2,
@@ -103,6 +107,9 @@ from .math_ops import (
     min,
     reinterpret,
     rsqrt,
+    shift_left,
+    shift_right,
+    sigmoid,
     sqrt,
     tanh,
 )
@@ -116,6 +123,7 @@ from .tile_ops import (
     alloc_shared,
     alloc_var,
     annotate_layout,
+    assume,
     atomic_add,
     c2d_im2col,
     clear,
@@ -162,6 +170,8 @@ half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 uint, ulong = uint32, uint64
 Serial, Unroll, Vectorized = serial, unroll, vectorized
+parallel = Parallel
+dtype = DType
 
 __all__ = [
     "Buffer",
@@ -192,6 +202,7 @@ __all__ = [
     "alloc_shared",
     "alloc_var",
     "annotate_layout",
+    "assume",
     "atomic_add",
     "bfloat16",
     "bool",
@@ -206,6 +217,7 @@ __all__ = [
     "cumsum",
     "disable_warp_group_reg_alloc",
     "double",
+    "dtype",
     "dynamic",
     "empty",
     "exp",
@@ -234,6 +246,7 @@ __all__ = [
     "half",
     "if_then_else",
     "im2col",
+    "index_to_coordinates",
     "infinity",
     "int",
     "int8",
@@ -247,6 +260,7 @@ __all__ = [
     "max",
     "min",
     "no_set_max_nreg",
+    "parallel",
     "prim_func",
     "reduce_absmax",
     "reduce_abssum",
@@ -264,7 +278,10 @@ __all__ = [
     "shfl_sync",
     "shfl_up",
     "shfl_xor",
+    "shift_left",
+    "shift_right",
     "short",
+    "sigmoid",
     "sqrt",
     "symbolic",
     "sync_threads",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
+from contextvars import ContextVar
 from types import TracebackType
 
 from mlir.dialects import scf
@@ -29,6 +30,18 @@ from .source import at, dsl_api, site
 from .values import Expr, Scalar, Var
 
 Thunk = Callable[[], object]
+
+# What `A: ann` in an eager kernel's body does (set by `eager` while it runs the body).
+ANNOTATE: ContextVar[Callable[[str, Thunk, object], object] | None] = ContextVar(
+    "tilec_annotate", default=None
+)
+
+
+def annotate(name: str, current: Thunk, annotation: object) -> object:
+    """`A: T.Tensor((M, K), dtype)` in an eager kernel's body, which gives its
+    parameter A a type (see `eager`): A's value afterwards."""
+    hook = ANNOTATE.get()
+    return current() if hook is None else hook(name, current, annotation)
 
 
 class _Statement:

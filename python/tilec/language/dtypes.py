@@ -8,7 +8,8 @@ dtype decides which arith ops (divui, cmpi ult, extui, ...) act on them.
 TileLang's and torch's other names for the same types ("float", "half",
 "float8_e4m3fn", ...) are aliases.
 Calling a dtype converts a value (`T.float32(x)`); that is a semantic rule,
-so `semantic` gives `DType` its `__call__`.
+so `semantic` gives `DType` its `__call__`. Calling the class, `T.dtype(x)` as
+TileLang writes it, gives the DType a name, numpy dtype or torch dtype stands for.
 """
 
 from __future__ import annotations
@@ -17,13 +18,33 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
 from mlir import ir
+
+from .errors import DSLError
+from .source import caller_loc
 
 Kind = Literal["float", "int", "uint", "index", "bool"]
 
 
+class _DTypeClass(type):
+    """`T.dtype(x)` (one argument) is the DType `x` names: TileLang's conversion of a
+    name, a dtype object, or a numpy or torch dtype."""
+
+    def __call__(cls, *args: object) -> DType:
+        if len(args) != 1:
+            return super().__call__(*args)
+        dtype = parse_dtype(args[0])
+        if dtype is None:
+            raise DSLError(
+                f"T.dtype: unknown dtype {args[0]!r}; expected one of {', '.join(BY_NAME)}",
+                caller_loc(),
+            )
+        return dtype
+
+
 @dataclass(frozen=True, eq=False)
-class DType:
+class DType(metaclass=_DTypeClass):
     name: str
     kind: Kind
     bits: int
@@ -145,9 +166,14 @@ ALIASES: dict[str, DType] = {
 
 
 def parse_dtype(value: object) -> DType | None:
-    """The DType `value` names (a DType or a name such as "float16"), or None."""
+    """The DType `value` names (a DType, a name such as "float16", a numpy dtype or
+    scalar type, a torch dtype), or None."""
     if isinstance(value, DType):
         return value
     if isinstance(value, str):
         return BY_NAME.get(value) or ALIASES.get(value)
+    if type(value).__module__ == "torch":  # torch.float16 prints as "torch.float16"
+        return parse_dtype(str(value).removeprefix("torch."))
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return parse_dtype(np.dtype(value).name)
     return None

@@ -67,14 +67,45 @@ def dynamic(name: str, dtype: str | DType = "int32") -> SymbolicDim | tuple[Symb
     return _dims("T.dynamic", name, dtype)
 
 
+class ConstDims:
+    """The sizes `T.const` gives while an eager kernel's body runs (see `eager`):
+    None while its parameters' types are found (the dims stay symbolic), those of
+    the call or of `.compile(**dims)` when it is traced; and the names asked for."""
+
+    def __init__(self, values: dict[str, int] | None):
+        self.values = values
+        self.asked: list[str] = []
+
+    def take(self, dim: SymbolicDim) -> SymbolicDim | int:
+        self.asked.append(dim.name)
+        if self.values is None:
+            return dim
+        if dim.name not in self.values:
+            raise semantic.error(
+                f"T.const dim '{dim.name}' has no size: give it as {dim.name}=... to .compile()"
+            )
+        return self.values[dim.name]
+
+
+CONST_DIMS: ContextVar[ConstDims | None] = ContextVar("tilec_const_dims", default=None)
+
+
 @dsl_api
-def const(name: str, dtype: str | DType = "int32") -> SymbolicDim | tuple[SymbolicDim, ...]:
+def const(name: str, dtype: str | DType = "int32") -> Dim | tuple[Dim, ...]:
     """TileLang's dims taken from the shapes of the arguments (`M, N = T.const("M, N")`).
 
-    In tilec they are symbolic dims: `tilec.compile` makes one kernel for
-    all shapes and `tilec.jit` specializes it on the shapes of each call.
+    In a `@T.prim_func` they are symbolic dims: `tilec.compile` makes one kernel
+    for all shapes and `tilec.jit` specializes it on the shapes of each call. In
+    an eager `@tilec.jit` kernel's body they are the Python ints of the call's
+    shapes (or of `.compile(M=...)`), as TileLang's are.
     """
-    return _dims("T.const", name, dtype)
+    dims = _dims("T.const", name, dtype)
+    bound = CONST_DIMS.get()
+    if bound is None:
+        return dims
+    if isinstance(dims, tuple):
+        return tuple(bound.take(d) for d in dims)
+    return bound.take(dims)
 
 
 @dataclass(frozen=True)
@@ -193,7 +224,7 @@ class Param:
 
 
 @dataclass(frozen=True)
-class _Source:
+class Source:
     """Where the parts of a kernel function are, for locations and messages."""
 
     function: SourceLoc
@@ -218,13 +249,13 @@ def _value_returns(function: ast.FunctionDef) -> list[ast.Return]:
     return sorted(found, key=lambda node: (node.lineno, node.col_offset))
 
 
-def _read_source(fn: Callable[..., object]) -> _Source:
+def read_source(fn: Callable[..., object]) -> Source:
     """Where `def`, each parameter, its annotation and each `return <value>` of `fn` are.
 
     Falls back to the code object's first line when the source is unavailable.
     """
     code = fn.__code__  # type: ignore[attr-defined]
-    fallback = _Source(SourceLoc(code.co_filename, code.co_firstlineno, 1), {}, {}, ())
+    fallback = Source(SourceLoc(code.co_filename, code.co_firstlineno, 1), {}, {}, ())
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError):
@@ -249,7 +280,7 @@ def _read_source(fn: Callable[..., object]) -> _Source:
     args = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
     returns = tuple(map(loc, _value_returns(node)))
     annotations = {a.arg: loc(a.annotation) for a in args if a.annotation is not None}
-    return _Source(loc(node), {a.arg: loc(a) for a in args}, annotations, returns)
+    return Source(loc(node), {a.arg: loc(a) for a in args}, annotations, returns)
 
 
 def _read_params(
@@ -284,11 +315,11 @@ def _read_params(
                     "for a tensor, or a dtype such as T.int32 or T.float32 for a scalar"
                 )
             params.append(Param(p.name, annotation, where))
-    _check_recoverable(params, annotations)
+    check_recoverable(params, annotations)
     return tuple(params)
 
 
-def _check_recoverable(params: list[Param], annotations: dict[str, SourceLoc]) -> None:
+def check_recoverable(params: list[Param], annotations: dict[str, SourceLoc]) -> None:
     """A dim expression (`T.ceildiv(K, 128)`) is computed from symbolic dims that some
     tensor parameter has plainly: a call gives their sizes, from which the runtime
     checks the expression's dim and the kernel computes its value. A dim used only
@@ -322,7 +353,7 @@ def _calls_itself(name: str) -> str:
     return f"kernel '{name}' calls itself; kernels cannot be recursive"
 
 
-def _check_traceable(fn: object) -> None:
+def check_traceable(fn: object) -> None:
     """`fn` must be a function whose body runs when called: the trace is that run."""
     if not inspect.isfunction(fn):
         raise semantic.error(f"T.prim_func needs a Python function but got {fn!r}")
@@ -337,16 +368,23 @@ class PrimFunc:
     """A kernel written in the DSL: `.name`, `.params`, `.build(context)`, `.ir()`."""
 
     def __init__(self, fn: Callable[..., object], namespace: dict[str, object]):
-        _check_traceable(fn)
-        self.fn = fn
+        check_traceable(fn)
+        source = read_source(fn)
+        params = _read_params(fn, namespace, source.function, source.params, source.annotations)
         # What the trace runs: the function with its control flow rewritten
         # to be traced (see `rewrite`), or itself when there is none.
-        self._body: Callable[..., object] = rewrite(fn, control) or fn  # type: ignore[arg-type]
+        self._setup(fn, rewrite(fn, control) or fn, source, params)  # type: ignore[arg-type]
+
+    def _setup(
+        self, fn: Callable[..., object], body: Callable[..., object], source: Source,
+        params: tuple[Param, ...],
+    ) -> None:
+        self.fn = fn
+        self._body = body
         self.name: str = fn.__name__
-        source = _read_source(fn)
         self.loc = source.function
         self._value_returns = source.value_returns
-        self.params = _read_params(fn, namespace, self.loc, source.params, source.annotations)
+        self.params = params
         self._text: str | None = None
         self._outputs: int | None = None
 

@@ -7,7 +7,7 @@ integers must be converted with `T.cast` first.
 from __future__ import annotations
 
 from . import semantic
-from .dtypes import DType
+from .dtypes import DType, parse_dtype
 from .source import dsl_api
 from .values import Scalar
 
@@ -54,6 +54,19 @@ def rsqrt(x: Value) -> Value:
 def tanh(x: Value) -> Value:
     """Hyperbolic tangent."""
     return semantic.float_unary("tanh", x)
+
+
+@dsl_api
+def sigmoid(x: Value) -> Value:
+    """1 / (1 + e ** -x), in x's float type (0 where e ** -x overflows)."""
+    a = semantic.operand(x, "T.sigmoid")
+    if isinstance(a, Scalar) and not a.dtype.is_float:
+        raise semantic.error(
+            f"T.sigmoid needs a float operand but got {a.dtype}; convert it with "
+            'T.cast(x, "float32")'
+        )
+    decay = semantic.float_unary("exp", semantic.binary("-", 0.0, a))
+    return semantic.binary("/", 1.0, semantic.binary("+", 1.0, decay))
 
 
 @dsl_api
@@ -129,9 +142,35 @@ def floormod(a: Value, b: Value) -> Value:
 
 
 @dsl_api
-def reinterpret(dtype: str | DType, x: Value) -> Value:
-    """TileLang's `T.reinterpret(dtype, x)`: the bits of `x` read as `dtype`, which has
-    the same width (`T.reinterpret("int32", f)` gives the float's bit pattern)."""
+def shift_left(a: Value, b: Value) -> Value:
+    """TileLang's `T.shift_left`: `a << b` on integers."""
+    return semantic.binary("<<", a, b)
+
+
+@dsl_api
+def shift_right(a: Value, b: Value) -> Value:
+    """TileLang's `T.shift_right`: `a >> b` on integers (arithmetic on signed ones)."""
+    return semantic.binary(">>", a, b)
+
+
+@dsl_api
+def index_to_coordinates(index: Value, shape: tuple[Value, ...] | list[Value]) -> tuple[Value, ...]:
+    """TileLang's `T.index_to_coordinates`: the row-major coordinates in `shape` of the
+    flat `index` (`i, j = T.index_to_coordinates(k, (M, N))` is `k // N, k % N`)."""
+    coordinates: list[Value] = []
+    for dim in reversed(tuple(shape)):
+        coordinates.append(semantic.binary("%", index, dim))
+        index = semantic.binary("//", index, dim)
+    return tuple(reversed(coordinates))
+
+
+@dsl_api
+def reinterpret(dtype: str | DType | Value, x: Value | str | DType) -> Value:
+    """TileLang's `T.reinterpret`: the bits of a value read as a dtype of the same width
+    (`T.reinterpret("int32", f)` gives the float's bit pattern). Both of TileLang's
+    argument orders are taken: `(dtype, value)` and its current `(value, dtype)`."""
+    if parse_dtype(dtype) is None and parse_dtype(x) is not None:
+        dtype, x = x, dtype
     return semantic.reinterpret(dtype, x)
 
 

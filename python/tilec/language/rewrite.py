@@ -15,6 +15,7 @@ changes it before tracing; the rewritten code calls the helpers of
     x = v                   x = __tilec__.assign(v, lambda: x)
     while c: A              with __tilec__.While(escapes) as w:
                                 while w.test(lambda: c): A
+    A: ann  (eager kernels) A = __tilec__.annotate("A", lambda: A, ann)
 
 The right-hand operands stay lazy, so on Python values the helpers do what
 Python does. Every node keeps the position of the code it replaces and the
@@ -94,9 +95,10 @@ def _escapes(nodes: Iterable[ast.AST], in_loop: bool = False) -> bool:
 
 
 class _Rewriter(ast.NodeTransformer):
-    def __init__(self) -> None:
+    def __init__(self, annotated: frozenset[str]) -> None:
         self.changed = False
         self.ifs = 0
+        self.annotated = annotated
 
     def _replace(self, new: Node, old: ast.expr | ast.stmt) -> Node:
         self.changed = True
@@ -134,6 +136,18 @@ class _Rewriter(ast.NodeTransformer):
         opened = _helper("While", ast.Constant(escapes))
         item = ast.withitem(_place(opened, node), ast.Name(loop, ast.Store()))
         return self._replace(ast.With([item], [node]), node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        self.generic_visit(node)
+        target = node.target
+        if node.value is not None or not isinstance(target, ast.Name):
+            return node
+        if target.id not in self.annotated:
+            return node
+        current = _thunk(_place(ast.Name(target.id, ast.Load()), node))
+        call = _helper("annotate", ast.Constant(target.id), current, node.annotation)
+        assign = ast.Assign([ast.Name(target.id, ast.Store())], _place(call, node))
+        return self._replace(assign, node)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         self.generic_visit(node)
@@ -185,7 +199,7 @@ def _future_flags(code: types.CodeType) -> int:
     return flags
 
 
-def _parse(fn: types.FunctionType) -> tuple[ast.FunctionDef, int] | None:
+def parse_definition(fn: types.FunctionType) -> tuple[ast.FunctionDef, int] | None:
     """The definition of `fn` in its source, and the line offset of the parsed text."""
     try:
         lines, first = inspect.getsourcelines(fn)
@@ -226,14 +240,18 @@ def _code_named(code: types.CodeType, name: str) -> types.CodeType:
     return next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
 
 
-def rewrite(fn: types.FunctionType, helpers: object) -> types.FunctionType | None:
+def rewrite(
+    fn: types.FunctionType, helpers: object, annotated: Iterable[str] = ()
+) -> types.FunctionType | None:
     """`fn` recompiled with its control flow rewritten to call `helpers`, or None when
-    its source is not available or it has nothing to rewrite."""
-    parsed = _parse(fn)
+    its source is not available or it has nothing to rewrite. The bare annotations of
+    the `annotated` names (`A: T.Tensor((M, K), dtype)` in an eager kernel's body, which
+    Python would not evaluate) become `A = __tilec__.annotate("A", lambda: A, <annotation>)`."""
+    parsed = parse_definition(fn)
     if parsed is None:
         return None
     node, line_offset = parsed
-    rewriter = _Rewriter()
+    rewriter = _Rewriter(frozenset(annotated))
     rewriter.visit(node)
     if not rewriter.changed:
         return None

@@ -189,13 +189,20 @@ Number = int | float
 _atoms = count()
 
 
+def _has_affine_forms(dtype: DType) -> bool:
+    """Integers of 32 bits or more (`index`, int32 offsets read from a tensor): their sums
+    and products are exact, or wrap alike on both sides of a slice, so the difference of
+    a slice's bounds is the extent TVM's simplifier would prove too."""
+    return dtype.is_integer and dtype.bits >= 32
+
+
 def affine_of(x: v.Scalar | Number) -> v.Affine | None:
     """`x` as an affine form, when it is an integer (an atom unless it has a known form)."""
     if isinstance(x, bool) or not isinstance(x, int | v.Scalar):
         return None
     if isinstance(x, int):
         return v.Affine((), x)
-    if not x.dtype.is_integer:
+    if not _has_affine_forms(x.dtype):
         return None
     if x.affine is None:
         atom = _load_atom(x) if isinstance(x, v.Element) else next(_atoms)
@@ -552,7 +559,7 @@ def literal(x: Number, dtype: DType, what: str) -> v.Scalar:
     if not dtype.is_float:
         check_fits(int(x), dtype, what)
     result = scalar(builder.constant(dtype, x), dtype)
-    if dtype == index:
+    if _has_affine_forms(dtype):
         result.affine = v.Affine((), int(x))
     return result
 
@@ -657,7 +664,7 @@ def binary(op: str, lhs: object, rhs: object) -> v.Scalar | v.DimExpr | Number:
     if op == "//" and dtype.is_float:
         return scalar(builder.float_floor_div(a.value, b.value, dtype=dtype), dtype)
     result = scalar(builder.binary(op, a.value, b.value, dtype=dtype), dtype)
-    if dtype == index:
+    if _has_affine_forms(dtype):
         result.affine = _combine_affine(op, x, y)
     return result
 
@@ -1714,8 +1721,23 @@ def clear(dst_arg: object) -> None:
     builder.clear(_whole_tile(dst_arg, "T.clear", "the destination").value)
 
 
-def sync_threads() -> None:
-    require_tile_context("T.sync_threads")
+def sync_threads(barrier_id: object = None, arrive_count: object = None) -> None:
+    """A barrier of the whole block. TileLang's named barrier (`T.sync_threads(id, count)`)
+    is one only when `count` is every thread of the block; a barrier of part of the block
+    has no meaning on the targets without named barriers (cpu, ascend), so it is refused."""
+    what = "T.sync_threads"
+    trace = require_tile_context(what)
+    if barrier_id is not None or arrive_count is not None:
+        kernel = trace.current.enclosing(RegionKind.KERNEL)
+        assert kernel is not None, "require_tile_context found the kernel"
+        threads = math.prod(thread_dims(kernel))
+        count = python_int(arrive_count, f"{what}: arrive_count")
+        if arrive_count is not None and count != threads:
+            raise error(
+                f"{what}({barrier_id!r}, {arrive_count!r}): a named barrier of part of the "
+                f"block ({arrive_count!r} of its {threads} threads) is not supported; call "
+                "T.sync_threads() where every thread of the block reaches it"
+            )
     builder.barrier()
 
 

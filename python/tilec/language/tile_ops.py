@@ -15,7 +15,7 @@ from . import semantic
 from .dtypes import DType
 from .hints import GemmWarpPolicy
 from .source import dsl_api
-from .values import Buffer, Var
+from .values import Buffer, Scalar, Var
 
 
 @dsl_api
@@ -255,10 +255,11 @@ def cumsum(src: object, dst: object = None, dim: int = 0, reverse: bool = False)
 
 
 @dsl_api
-def sync_threads() -> None:
+def sync_threads(barrier_id: int | None = None, arrive_count: int | None = None) -> None:
     """Waits until every thread of the block gets here (tile.barrier); a target
-    whose tile ops already synchronize (cpu) drops it."""
-    semantic.sync_threads()
+    whose tile ops already synchronize (cpu) drops it. TileLang's named barrier
+    `T.sync_threads(id, count)` is taken when `count` is the whole block."""
+    semantic.sync_threads(barrier_id, arrive_count)
 
 
 @dsl_api
@@ -294,6 +295,16 @@ def use_swizzle(panel_size: int, order: str = "row", enable: bool = True) -> Non
     """Asks the target to launch blocks in panels of `panel_size` for L2 reuse
     (`order`: "row", "column" or "mlx"); recorded as `tile.swizzle` on the tile.kernel."""
     semantic.use_swizzle(panel_size, order, enable)
+
+
+@dsl_api
+def assume(condition: object) -> None:
+    """TileLang's `T.assume(cond)`: a fact its compiler may optimize with. tilec proves
+    or guards its bounds itself and does not use it; a condition Python can decide
+    must hold."""
+    value = semantic.operand(condition, "T.assume")
+    if not isinstance(value, Scalar) and not value:
+        raise semantic.error(f"T.assume: the condition is false ({condition!r})")
 
 
 @dsl_api

@@ -27,6 +27,21 @@ _BARRIERS = (
 )
 _LAYOUT_HINT = "tilec has no such annotation; leave it out (cpu needs none)"
 _DTYPE = "use one of tilec's dtypes (T.float16, T.bfloat16, T.float32, T.float8_e4m3, ...)"
+_ASYNC_COPY = (
+    "use T.copy: in T.Pipelined the cuda target makes it asynchronous itself (cp.async on "
+    "sm_80, TMA with mbarriers on sm_90a)"
+)
+_MMA = "use T.gemm: each target picks its matrix instructions (mma.sync, wgmma, the cube)"
+_WARP_SPECIALIZE = (
+    "tilec specializes warps itself: write the loop as T.Pipelined (cuda:sm_90a makes "
+    "producer and consumer warp groups) and T.Persistent for a persistent grid"
+)
+_CLUSTERS = "tilec has no thread-block clusters; write the kernel for one block"
+_TVM = (
+    "a TVM intrinsic tilec does not have; for a reduction across threads use "
+    "T.alloc_reducer / T.reduce_sum, or T.warp_reduce_sum in per-thread code"
+)
+_EXTERNAL = "tilec kernels cannot call external functions; write the code with T ops"
 
 # Name -> what to write instead.
 ALTERNATIVES: dict[str, str] = {
@@ -78,7 +93,7 @@ ALTERNATIVES: dict[str, str] = {
     "SharedBuffer": "allocate it in the kernel with T.alloc_shared",
     "LocalBuffer": "allocate it in the kernel with T.alloc_local",
     "allocate": "use T.alloc_shared, T.alloc_fragment, T.alloc_local or T.alloc_global",
-    "call_extern": "tilec kernels cannot call external functions",
+    "call_extern": _EXTERNAL,
     "print": "compile for cpu and inspect the outputs, or read kernel.ir()",
     "tfloat32": _DTYPE,
     "int4": _DTYPE,
@@ -86,6 +101,48 @@ ALTERNATIVES: dict[str, str] = {
     "float8_e4m3fnuz": _DTYPE,
     "float8_e5m2fnuz": _DTYPE,
     "float8_e8m0fnu": _DTYPE,
+    "float4_e2m1_unpacked": _DTYPE,
+    "tma_copy": _ASYNC_COPY,
+    "ptx_cp_async": _ASYNC_COPY,
+    "cp_async_barrier_noinc": _ASYNC_COPY,
+    "ptx_commit_group": _ASYNC_COPY,
+    "ptx_wait_group": _ASYNC_COPY,
+    "fence_proxy_async": _ASYNC_COPY,
+    "alloc_tmem": _MMA,
+    "tcgen05_mma_arrive": _MMA,
+    "tcgen05_cp_warpx4": _MMA,
+    "tcgen05_sf_warp_transpose": _MMA,
+    "tcgen05_gemm_blockscaled": _MMA,
+    "mma_gemm_blockscaled": _MMA,
+    "wait_wgmma": "use T.gemm with wg_wait=..., which records the wait",
+    "ws": _WARP_SPECIALIZE,
+    "WSPipeline": _WARP_SPECIALIZE,
+    "WSScope": _WARP_SPECIALIZE,
+    "WSRole": _WARP_SPECIALIZE,
+    "WSSync": _WARP_SPECIALIZE,
+    "WSSchedule": _WARP_SPECIALIZE,
+    "annotate_producer_reg_dealloc": "use T.set_max_nreg(count, 0) in the producer's branch",
+    "annotate_consumer_reg_alloc": "use T.set_max_nreg(count, 1) in the consumers' branch",
+    "PersistentTileScheduler": "use T.Persistent for a persistent grid",
+    "ClusterKernel": _CLUSTERS,
+    "alloc_cluster_barrier": _CLUSTERS,
+    "block_rank_in_cluster": _CLUSTERS,
+    "clc_try_cancel_multicast": _CLUSTERS,
+    "clc_is_canceled": _CLUSTERS,
+    "clc_get_first_ctaid_x": _CLUSTERS,
+    "tvm_thread_allreduce": _TVM,
+    "comm_reducer": _TVM,
+    "attr": _TVM,
+    "evaluate": _TVM,
+    "tvm_warp_shuffle": "use T.shfl_sync (or T.shfl_xor / T.shfl_down / T.shfl_up)",
+    "any_sync": _THREADS,
+    "access_ptr": "pass the buffer, or a slice of it, to the T op",
+    "import_source": _EXTERNAL,
+    "device_assert": "tilec kernels have no assertions; check the inputs on the host",
+    "rng_init": "tilec kernels have no random number generator; generate the numbers on the "
+    "host and pass them in a tensor",
+    "rng_rand": "tilec kernels have no random number generator; generate the numbers on the "
+    "host and pass them in a tensor",
 }
 
 

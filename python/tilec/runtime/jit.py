@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from mlir import ir
 from mlir.dialects import memref
@@ -136,71 +136,3 @@ class JitKernel:
             f"<JitKernel {self.name or '?'} {self._target.spec}, "
             f"{len(self._compiled)} specializations>"
         )
-
-
-class JitFactory:
-    """A function that returns a kernel (TileLang's `@tilelang.jit` style):
-    each call makes (once per set of arguments) a JitKernel of its result."""
-
-    def __init__(
-        self,
-        factory: Callable[..., object],
-        target: str | None,
-        options: dict[str, object],
-        out_idx: int | Sequence[int] | None,
-    ):
-        self._factory = factory
-        self._target, self._options, self._out_idx = target, options, out_idx
-        self._kernels: dict[object, JitKernel] = {}
-        self.__name__ = getattr(factory, "__name__", "kernel")
-        self.__doc__ = getattr(factory, "__doc__", None)
-
-    def __call__(self, *args: object, **kwargs: object) -> JitKernel:
-        key = (args, tuple(sorted(kwargs.items())))
-        try:
-            cached = self._kernels.get(key)
-        except TypeError:  # unhashable arguments: a kernel per call
-            key, cached = None, None
-        if cached is None:
-            cached = JitKernel(
-                self._factory(*args, **kwargs), self._target, self._options, self._out_idx
-            )
-            if key is not None:
-                self._kernels[key] = cached
-        return cached
-
-
-def _is_factory(kernel: object) -> bool:
-    """A plain function, not a DSL kernel, module or IR text."""
-    return callable(kernel) and not hasattr(kernel, "build") and not isinstance(kernel, str)
-
-
-def jit(
-    kernel: object | None = None,
-    *,
-    target: str | None = None,
-    out_idx: int | Sequence[int] | None = None,
-    **options: object,
-) -> JitKernel | JitFactory | Callable[[object], JitKernel | JitFactory]:
-    """Wraps `kernel` (a DSL kernel, an ir.Module or tile IR text) so that it
-    compiles for the shapes of its arguments at the first call with them.
-
-    Usable as `tilec.jit(kernel)`, `@tilec.jit` or `@tilec.jit(opt_level=2)`;
-    takes the target and options of `tilec.compile`. Compiled kernels are
-    cached in memory and in `$TILEC_CACHE_DIR` (default ~/.cache/tilec).
-
-    On a function that returns a kernel (`@tilec.jit(out_idx=[-1])` over
-    `def matmul(M, N, K, ...): ... return gemm`, as with `tilelang.jit`),
-    calling the function gives the JitKernel of the kernel it returns. With
-    `out_idx` the kernel is called with its inputs only and returns the
-    outputs it allocates (`C = kernel(A, B)`).
-    """
-
-    def wrap(k: object) -> JitKernel | JitFactory:
-        if _is_factory(k):
-            return JitFactory(k, target, options, out_idx)  # type: ignore[arg-type]
-        return JitKernel(k, target, options, out_idx)
-
-    # Check the target and options where they are written, not at the first call.
-    backends.configure(target, options)
-    return wrap if kernel is None else wrap(kernel)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from dsl_helpers import expect_error
+from dsl_helpers import expect_error, tagged_line
 
 import tilec
 import tilec.language as T
@@ -398,3 +398,106 @@ def test_empty_outputs_with_dims_computed_in_the_body():
     assert s.shape == (5, 3)
     want = np.stack([a[:, :128].sum(1), a[:, 128:256].sum(1), a[:, 256:].sum(1)], axis=1)
     np.testing.assert_allclose(s, want, rtol=1e-5, atol=1e-4)
+
+
+def test_sigmoid_shifts_coordinates_assume_and_lowercase_parallel():
+    @T.prim_func
+    def names(A: T.Tensor((6, 8), "float32"), B: T.Tensor((6, 8), "float32"),
+              S: T.Tensor((48,), "int32"), C: T.Tensor((48,), "int32")):
+        with T.Kernel(1, threads=32):
+            T.assume(6 * 8 == 48)
+            for i, j in T.parallel(6, 8):
+                B[i, j] = T.sigmoid(A[i, j])
+            for k in T.Parallel(48):
+                r, c = T.index_to_coordinates(k, (6, 8))
+                S[k] = T.shift_left(r, 4) + T.shift_right(k * 8, 3) - k + c * 0
+                C[k] = r * 100 + c
+
+    a = np.linspace(-100, 30, 48, dtype=np.float32).reshape(6, 8)
+    b = np.zeros_like(a)
+    s, c = np.zeros(48, np.int32), np.zeros(48, np.int32)
+    tilec.compile(names, target="cpu")(a, b, s, c)
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(b, 1 / (1 + np.exp(-a.astype(np.float64))), rtol=1e-6,
+                                   atol=1e-30)
+    k = np.arange(48)
+    np.testing.assert_array_equal(s, (k // 8) << 4)
+    np.testing.assert_array_equal(c, k // 8 * 100 + k % 8)
+
+
+def test_dtype_objects_convert_names_and_array_dtypes():
+    import ml_dtypes
+
+    assert T.dtype("half") is T.float16 and T.dtype(T.bfloat16) is T.bfloat16
+    assert T.dtype(np.float32) is T.float32 and T.dtype(np.dtype("int8")) is T.int8
+    assert T.dtype(ml_dtypes.float8_e4m3fn) is T.float8_e4m3
+    assert [str(d) for d in (T.int8, T.float16)] == ["int8", "float16"]
+
+    def factory(dtype: T.dtype = T.float16) -> str:
+        return str(T.dtype(dtype))
+
+    assert factory("float") == "float32"
+    with pytest.raises(T.DSLError, match=r"T\.dtype: unknown dtype 'float24'") as info:
+        T.dtype("float24")  # float24
+    assert info.value.loc.line == tagged_line(F, "float24")
+
+
+def test_sigmoid_and_assume_misuse():
+    @T.prim_func
+    def ints(A: T.Tensor((4,), "int32")):
+        with T.Kernel(1, threads=32):
+            for i in T.Parallel(4):
+                A[i] = T.sigmoid(A[i])  # sigmoid-int
+
+    expect_error(ints.ir, F, "sigmoid-int", "T.sigmoid needs a float operand but got")
+
+    @T.prim_func
+    def false(A: T.Tensor((4,), "int32")):
+        with T.Kernel(1, threads=32):
+            T.assume(4 > 5)  # assume-false
+            for i in T.Parallel(4):
+                A[i] = 0
+
+    expect_error(false.ir, F, "assume-false", "T.assume: the condition is false")
+
+
+@pytest.mark.parametrize(("name", "alternative"), [
+    ("tma_copy", "use T.copy"), ("alloc_tmem", "use T.gemm"), ("WSPipeline", "T.Pipelined"),
+    ("comm_reducer", "T.alloc_reducer"), ("tvm_warp_shuffle", "T.shfl_sync"),
+    ("ClusterKernel", "clusters"), ("rng_rand", "generate the numbers on the host"),
+    ("device_assert", "check the inputs on the host"),
+])
+def test_vendor_specific_names_name_the_alternative(name, alternative):
+    with pytest.raises(T.DSLError, match=f"T.{name} .TileLang. is not supported") as info:
+        getattr(T, name)
+    assert alternative in info.value.message
+
+
+def test_reinterpret_in_both_orders_and_named_barriers_of_the_whole_block():
+    @T.prim_func
+    def bits(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "uint32"),
+             C: T.Tensor((64,), "float32")):
+        with T.Kernel(1, threads=64):
+            tx = T.get_thread_binding()
+            S = T.alloc_shared((64,), "float32")
+            S[tx] = A[tx]
+            T.sync_threads(1, 64)
+            B[tx] = T.reinterpret(S[63 - tx], T.uint32)
+            C[tx] = T.reinterpret("float32", B[tx])
+
+    a = np.linspace(-3, 3, 64, dtype=np.float32)
+    b, c = np.zeros(64, np.uint32), np.zeros(64, np.float32)
+    tilec.compile(bits, target="cpu")(a, b, c)
+    np.testing.assert_array_equal(b, a[::-1].view(np.uint32))
+    np.testing.assert_array_equal(c, a[::-1])
+
+    @T.prim_func
+    def part(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1, threads=64):
+            tx = T.get_thread_binding()
+            if tx < 32:
+                T.sync_threads(3, 32)  # named
+                A[tx] = 0
+
+    expect_error(part.ir, F, "named", "T.sync_threads(3, 32): a named barrier of part of the "
+                 "block (32 of its 64 threads) is not supported")

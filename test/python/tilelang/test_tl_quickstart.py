@@ -10,7 +10,6 @@ import pytest
 
 import tilec
 import tilec.language as T
-from tilec.language import DSLError
 
 
 @tilec.jit
@@ -55,12 +54,6 @@ def inputs(M, N, K):
     )
 
 
-@pytest.mark.xfail(
-    reason="needs eager-style tilec.jit (tensor parameters, T.const / T.empty in the body, "
-    ".compile(**dims))",
-    raises=(AttributeError, DSLError),
-    strict=True,
-)
 @pytest.mark.parametrize(("M", "N", "K"), [(200, 136, 72), (256, 128, 64)])  # ragged, aligned
 def test_quickstart_compile(M, N, K):
     a, b = inputs(M, N, K)
@@ -69,12 +62,6 @@ def test_quickstart_compile(M, N, K):
     np.testing.assert_allclose(c.astype(np.float32), ref_program(a, b), rtol=1e-2, atol=1e-2)
 
 
-@pytest.mark.xfail(
-    reason="needs eager-style tilec.jit (tensor parameters, T.const / T.empty in the body, "
-    ".compile(**dims))",
-    raises=(AttributeError, DSLError),
-    strict=True,
-)
 @pytest.mark.parametrize(("M", "N", "K"), [(200, 136, 72), (256, 128, 64)])  # ragged, aligned
 def test_quickstart_eager_call(M, N, K):
     a, b = inputs(M, N, K)
