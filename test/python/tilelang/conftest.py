@@ -6,9 +6,10 @@ target against a numpy reference on a ragged shape (dims that are not multiples 
 where the kernel allows it) and an aligned one. Examples that moved to TileLang's eager style
 are ported from their `@tilelang.jit(out_idx=...)` factory form (the revision before commit
 b9a5907a2, "Migrate eligible examples to eager style"); test_tl_quickstart covers the eager
-form. Left out everywhere: autotuners, pass configs, torch, profiling. Host helpers
-(`tilelang.cdiv`, `next_power_of_2`, `driver.get_num_sms`, `determine_fp8_type`, `check_hopper`)
-are written out in the modules.
+form (tests of its rules are in test/python/language/test_dsl_eager.py). Left out
+everywhere: autotuners, pass configs, torch, profiling. Host helpers (`tilelang.cdiv`,
+`next_power_of_2`, `driver.get_num_sms`, `determine_fp8_type`, `check_hopper`) are written
+out in the modules.
 
 A port that fails only because tilec lacks a TileLang feature is
 `@pytest.mark.xfail(reason="needs ...", strict=True)` (with `raises=` the error the missing
@@ -78,11 +79,27 @@ Ports (test_tl_<name>.py: TileLang example path; features it uses):
     T.dynamic dims, positional gemm flags
 - gemm_persistent: examples/gemm/example_gemm_persistent.py
     waves with if/and, T.Persistent
+- gemm_streamk: examples/gemm_streamk/example_tilelang_gemm_streamk.py
+    `while` on a traced value, tile copy or element atomic_add under if/and
+- mamba_chunk_scan: examples/linear_attention/example_mamba_chunk_scan.py
+    swizzled layouts, shared.dyn, trip counts from the block index, if_then_else mask
+- dequant_gemm: examples/dequantize_gemm/example_dequant_gemm_w4a8.py
+    uint8 shifts and masks, T.reinterpret, int8 gemm into int32
+- mha_bwd_bhsd: examples/flash_attention/example_mha_bwd_bhsd.py
+    attention backward: preprocess, bwd, postprocess kernels; annotate_layout on dQ
+- fusedmoe: examples/fusedmoe/example_fusedmoe_tilelang.py
+    two kernels per prim_func, per-expert offsets read from tensors, guarded stores
+- sparse_mla_fwd: examples/deepseek_v32/sparse_mla_fwd.py
+    top-k gathered KV, masked invalid indices, base-2 LSE, two outputs
+- nsa_fwd: examples/deepseek_nsa/example_tilelang_nsa_fwd.py
+    slices at offsets read from a tensor (int32 products), Python if on a loaded value
+- topk_selector: examples/deepseek_v32/topk_selector.py
+    radix select with per-thread code, shared histograms, atomics
 
-Status (cpu target): every port passes but one, whose mark is a strict xfail:
-quickstart (TileLang's eager-style jit with unannotated tensor parameters).
+Status (cpu target): every port passes but one, whose marks are strict xfails:
+topk_selector (named barriers of part of the block, `T.atomic_add(..., return_prev=True)`).
 Since they were written, gemv (per-thread code; T.alloc_reducer), chunk_local_cumsum (a
 (1, S, 1) region into a (1, S) tile), gemm_persistent's T.Persistent kernel, mamba's
-chunk state (`tilec.layout.make_swizzled_layout`) and
-convolution with T.im2col run too.
+chunk state (`tilec.layout.make_swizzled_layout`), convolution with T.im2col, the eager
+quickstart and nsa_fwd (slice extents proven from int32 arithmetic) run too.
 """
