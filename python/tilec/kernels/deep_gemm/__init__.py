@@ -1,0 +1,48 @@
+"""DeepGEMM's API (2.x, `D = C + A @ B.T`) on tilec kernels: the same names, argument
+names, defaults and layouts, so code written for `deep_gemm` runs on whatever target
+`tilec.kernels` chooses for its tensors (see `tilec.kernels.targets`).
+
+Implemented: the dense BF16 GEMMs (`bf16_gemm_nt/nn/tn/tt`), the FP8 GEMMs with
+SM90's float32 1x128 / 128x128 (or per-row) scales (`fp8_fp4_gemm_nt` and its
+`fp8_gemm_*` aliases; FP4 and UE8M0-packed scales, SM100's, are not yet), the
+FP8 casts of `deep_gemm.utils`, `calc_diff`, and the configuration getters.
+"""
+
+from . import testing, utils
+from .config import get_num_sms, set_num_sms
+from .gemm import (
+    bf16_gemm_nn,
+    bf16_gemm_nt,
+    bf16_gemm_tn,
+    bf16_gemm_tt,
+    fp8_fp4_gemm_nn,
+    fp8_fp4_gemm_nt,
+    fp8_fp4_gemm_tn,
+    fp8_fp4_gemm_tt,
+    fp8_gemm_nn,
+    fp8_gemm_nt,
+    fp8_gemm_tn,
+    fp8_gemm_tt,
+)
+from .utils import *  # noqa: F403 - upstream re-exports its utils at the top level
+from .utils import __all__ as _utils_all
+
+__all__ = [
+    "bf16_gemm_nn",
+    "bf16_gemm_nt",
+    "bf16_gemm_tn",
+    "bf16_gemm_tt",
+    "fp8_fp4_gemm_nn",
+    "fp8_fp4_gemm_nt",
+    "fp8_fp4_gemm_tn",
+    "fp8_fp4_gemm_tt",
+    "fp8_gemm_nn",
+    "fp8_gemm_nt",
+    "fp8_gemm_tn",
+    "fp8_gemm_tt",
+    "get_num_sms",
+    "set_num_sms",
+    "testing",
+    "utils",
+    *_utils_all,
+]

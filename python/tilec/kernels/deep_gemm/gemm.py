@@ -1,0 +1,228 @@
+"""DeepGEMM's dense GEMM entry points (`D = C + A @ B.T`, "NT", and the NN/TN/TT
+forms, which are NT on transposed views, as upstream defines them).
+
+Checks follow upstream's: D (and C) N-major, BF16 or FP32 output, matching
+shapes, FP8 operands K-major as SM90 requires; an empty problem returns at once
+(D = C, or zeros, when K is 0). The data path is tilec kernels only.
+"""
+
+from __future__ import annotations
+
+from tilec.kernels import targets
+from tilec.kernels.tensors import (
+    as_strided_view,
+    dtype_name,
+    is_row_major,
+    kernel_view,
+    strides_of,
+)
+
+from . import gemm_kernels
+from .gemm_kernels import GROUP, Epilogue
+
+
+def _fail(api: str, message: str) -> None:
+    raise ValueError(f"deep_gemm.{api}: {message}")
+
+
+def _major(api: str, name: str, tensor: object) -> tuple[object, bool]:
+    """The operand's storage as a row-major array, and whether it is MN-major."""
+    if len(tensor.shape) != 2:  # type: ignore[attr-defined]
+        _fail(api, f"{name} must be 2-D but has shape {tuple(tensor.shape)}")  # type: ignore[attr-defined]
+    if is_row_major(tensor):
+        return tensor, False
+    if is_row_major(tensor.T):  # type: ignore[attr-defined]
+        return tensor.T, True  # type: ignore[attr-defined]
+    _fail(api, f"{name} must be K-major or MN-major (contiguous, or the transpose of a "
+               f"contiguous tensor) but has strides {strides_of(tensor)}")
+    raise AssertionError
+
+
+def _epilogue(api: str, c: object | None, d: object) -> Epilogue:
+    if not is_row_major(d):
+        _fail(api, "D must be N-major (row-major contiguous)")
+    if dtype_name(d) not in ("bfloat16", "float32"):
+        _fail(api, f"D must be bfloat16 or float32 but is {dtype_name(d)}")
+    if c is None:
+        return "none"
+    if tuple(c.shape) != tuple(d.shape) or dtype_name(c) != dtype_name(d):  # type: ignore[attr-defined]
+        _fail(api, f"C {tuple(c.shape)} {dtype_name(c)} must have D's shape and dtype "  # type: ignore[attr-defined]
+                   f"{tuple(d.shape)} {dtype_name(d)}")  # type: ignore[attr-defined]
+    if not is_row_major(c):
+        _fail(api, "C must be N-major (row-major contiguous)")
+    return "d" if _same_memory(c, d) else "c"
+
+
+def _same_memory(x: object, y: object) -> bool:
+    if hasattr(x, "data_ptr") and hasattr(y, "data_ptr"):
+        return x.data_ptr() == y.data_ptr()  # type: ignore[attr-defined]
+    return getattr(x, "__array_interface__", {}).get("data") == getattr(
+        y, "__array_interface__", {}
+    ).get("data")
+
+
+def _dims(api: str, m: int, k: int, n: int, k2: int, d: object) -> None:
+    if (m, n) != tuple(d.shape) or k != k2:  # type: ignore[attr-defined]
+        _fail(api, f"shapes do not match: A is ({m}, {k}), B is ({n}, {k2}) and D is "
+                   f"{tuple(d.shape)}")  # type: ignore[attr-defined]
+
+
+def bf16_gemm_nt(a: object, b: object, d: object, c: object | None = None,
+                 compiled_dims: str = "nk") -> None:
+    """D = C + A @ B.T: A (M, K) and B (N, K) bfloat16 (K- or MN-major), D (M, N)
+    bfloat16 or float32, C optional (may be D itself)."""
+    api = "bf16_gemm_nt"
+    with targets.library_call():
+        a_store, a_mn = _major(api, "A", a)
+        b_store, b_mn = _major(api, "B", b)
+        for name, t in (("A", a), ("B", b)):
+            if dtype_name(t) != "bfloat16":
+                _fail(api, f"{name} must be bfloat16 but is {dtype_name(t)}")
+        (m, k), (n, k2) = tuple(a.shape), tuple(b.shape)  # type: ignore[attr-defined]
+        _dims(api, m, k, n, k2, d)
+        epilogue = _epilogue(api, c, d)
+        if m == 0 or n == 0:
+            return
+        out = dtype_name(d)
+        target = targets.target_for(a, b, d)
+        targets.launch(
+            "deep_gemm.bf16_gemm_nt", (a_mn, b_mn, out, epilogue),
+            lambda: gemm_kernels.bf16_gemm(a_mn, b_mn, out, epilogue), target,
+            kernel_view(a_store, "A"), kernel_view(b_store, "B"),
+            kernel_view(d if c is None else c, "C"), kernel_view(d, "D"),
+        )
+
+
+def bf16_gemm_nn(a: object, b: object, d: object, c: object | None = None,
+                 compiled_dims: str = "nk") -> None:
+    """D = C + A @ B with B (K, N)."""
+    bf16_gemm_nt(a, b.T, d, c, compiled_dims)  # type: ignore[attr-defined]
+
+
+def bf16_gemm_tn(a: object, b: object, d: object, c: object | None = None,
+                 compiled_dims: str = "mn") -> None:
+    """D = C + A.T @ B with A (K, M) and B (K, N)."""
+    bf16_gemm_nt(a.T, b.T, d, c, compiled_dims)  # type: ignore[attr-defined]
+
+
+def bf16_gemm_tt(a: object, b: object, d: object, c: object | None = None,
+                 compiled_dims: str = "mn") -> None:
+    """D = C + A.T @ B.T with A (K, M) and B (N, K)."""
+    bf16_gemm_nt(a.T, b, d, c, compiled_dims)  # type: ignore[attr-defined]
+
+
+def _scale_rows(api: str, recipe: object, recipe_b: object, sfb: object, n: int) -> int:
+    """How many rows of B one scale covers: 128 (SM90's 128x128 blocks) or 1 (per row)."""
+    if recipe is not None:
+        gran_n = recipe[1]  # type: ignore[index]
+    elif recipe_b is not None:
+        gran_n = recipe_b[0]  # type: ignore[index]
+    else:
+        gran_n = GROUP if sfb.shape[0] == -(-n // GROUP) else 1  # type: ignore[attr-defined]
+    if gran_n not in (1, GROUP):
+        _fail(api, f"B's scale granularity along N must be 1 or {GROUP} but is {gran_n}")
+    return int(gran_n)
+
+
+def _row_major_scales(api: str, name: str, sf: object, rows: int, k_groups: int) -> object:
+    """The scale tensor as a row-major (rows, K groups) array: as it is, or a view of a
+    column-major (MN-major, TMA-aligned) one, which DeepGEMM's kernels read, through
+    its storage."""
+    if dtype_name(sf) != "float32":
+        _fail(api, f"{name} must be float32 scales (SM90's recipe) but is {dtype_name(sf)}; "
+                   "UE8M0-packed scales are SM100's, which tilec does not implement yet")
+    if tuple(sf.shape) != (rows, k_groups):  # type: ignore[attr-defined]
+        _fail(api, f"{name} must have shape ({rows}, {k_groups}) but has {tuple(sf.shape)}")  # type: ignore[attr-defined]
+    if is_row_major(sf):
+        return sf
+    strides = strides_of(sf)
+    if strides[0] == 1 and strides[1] >= rows:
+        return sf  # read below through a row-major view of its storage
+    _fail(api, f"{name} must be row-major or MN-major but has strides {strides}")
+    raise AssertionError
+
+
+def fp8_fp4_gemm_nt(a: tuple[object, object], b: tuple[object, object], d: object,
+                    c: object | None = None, recipe: tuple[int, int, int] | None = None,
+                    recipe_a: tuple[int, int] | None = None,
+                    recipe_b: tuple[int, int] | None = None, compiled_dims: str = "nk",
+                    disable_ue8m0_cast: bool = False) -> None:
+    """D = C + dequant(A) @ dequant(B).T: `a` = (A float8_e4m3fn (M, K), SFA float32
+    (M, ceil(K/128))), `b` = (B (N, K), SFB (ceil(N/128), ceil(K/128)) or (N, ...)),
+    both K-major as SM90 requires; D bfloat16 or float32."""
+    api = "fp8_fp4_gemm_nt"
+    with targets.library_call():
+        (a_data, sfa), (b_data, sfb) = a, b
+        for name, t in (("A", a_data), ("B", b_data)):
+            if dtype_name(t) != "float8_e4m3fn":
+                _fail(api, f"{name} must be float8_e4m3fn but is {dtype_name(t)} (FP4 operands "
+                           "are SM100's, which tilec does not implement yet)")
+            if not is_row_major(t):
+                _fail(api, f"{name} must be K-major (row-major contiguous), as SM90's FP8 "
+                           "kernels require")
+        (m, k), (n, k2) = tuple(a_data.shape), tuple(b_data.shape)  # type: ignore[attr-defined]
+        _dims(api, m, k, n, k2, d)
+        epilogue = _epilogue(api, c, d)
+        if m == 0 or n == 0:
+            return
+        k_groups = -(-k // GROUP)
+        rows = _scale_rows(api, recipe, recipe_b, sfb, n)
+        sfa = _row_major_scales(api, "SFA", sfa, m, k_groups)
+        sfb = _row_major_scales(api, "SFB", sfb, n if rows == 1 else -(-n // GROUP), k_groups)
+        out = dtype_name(d)
+        target = targets.target_for(a_data, b_data, d)
+        sfa_view, sfa_t = _scale_view(sfa)
+        sfb_view, sfb_t = _scale_view(sfb)
+        targets.launch(
+            "deep_gemm.fp8_gemm_nt", (rows, out, epilogue, sfa_t, sfb_t),
+            lambda: gemm_kernels.fp8_gemm(rows, out, epilogue, sfa_t, sfb_t), target,
+            kernel_view(a_data, "A"), kernel_view(sfa_view, "SFA"),
+            kernel_view(b_data, "B"), kernel_view(sfb_view, "SFB"),
+            kernel_view(d if c is None else c, "C"), kernel_view(d, "D"),
+        )
+
+
+def _scale_view(sf: object) -> tuple[object, bool]:
+    """A row-major scale tensor as it is; an MN-major one as the row-major (K groups,
+    leading dim) view of its storage, which the kernel reads transposed."""
+    if is_row_major(sf):
+        return sf, False
+    k_groups = tuple(sf.shape)[1]  # type: ignore[attr-defined]
+    leading = strides_of(sf)[1]
+    return as_strided_view(sf, (k_groups, leading), (leading, 1)), True
+
+
+def fp8_fp4_gemm_nn(a: tuple[object, object], b: tuple[object, object], d: object,
+                    c: object | None = None, recipe: tuple[int, int, int] | None = None,
+                    recipe_a: tuple[int, int] | None = None,
+                    recipe_b: tuple[int, int] | None = None, compiled_dims: str = "nk",
+                    disable_ue8m0_cast: bool = False) -> None:
+    """NN: B and its scales transposed (upstream's definition); SM90 then needs K-major
+    storage, so this form is refused there as upstream's check does."""
+    fp8_fp4_gemm_nt(a, (b[0].T, b[1].T), d, c, recipe, recipe_a, recipe_b,  # type: ignore[attr-defined]
+                    compiled_dims, disable_ue8m0_cast)
+
+
+def fp8_fp4_gemm_tn(a: tuple[object, object], b: tuple[object, object], d: object,
+                    c: object | None = None, recipe: tuple[int, int, int] | None = None,
+                    recipe_a: tuple[int, int] | None = None,
+                    recipe_b: tuple[int, int] | None = None, compiled_dims: str = "mn",
+                    disable_ue8m0_cast: bool = False) -> None:
+    """TN: A, B and their scales transposed."""
+    fp8_fp4_gemm_nt((a[0].T, a[1].T), (b[0].T, b[1].T), d, c, recipe, recipe_a,  # type: ignore[attr-defined]
+                    recipe_b, compiled_dims, disable_ue8m0_cast)
+
+
+def fp8_fp4_gemm_tt(a: tuple[object, object], b: tuple[object, object], d: object,
+                    c: object | None = None, recipe: tuple[int, int, int] | None = None,
+                    recipe_a: tuple[int, int] | None = None,
+                    recipe_b: tuple[int, int] | None = None, compiled_dims: str = "mn",
+                    disable_ue8m0_cast: bool = False) -> None:
+    """TT: A and its scales transposed."""
+    fp8_fp4_gemm_nt((a[0].T, a[1].T), b, d, c, recipe, recipe_a, recipe_b,  # type: ignore[attr-defined]
+                    compiled_dims, disable_ue8m0_cast)
+
+
+# DeepGEMM's aliases (`m.attr("fp8_gemm_nt") = fp8_fp4_gemm_nt`, ...).
+fp8_gemm_nt, fp8_gemm_nn = fp8_fp4_gemm_nt, fp8_fp4_gemm_nn
+fp8_gemm_tn, fp8_gemm_tt = fp8_fp4_gemm_tn, fp8_fp4_gemm_tt

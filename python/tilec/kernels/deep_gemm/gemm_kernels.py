@@ -1,0 +1,120 @@
+"""DeepGEMM's GEMMs as tilec kernels: `D = C + A @ B.T` in BF16, and in FP8 with
+fine-grained scales. M, N and K are symbolic, so one build serves every shape.
+
+The operands' majors are DeepGEMM's: A is K-major (stored (M, K)) or MN-major
+(stored (K, M)), B K-major ((N, K)) or MN-major ((K, N)); the kernel takes the
+storage as it is and T.gemm transposes. `epilogue` says what is added: nothing,
+a separate C, or D itself (C is D: DeepGEMM's in-place accumulation).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import tilec.language as T
+
+Epilogue = Literal["none", "c", "d"]
+GROUP = 128  # the FP8 scale group along K (and along N for 128x128 weight scales)
+
+
+def _operand_shape(mn_major: bool, mn: object, k: object) -> tuple[object, object]:
+    return (k, mn) if mn_major else (mn, k)
+
+
+def bf16_gemm(a_mn_major: bool, b_mn_major: bool, out_dtype: str, epilogue: Epilogue,
+              block_M: int = 64, block_N: int = 64, block_K: int = 32) -> T.PrimFunc:
+    """D (M, N) = [C +] A @ B.T with bf16 A and B, accumulated in float32."""
+    M, N, K = T.symbolic("M"), T.symbolic("N"), T.symbolic("K")
+    a_tile = _operand_shape(a_mn_major, block_M, block_K)
+    b_tile = (block_K, block_N) if b_mn_major else (block_N, block_K)
+
+    @T.prim_func
+    def bf16_gemm_nt(
+        A: T.Tensor(_operand_shape(a_mn_major, M, K), "bfloat16"),
+        B: T.Tensor(_operand_shape(b_mn_major, N, K), "bfloat16"),
+        C: T.Tensor((M, N), out_dtype),
+        D: T.Tensor((M, N), out_dtype),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            A_shared = T.alloc_shared(a_tile, "bfloat16")
+            B_shared = T.alloc_shared(b_tile, "bfloat16")
+            acc = T.alloc_fragment((block_M, block_N), "float32")
+            T.clear(acc)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+                if a_mn_major:
+                    T.copy(A[k * block_K, by * block_M], A_shared)
+                else:
+                    T.copy(A[by * block_M, k * block_K], A_shared)
+                if b_mn_major:
+                    T.copy(B[k * block_K, bx * block_N], B_shared)
+                else:
+                    T.copy(B[bx * block_N, k * block_K], B_shared)
+                T.gemm(A_shared, B_shared, acc, transpose_A=a_mn_major,
+                       transpose_B=not b_mn_major)
+            _store(acc, C, D, epilogue, out_dtype, bx, by, block_M, block_N)
+
+    return bf16_gemm_nt
+
+
+def _store(acc, C, D, epilogue: Epilogue, out_dtype: str, bx, by, block_M: int,
+           block_N: int) -> None:
+    """D's tile: the float32 sum, plus C's (or D's own) tile in float32 first."""
+    if epilogue != "none":
+        addend = T.alloc_fragment((block_M, block_N), out_dtype)
+        T.copy((C if epilogue == "c" else D)[by * block_M, bx * block_N], addend)
+        for i, j in T.Parallel(block_M, block_N):
+            acc[i, j] += T.cast(addend[i, j], "float32")
+    T.copy(acc, D[by * block_M, bx * block_N])
+
+
+def fp8_gemm(b_scale_rows: int, out_dtype: str, epilogue: Epilogue, sfa_mn_major: bool,
+             sfb_mn_major: bool, block_M: int = 64, block_N: int = 128) -> T.PrimFunc:
+    """D (M, N) = [C +] dequantized A @ B.T, DeepGEMM's SM90 recipe: float8_e4m3 A (M, K)
+    with a float32 scale per 1 x 128 (SFA (M, ceil(K / 128))) and B (N, K) with one per
+    `b_scale_rows` x 128 (128: SFB (ceil(N / 128), ceil(K / 128)); 1: (N, ceil(K / 128))).
+    Each 128-wide K tile's product is scaled and added to a float32 total (DeepGEMM's
+    promotion), since every K group has its own scales. An MN-major scale tensor (the
+    TMA-aligned layout DeepGEMM's utils make) is passed as its storage, (K groups,
+    leading dim), and read transposed."""
+    M, N, K = T.symbolic("M"), T.symbolic("N"), T.symbolic("K")
+    k_groups = T.ceildiv(K, GROUP)
+    sfb_rows = T.ceildiv(N, GROUP) if b_scale_rows == GROUP else N
+    sfa_shape = (k_groups, T.symbolic("SFA_LD")) if sfa_mn_major else (M, k_groups)
+    sfb_shape = (k_groups, T.symbolic("SFB_LD")) if sfb_mn_major else (sfb_rows, k_groups)
+
+    @T.prim_func
+    def fp8_gemm_nt(
+        A: T.Tensor((M, K), "float8_e4m3"),
+        SFA: T.Tensor(sfa_shape, "float32"),
+        B: T.Tensor((N, K), "float8_e4m3"),
+        SFB: T.Tensor(sfb_shape, "float32"),
+        C: T.Tensor((M, N), out_dtype),
+        D: T.Tensor((M, N), out_dtype),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            A_shared = T.alloc_shared((block_M, GROUP), "float8_e4m3")
+            B_shared = T.alloc_shared((block_N, GROUP), "float8_e4m3")
+            row_scale = T.alloc_fragment((block_M,), "float32")
+            column_scale = T.alloc_fragment((block_N,), "float32")
+            partial = T.alloc_fragment((block_M, block_N), "float32")
+            total = T.alloc_fragment((block_M, block_N), "float32")
+            T.clear(total)
+            for k in T.Pipelined(k_groups, num_stages=2):
+                T.copy(A[by * block_M, k * GROUP], A_shared)
+                T.copy(B[bx * block_N, k * GROUP], B_shared)
+                for i in T.Parallel(block_M):
+                    if sfa_mn_major:
+                        row_scale[i] = SFA[k, by * block_M + i]
+                    else:
+                        row_scale[i] = SFA[by * block_M + i, k]
+                for j in T.Parallel(block_N):
+                    if sfb_mn_major:
+                        column_scale[j] = SFB[k, (bx * block_N + j) // b_scale_rows]
+                    else:
+                        column_scale[j] = SFB[(bx * block_N + j) // b_scale_rows, k]
+                T.gemm(A_shared, B_shared, partial, transpose_B=True, clear_accum=True)
+                for i, j in T.Parallel(block_M, block_N):
+                    total[i, j] += partial[i, j] * (row_scale[i] * column_scale[j])
+            _store(total, C, D, epilogue, out_dtype, bx, by, block_M, block_N)
+
+    return fp8_gemm_nt
