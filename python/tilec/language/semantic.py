@@ -536,9 +536,11 @@ def stores_into(var: v.Var, value: object) -> bool:
     """Whether `name = value` in a kernel stores into the T.alloc_var the name holds.
 
     As in TileLang it does, unless `value` is a buffer (then the name is
-    bound to it, as Python binds) or the variable is out of scope.
+    bound to it, as Python binds) or the variable is out of scope. Another
+    T.alloc_var is a value here: `a = b` stores b's value into a, which a loop
+    that carries `a` into its next iteration relies on.
     """
-    if isinstance(value, v.Buffer):
+    if isinstance(value, v.Buffer) and not isinstance(value, v.Var):
         return False
     return var.home.trace is builder.active() and var.home.is_open
 

@@ -204,6 +204,27 @@ def test_alloc_var_assignments_store(context):
     assert len(allocs) == 1 and allocs[0].line == tagged_line(F, "var")
 
 
+def test_assigning_a_var_to_a_var_stores_its_value():
+    """`a = b` with both T.alloc_var stores b's value into a (it once rebound the name,
+    so a loop that carries `a` read b's later values: a silently wrong result)."""
+
+    @T.prim_func
+    def carried(Out: T.Tensor((4,), "int32")):
+        with T.Kernel(1, threads=1):
+            a = T.alloc_var("int32", init=0)
+            b = T.alloc_var("int32", init=0)
+            for i in T.serial(4):
+                Out[i] = a
+                b = i + 10
+                a = b
+            b = 99  # a keeps its own value
+            Out[3] = Out[3] + a - 13
+
+    out = np.zeros(4, np.int32)
+    tilec.compile(carried, target="cpu")(out)
+    np.testing.assert_array_equal(out, [0, 10, 11, 12])
+
+
 def test_alloc_var_arguments_as_tilelang_takes_them(context):
     @T.prim_func
     def k(A: T.Tensor((64,), "int32")):
