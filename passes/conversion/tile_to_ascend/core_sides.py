@@ -34,9 +34,31 @@ _PURE_PREFIXES = ("arith.", "index.", "affine.apply", "affine.min", "affine.max"
 
 
 def is_pure(op: ir.Operation) -> bool:
-    """Scalar code both cores run (and the terminators)."""
+    """Scalar code both cores run (and the terminators); a scalar read of a kernel
+    argument the kernel never writes (an offset, a count) is one too: both cores
+    reading it see the same value, so neither needs it handed over."""
     return op.name in ("tile.yield", "scf.yield", "scf.condition") or (
-        not op.regions and op.name.startswith(_PURE_PREFIXES))
+        not op.regions and op.name.startswith(_PURE_PREFIXES)) or (
+        op.name == "memref.load" and _only_read(op.operands[0]))
+
+
+def _only_read(memref: ir.Value) -> bool:
+    """`memref` is a kernel argument (or a view of one) that only scalar loads (and
+    `memref.dim`) use."""
+    base = memref
+    while isinstance(base, ir.OpResult) and base.owner.name in VIEWS:
+        base = base.owner.operands[0]
+    if not isinstance(base, ir.BlockArgument):
+        return False
+    pending = [base]
+    while pending:
+        for use in pending.pop().uses:
+            user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+            if user.name in VIEWS:
+                pending.extend(user.results)
+            elif user.name not in ("memref.load", "memref.dim"):
+                return False
+    return True
 
 
 def _kinds(op: ir.Operation, kind_of: Callable[[ir.Operation, ir.Value], str | None]) -> set[str]:

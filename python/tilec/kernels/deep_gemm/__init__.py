@@ -5,7 +5,9 @@ names, defaults and layouts, so code written for `deep_gemm` runs on whatever ta
 Implemented: the dense BF16 GEMMs (`bf16_gemm_nt/nn/tn/tt`), the FP8 GEMMs with
 SM90's float32 1x128 / 128x128 (or per-row) scales (`fp8_fp4_gemm_nt` and its
 `fp8_gemm_*` aliases; FP4 and UE8M0-packed scales, SM100's, are not yet), the
-FP8 casts of `deep_gemm.utils`, `calc_diff`, and the configuration getters.
+M-grouped GEMMs of MoE layers (contiguous, psum and masked layouts, BF16 and
+FP8), the FP8 casts of `deep_gemm.utils`, `calc_diff`, and the configuration
+getters.
 """
 
 from . import testing, utils
@@ -24,10 +26,28 @@ from .gemm import (
     fp8_gemm_tn,
     fp8_gemm_tt,
 )
+from .grouped import (
+    bf16_m_grouped_gemm_nt_masked,
+    fp8_m_grouped_gemm_nt_masked,
+    m_grouped_bf16_gemm_nt_contiguous,
+    m_grouped_bf16_gemm_nt_masked,
+    m_grouped_fp8_fp4_gemm_nt_contiguous,
+    m_grouped_fp8_fp4_gemm_nt_masked,
+    m_grouped_fp8_gemm_nt_contiguous,
+    m_grouped_fp8_gemm_nt_masked,
+)
 from .utils import *  # noqa: F403 - upstream re-exports its utils at the top level
 from .utils import __all__ as _utils_all
 
 __all__ = [
+    "bf16_m_grouped_gemm_nt_masked",
+    "fp8_m_grouped_gemm_nt_masked",
+    "m_grouped_bf16_gemm_nt_contiguous",
+    "m_grouped_bf16_gemm_nt_masked",
+    "m_grouped_fp8_fp4_gemm_nt_contiguous",
+    "m_grouped_fp8_fp4_gemm_nt_masked",
+    "m_grouped_fp8_gemm_nt_contiguous",
+    "m_grouped_fp8_gemm_nt_masked",
     "bf16_gemm_nn",
     "bf16_gemm_nt",
     "bf16_gemm_tn",

@@ -1,0 +1,138 @@
+"""DeepGEMM's M-grouped GEMMs (one expert per group): contiguous (per-row group ids,
+or end offsets with `use_psum_layout=True`) and masked layouts, BF16 and FP8 (SM90
+scales). See grouped_kernels for the layouts. Operands are K-major, as SM90's FP8
+kernels require; D is written only where upstream writes it.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tilec.kernels import targets
+from tilec.kernels.tensors import dtype_name, is_row_major, kernel_view
+
+from . import grouped_kernels
+from .gemm_kernels import GROUP
+from .grouped_kernels import Layout
+from .utils.layout import get_mk_alignment_for_contiguous_layout
+
+
+def _fail(api: str, message: str) -> None:
+    raise ValueError(f"deep_gemm.{api}: {message}")
+
+
+def _block_rows(api: str, alignment: int) -> int:
+    """Rows per block: a divisor of the alignment, so a block never spans two groups."""
+    rows = math.gcd(alignment, 64)
+    if rows < 16:
+        _fail(api, f"the M alignment {alignment} must be a multiple of 16 (set it with "
+                   "set_mk_alignment_for_contiguous_layout)")
+    return rows
+
+
+def _check(api: str, fp8: bool, a: object, b: object, d: object, layout: object,
+           layout_kind: Layout) -> None:
+    operand = "float8_e4m3fn" if fp8 else "bfloat16"
+    masked = layout_kind == "masked"
+    for name, t, rank in (("A", a, 3 if masked else 2), ("B", b, 3), ("D", d, 3 if masked else 2)):
+        if len(t.shape) != rank:  # type: ignore[attr-defined]
+            _fail(api, f"{name} must have {rank} dims but has shape {tuple(t.shape)}")  # type: ignore[attr-defined]
+        if not is_row_major(t):
+            _fail(api, f"{name} must be K-major (row-major contiguous)" if name != "D" else
+                  "D must be N-major (row-major contiguous)")
+    for name, t in (("A", a), ("B", b)):
+        if dtype_name(t) != operand:
+            _fail(api, f"{name} must be {operand} but is {dtype_name(t)}")
+    if dtype_name(d) not in ("bfloat16", "float32"):
+        _fail(api, f"D must be bfloat16 or float32 but is {dtype_name(d)}")
+    groups, n, k = tuple(b.shape)  # type: ignore[attr-defined]
+    rows_a, rows_d = tuple(a.shape)[:-1], tuple(d.shape)[:-1]  # type: ignore[attr-defined]
+    if tuple(a.shape)[-1] != k or tuple(d.shape)[-1] != n or rows_a != rows_d:  # type: ignore[attr-defined]
+        _fail(api, f"shapes do not match: A {tuple(a.shape)}, B {tuple(b.shape)}, "  # type: ignore[attr-defined]
+                   f"D {tuple(d.shape)}")  # type: ignore[attr-defined]
+    if masked and rows_a[0] != groups:
+        _fail(api, f"A has {rows_a[0]} groups but B has {groups}")
+    expected = (groups,) if layout_kind != "contiguous" else (rows_a[0],)
+    if dtype_name(layout) != "int32" or tuple(layout.shape) != expected:  # type: ignore[attr-defined]
+        what = "masked_m" if masked else "grouped_layout"
+        _fail(api, f"{what} must be int32 of shape {expected} but is {dtype_name(layout)} "
+                   f"{tuple(layout.shape)}")  # type: ignore[attr-defined]
+
+
+def _run(api: str, fp8: bool, a: object, b: object, d: object, layout: object,
+         layout_kind: Layout) -> None:
+    with targets.library_call():
+        (a_data, sfa), (b_data, sfb) = (a, b) if fp8 else ((a, None), (b, None))
+        _check(api, fp8, a_data, b_data, d, layout, layout_kind)
+        if fp8:
+            groups, n, k = tuple(b_data.shape)  # type: ignore[attr-defined]
+            k_groups = -(-k // GROUP)
+            rows = tuple(a_data.shape)[:-1]  # type: ignore[attr-defined]
+            for name, sf, shape in (("SFA", sfa, (*rows, k_groups)),
+                                    ("SFB", sfb, (groups, -(-n // GROUP), k_groups))):
+                if dtype_name(sf) != "float32" or tuple(sf.shape) != shape or not is_row_major(sf):  # type: ignore[attr-defined]
+                    _fail(api, f"{name} must be row-major float32 scales of shape {shape} (SM90's "
+                               f"1x128 / 128x128 recipe) but is {dtype_name(sf)} "
+                               f"{tuple(sf.shape)}")  # type: ignore[attr-defined]
+        if 0 in tuple(d.shape):  # type: ignore[attr-defined]
+            return
+        alignment = get_mk_alignment_for_contiguous_layout()
+        block_M = _block_rows(api, alignment) if layout_kind != "masked" else 64
+        out = dtype_name(d)
+        arguments = [kernel_view(a_data, "A")]
+        if fp8:
+            arguments.append(kernel_view(sfa, "SFA"))
+        arguments.append(kernel_view(b_data, "B"))
+        if fp8:
+            arguments.append(kernel_view(sfb, "SFB"))
+        arguments += [kernel_view(layout, "layout"), kernel_view(d, "D")]
+        targets.launch(
+            f"deep_gemm.{api}", (layout_kind, fp8, out, alignment, block_M),
+            lambda: grouped_kernels.grouped_gemm(layout_kind, fp8, out, alignment, block_M),
+            targets.target_for(a_data, b_data, d), *arguments,
+        )
+
+
+def m_grouped_fp8_fp4_gemm_nt_contiguous(
+    a: tuple[object, object], b: tuple[object, object], d: object, grouped_layout: object,
+    recipe: tuple[int, int, int] | None = None, recipe_a: tuple[int, int] | None = None,
+    recipe_b: tuple[int, int] | None = None, compiled_dims: str = "nk",
+    disable_ue8m0_cast: bool = False, use_psum_layout: bool = False,
+    ensure_zero_padding: bool = True, expected_m_for_psum_layout: int | None = None,
+) -> None:
+    """D (M_sum, N) = A (M_sum, K) @ B[group of the row] (G, N, K).T, FP8 with scales."""
+    _run("m_grouped_fp8_fp4_gemm_nt_contiguous", True, a, b, d, grouped_layout,
+         "psum" if use_psum_layout else "contiguous")
+
+
+def m_grouped_fp8_fp4_gemm_nt_masked(
+    a: tuple[object, object], b: tuple[object, object], d: object, masked_m: object,
+    expected_m: int, recipe: tuple[int, int, int] | None = None,
+    recipe_a: tuple[int, int] | None = None, recipe_b: tuple[int, int] | None = None,
+    compiled_dims: str = "nk", disable_ue8m0_cast: bool = False,
+) -> None:
+    """D[g, :masked_m[g]] = A[g, :masked_m[g]] @ B[g].T, FP8 with scales."""
+    _run("m_grouped_fp8_fp4_gemm_nt_masked", True, a, b, d, masked_m, "masked")
+
+
+def m_grouped_bf16_gemm_nt_contiguous(
+    a: object, b: object, d: object, grouped_layout: object, compiled_dims: str = "nk",
+    use_psum_layout: bool = False, ensure_zero_padding: bool = True,
+    expected_m_for_psum_layout: int | None = None,
+) -> None:
+    """D (M_sum, N) = A (M_sum, K) @ B[group of the row] (G, N, K).T in BF16."""
+    _run("m_grouped_bf16_gemm_nt_contiguous", False, a, b, d, grouped_layout,
+         "psum" if use_psum_layout else "contiguous")
+
+
+def m_grouped_bf16_gemm_nt_masked(a: object, b: object, d: object, masked_m: object,
+                                  expected_m: int, compiled_dims: str = "nk") -> None:
+    """D[g, :masked_m[g]] = A[g, :masked_m[g]] @ B[g].T in BF16."""
+    _run("m_grouped_bf16_gemm_nt_masked", False, a, b, d, masked_m, "masked")
+
+
+# DeepGEMM's aliases.
+m_grouped_fp8_gemm_nt_contiguous = m_grouped_fp8_fp4_gemm_nt_contiguous
+m_grouped_fp8_gemm_nt_masked = m_grouped_fp8_fp4_gemm_nt_masked
+fp8_m_grouped_gemm_nt_masked = m_grouped_fp8_fp4_gemm_nt_masked
+bf16_m_grouped_gemm_nt_masked = m_grouped_bf16_gemm_nt_masked

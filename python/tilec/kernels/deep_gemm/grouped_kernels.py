@@ -1,0 +1,129 @@
+"""DeepGEMM's M-grouped GEMMs (MoE experts) as tilec kernels: `D_g = A_g @ B_g.T` for G
+groups sharing N and K, in BF16 or in FP8 with SM90's scales.
+
+Layouts, as upstream defines them:
+- contiguous: A (M_sum, K) holds the groups one after the other, each padded to the
+  M alignment; `layout` (M_sum,) int32 gives each row's group, -1 for padding. A
+  block of block_M rows (block_M divides the alignment) belongs to the group of its
+  first row; a block of padding is skipped, leaving D as it was.
+- psum: `layout` (G,) int32 holds each group's end row; group g starts at the end
+  of g - 1 rounded up to the alignment. The rows between a group's end and that
+  rounded end are written as zeros (upstream's `ensure_zero_padding`), and so
+  are rows past the last group.
+- masked: A (G, M_max, K) and D (G, M_max, N); `masked_m` (G,) int32 counts the
+  valid rows of each group; blocks past it are skipped, the rows past it in a
+  block are not written.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import tilec.language as T
+
+from .gemm_kernels import GROUP
+
+Layout = Literal["contiguous", "psum", "masked"]
+
+
+def grouped_gemm(layout: Layout, fp8: bool, out_dtype: str, alignment: int,
+                 block_M: int = 64, block_N: int = 64) -> T.PrimFunc:
+    """The kernel for one layout, bf16 (`fp8=False`) or FP8 with 1x128 scales for A
+    and 128x128 scales for each group's B."""
+    G, M, N, K = T.symbolic("G"), T.symbolic("M"), T.symbolic("N"), T.symbolic("K")
+    in_dtype = "float8_e4m3" if fp8 else "bfloat16"
+    block_K = GROUP if fp8 else 32
+    k_groups = T.ceildiv(K, GROUP)
+    masked = layout == "masked"
+    rows_of = (G, M) if masked else (M,)
+    layout_shape = (G,) if layout != "contiguous" else (M,)
+
+    @T.macro
+    def grouped(A, SFA, B, SFB, Layout, D):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), G if masked else 1,
+                      threads=128) as (bx, by, bz):
+            A_shared = T.alloc_shared((block_M, block_K), in_dtype)
+            B_shared = T.alloc_shared((block_N, block_K), in_dtype)
+            row_scale = T.alloc_fragment((block_M,), "float32")
+            column_scale = T.alloc_fragment((block_N,), "float32")
+            partial = T.alloc_fragment((block_M, block_N), "float32")
+            total = T.alloc_fragment((block_M, block_N), "float32")
+            row0 = by * block_M
+            # The block's group, and the first row past the group's valid rows: values
+            # read from the layout (which both cores of an NPU read for themselves), or
+            # for psum variables set by a search of the end offsets.
+            if layout == "contiguous":
+                group, end = Layout[row0], M
+            elif layout == "masked":
+                group, end = bz, Layout[bz]
+            else:
+                group = T.alloc_var("int32")
+                end = T.alloc_var("int32")
+                group = -1
+                end = 0
+                for g in T.serial(G):
+                    previous = Layout[T.max(g - 1, 0)]
+                    start = T.if_then_else(g == 0, 0, T.ceildiv(previous, alignment) * alignment)
+                    padded_end = T.ceildiv(Layout[g], alignment) * alignment
+                    if row0 >= start and row0 < padded_end:
+                        group = g
+                        end = Layout[g]
+            T.clear(total)
+            if group >= 0 and (not masked or row0 < end):
+                for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+                    if masked:
+                        T.copy(A[group, row0:row0 + block_M, k * block_K:(k + 1) * block_K],
+                               A_shared)
+                    else:
+                        T.copy(A[row0:row0 + block_M, k * block_K:(k + 1) * block_K], A_shared)
+                    T.copy(B[group, bx * block_N:(bx + 1) * block_N,
+                             k * block_K:(k + 1) * block_K], B_shared)
+                    if fp8:
+                        for i in T.Parallel(block_M):
+                            if masked:
+                                row_scale[i] = SFA[group, row0 + i, k]
+                            else:
+                                row_scale[i] = SFA[row0 + i, k]
+                        for j in T.Parallel(block_N):
+                            column_scale[j] = SFB[group, (bx * block_N + j) // GROUP, k]
+                        T.gemm(A_shared, B_shared, partial, transpose_B=True, clear_accum=True)
+                        for i, j in T.Parallel(block_M, block_N):
+                            total[i, j] += partial[i, j] * (row_scale[i] * column_scale[j])
+                    else:
+                        T.gemm(A_shared, B_shared, total, transpose_B=True)
+            for i, j in T.Parallel(block_M, block_N):
+                row, column = row0 + i, bx * block_N + j
+                if row < M and column < N:
+                    if masked:
+                        if row < end:
+                            D[group, row, column] = total[i, j]
+                    elif layout == "psum":
+                        D[row, column] = T.if_then_else(row < end, total[i, j], 0.0)
+                    else:
+                        D[row, column] = total[i, j]
+
+    if fp8:
+
+        @T.prim_func
+        def m_grouped_fp8_gemm(
+            A: T.Tensor((*rows_of, K), in_dtype),
+            SFA: T.Tensor((*rows_of, k_groups), "float32"),
+            B: T.Tensor((G, N, K), in_dtype),
+            SFB: T.Tensor((G, T.ceildiv(N, GROUP), k_groups), "float32"),
+            Layout: T.Tensor(layout_shape, "int32"),
+            D: T.Tensor((*rows_of, N), out_dtype),
+        ):
+            grouped(A, SFA, B, SFB, Layout, D)
+
+        return m_grouped_fp8_gemm
+
+    @T.prim_func
+    def m_grouped_bf16_gemm(
+        A: T.Tensor((*rows_of, K), in_dtype),
+        B: T.Tensor((G, N, K), in_dtype),
+        Layout: T.Tensor(layout_shape, "int32"),
+        D: T.Tensor((*rows_of, N), out_dtype),
+    ):
+        grouped(A, None, B, None, Layout, D)
+
+    return m_grouped_bf16_gemm
