@@ -316,3 +316,27 @@ def _cast(c: Compiler, op: ir.Operation) -> None:
     else:
         fn = float_cast(target)
     c.emit_compute(fn, c.slot(op.results[0]), c.slots_of(op.operands))
+
+
+@compiles("arith.bitcast")
+def _bitcast(c: Compiler, op: ir.Operation) -> None:
+    """The bits of a scalar read as another type of the same width (T.reinterpret):
+    through the storage of both types, as the scalar unit moves a register."""
+    source, target = op.operands[0].type, op.results[0].type
+    src, dst = element_type(source), element_type(target)
+    if src is None or dst is None or src.storage.itemsize != dst.storage.itemsize:
+        raise fail(location(op), f"the simulator cannot bitcast {source} to {target}")
+    bits_type = np.dtype(f"u{src.storage.itemsize}")
+    read = unsigned(source) if not is_float(source) else None
+    write = int_cast(target) if not is_float(target) else None
+
+    def convert(x: object) -> object:
+        if read is not None:
+            bits = np.asarray([read(x)], bits_type)
+        else:
+            bits = src.store(np.asarray([x])).view(bits_type)
+        if write is not None:
+            return write(int(bits[0]))
+        return dst.values(bits.view(dst.storage))[0]
+
+    c.emit_compute(convert, c.slot(op.results[0]), c.slots_of(op.operands))

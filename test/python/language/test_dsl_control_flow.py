@@ -221,7 +221,7 @@ def test_assigning_a_var_to_a_var_stores_its_value():
             Out[3] = Out[3] + a - 13
 
     out = np.zeros(4, np.int32)
-    tilec.compile(carried, target="cpu")(out)
+    tilec.compile(carried)(out)
     np.testing.assert_array_equal(out, [0, 10, 11, 12])
 
 

@@ -235,3 +235,25 @@ def test_region_copies_with_unit_dims_and_slices():
     out = np.zeros((2, 3, 40, 16), np.float32)
     tilec.compile(transpose_heads)(q, out)
     np.testing.assert_array_equal(out, q.transpose(0, 2, 1, 3))
+
+
+def test_reinterpret_reads_the_bits_of_a_scalar():
+    """T.reinterpret on elements, both ways (ascend: the vendor's scalar bitcast; the
+    simulator moves the bits through both types' storage), infinities and NaN included."""
+
+    @T.prim_func
+    def bits(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "int32"),
+             C: T.Tensor((64,), "float32")):
+        with T.Kernel(1, threads=64):
+            x = T.alloc_fragment((64,), "float32")
+            T.copy(A, x)
+            for i in T.Parallel(64):
+                B[i] = T.reinterpret(x[i], "int32")
+                C[i] = T.reinterpret(T.reinterpret(x[i], "int32") >> 23 << 23, "float32")
+
+    a = np.linspace(-3, 3, 64, dtype=np.float32)
+    a[5], a[6] = np.inf, np.nan
+    b, c = np.zeros(64, np.int32), np.zeros(64, np.float32)
+    tilec.compile(bits)(a, b, c)
+    np.testing.assert_array_equal(b, a.view(np.int32))
+    np.testing.assert_array_equal(c.view(np.int32), (a.view(np.int32) >> 23) << 23)

@@ -44,6 +44,14 @@ class Statements(EmitterBase):
         text = ("true" if value else "false") if t == "i1" else str(value)
         self.names[op.results[0]] = text if value >= 0 or t == "i1" else f"({text})"
 
+    def op_arith_bitcast(self, op: ir.Operation) -> None:
+        # the vendor's scalar bitcast, a union of the two types:
+        # impl/basic_api/utils/kernel_utils_struct_norm_sort.h, GetScalarBitcodeValue<T, U>
+        source = SCALAR_CTYPE[str(op.operands[0].type)]
+        target = SCALAR_CTYPE[str(op.results[0].type)]
+        self.bind(op, f"AscendC::GetScalarBitcodeValue<{source}, {target}>"
+                      f"({self.value(op.operands[0])})")
+
     def op_arith_negf(self, op: ir.Operation) -> None:
         self.bind(op, f"-{self.value(op.operands[0])}")
 
