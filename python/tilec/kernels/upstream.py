@@ -1,9 +1,9 @@
 """Drop-in registration: code that imports DeepSeek's package names gets tilec's.
 
-`install_as_upstream()` puts `tilec.kernels.deep_gemm` (and its submodules) in
-`sys.modules` as `deep_gemm`, so a framework's `import deep_gemm` and the
-upstream project's own test files run against tilec, unless the real package
-is importable, which is then left to win.
+`install_as_upstream()` puts `tilec.kernels.deep_gemm` and `tilec.kernels.tile_kernels`
+(and their submodules) in `sys.modules` as `deep_gemm` and `tile_kernels`, so a
+framework's imports and the upstream projects' own test files run against tilec,
+unless the real package is importable, which is then left to win.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pkgutil
 import sys
 
 # upstream name -> tilec's package
-PACKAGES = {"deep_gemm": "tilec.kernels.deep_gemm"}
+PACKAGES = {"deep_gemm": "tilec.kernels.deep_gemm", "tile_kernels": "tilec.kernels.tile_kernels"}
 
 
 def install_as_upstream() -> dict[str, str]:

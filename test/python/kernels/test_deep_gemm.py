@@ -220,12 +220,16 @@ def test_install_as_upstream_registers_deep_gemm(monkeypatch):
 
     import tilec.kernels
 
-    for name in [n for n in sys.modules if n == "deep_gemm" or n.startswith("deep_gemm.")]:
+    for name in [n for n in sys.modules if n.split(".")[0] in ("deep_gemm", "tile_kernels")]:
         monkeypatch.delitem(sys.modules, name)
     registered = tilec.kernels.install_as_upstream()
     try:
         assert registered["deep_gemm"] == "tilec.kernels.deep_gemm"
         assert registered["deep_gemm.utils.math"] == "tilec.kernels.deep_gemm.utils.math"
+        assert registered["tile_kernels.moe"] == "tilec.kernels.tile_kernels.moe"
+        from tile_kernels.moe import topk_gate
+
+        assert topk_gate.__module__ == "tilec.kernels.tile_kernels.moe.routing"
         import deep_gemm
         from deep_gemm.testing import calc_diff as upstream_calc_diff
         from deep_gemm.utils import per_token_cast_to_fp8
