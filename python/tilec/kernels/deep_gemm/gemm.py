@@ -85,9 +85,11 @@ def bf16_gemm_nt(a: object, b: object, d: object, c: object | None = None,
             return
         out = dtype_name(d)
         target = targets.target_for(a, b, d)
+        # the NPU's cube wants bigger tiles (fewer, longer DMA bursts and mmads)
+        tiles = (128, 128, 64) if target.startswith("ascend") else (64, 64, 32)
         targets.launch(
-            "deep_gemm.bf16_gemm_nt", (a_mn, b_mn, out, epilogue),
-            lambda: gemm_kernels.bf16_gemm(a_mn, b_mn, out, epilogue), target,
+            "deep_gemm.bf16_gemm_nt", (a_mn, b_mn, out, epilogue, tiles),
+            lambda: gemm_kernels.bf16_gemm(a_mn, b_mn, out, epilogue, *tiles), target,
             kernel_view(a_store, "A"), kernel_view(b_store, "B"),
             kernel_view(d if c is None else c, "C"), kernel_view(d, "D"),
         )
@@ -171,12 +173,13 @@ def fp8_fp4_gemm_nt(a: tuple[object, object], b: tuple[object, object], d: objec
         sfb = _row_major_scales(api, "SFB", sfb, n if rows == 1 else -(-n // GROUP), k_groups)
         out = dtype_name(d)
         target = targets.target_for(a_data, b_data, d)
-        sfa_view, sfa_t = _scale_view(sfa)
-        sfb_view, sfb_t = _scale_view(sfb)
+        sfa_view, sfa_mn = _scale_view(sfa)
+        sfb_view, sfb_mn = _scale_view(sfb)
+        block_M, block_N = (128, 128) if target.startswith("ascend") else (64, 128)  # NPU: bigger
         targets.launch(
-            "deep_gemm.fp8_gemm_nt", (rows, out, epilogue, sfa_t, sfb_t),
-            lambda: gemm_kernels.fp8_gemm(rows, out, epilogue, sfa_t, sfb_t), target,
-            kernel_view(a_data, "A"), kernel_view(sfa_view, "SFA"),
+            "deep_gemm.fp8_gemm_nt", (rows, out, epilogue, sfa_mn, sfb_mn, block_M, block_N),
+            lambda: gemm_kernels.fp8_gemm(rows, out, epilogue, sfa_mn, sfb_mn, block_M, block_N),
+            target, kernel_view(a_data, "A"), kernel_view(sfa_view, "SFA"),
             kernel_view(b_data, "B"), kernel_view(sfb_view, "SFB"),
             kernel_view(d if c is None else c, "C"), kernel_view(d, "D"),
         )

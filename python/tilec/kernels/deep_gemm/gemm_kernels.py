@@ -70,12 +70,15 @@ def _store(acc, C, D, epilogue: Epilogue, out_dtype: str, bx, by, block_M: int,
 def fp8_gemm(b_scale_rows: int, out_dtype: str, epilogue: Epilogue, sfa_mn_major: bool,
              sfb_mn_major: bool, block_M: int = 64, block_N: int = 128) -> T.PrimFunc:
     """D (M, N) = [C +] dequantized A @ B.T, DeepGEMM's SM90 recipe: float8_e4m3 A (M, K)
-    with a float32 scale per 1 x 128 (SFA (M, ceil(K / 128))) and B (N, K) with one per
-    `b_scale_rows` x 128 (128: SFB (ceil(N / 128), ceil(K / 128)); 1: (N, ceil(K / 128))).
-    Each 128-wide K tile's product is scaled and added to a float32 total (DeepGEMM's
-    promotion), since every K group has its own scales. An MN-major scale tensor (the
-    TMA-aligned layout DeepGEMM's utils make) is passed as its storage, (K groups,
-    leading dim), and read transposed."""
+    with a float32 scale per 1 x 128 and B (N, K) with one per `b_scale_rows` x 128
+    (128: 128x128 blocks; 1: per row). Each 128-wide K tile's product is scaled and added
+    to a float32 total (DeepGEMM's promotion), since every K group has its own scales.
+
+    MN-major scales (DeepGEMM's TMA-aligned layout) are passed as their storage (K
+    groups, leading dim), so a block copies its rows' scales of a K group as one
+    contiguous run; row-major ones are read element by element. A 128x128 block scale
+    is one scalar per block and K group (block_N divides 128)."""
+    assert b_scale_rows == 1 or GROUP % block_N == 0, "a block's columns share one scale"
     M, N, K = T.symbolic("M"), T.symbolic("N"), T.symbolic("K")
     k_groups = T.ceildiv(K, GROUP)
     sfb_rows = T.ceildiv(N, GROUP) if b_scale_rows == GROUP else N
@@ -95,26 +98,35 @@ def fp8_gemm(b_scale_rows: int, out_dtype: str, epilogue: Epilogue, sfa_mn_major
             A_shared = T.alloc_shared((block_M, GROUP), "float8_e4m3")
             B_shared = T.alloc_shared((block_N, GROUP), "float8_e4m3")
             row_scale = T.alloc_fragment((block_M,), "float32")
-            column_scale = T.alloc_fragment((block_N,), "float32")
+            if b_scale_rows == 1:
+                column_scale = T.alloc_fragment((block_N,), "float32")
             partial = T.alloc_fragment((block_M, block_N), "float32")
             total = T.alloc_fragment((block_M, block_N), "float32")
             T.clear(total)
             for k in T.Pipelined(k_groups, num_stages=2):
                 T.copy(A[by * block_M, k * GROUP], A_shared)
                 T.copy(B[bx * block_N, k * GROUP], B_shared)
-                for i in T.Parallel(block_M):
-                    if sfa_mn_major:
-                        row_scale[i] = SFA[k, by * block_M + i]
-                    else:
-                        row_scale[i] = SFA[by * block_M + i, k]
-                for j in T.Parallel(block_N):
-                    if sfb_mn_major:
-                        column_scale[j] = SFB[k, (bx * block_N + j) // b_scale_rows]
-                    else:
-                        column_scale[j] = SFB[(bx * block_N + j) // b_scale_rows, k]
+                _scales(SFA, sfa_mn_major, k, by * block_M, row_scale, block_M)
                 T.gemm(A_shared, B_shared, partial, transpose_B=True, clear_accum=True)
-                for i, j in T.Parallel(block_M, block_N):
-                    total[i, j] += partial[i, j] * (row_scale[i] * column_scale[j])
+                if b_scale_rows == 1:
+                    _scales(SFB, sfb_mn_major, k, bx * block_N, column_scale, block_N)
+                    for i, j in T.Parallel(block_M, block_N):
+                        total[i, j] += partial[i, j] * (row_scale[i] * column_scale[j])
+                else:
+                    block = bx * block_N // GROUP
+                    scale = SFB[k, block] if sfb_mn_major else SFB[block, k]
+                    for i, j in T.Parallel(block_M, block_N):
+                        total[i, j] += partial[i, j] * (row_scale[i] * scale)
             _store(total, C, D, epilogue, out_dtype, bx, by, block_M, block_N)
 
     return fp8_gemm_nt
+
+
+def _scales(SF, mn_major: bool, k, first, out, count: int) -> None:
+    """The scales of rows first .. first + count of K group k: one contiguous copy from
+    MN-major storage, else one element each."""
+    if mn_major:
+        T.copy(SF[k, first:first + count], out)
+    else:
+        for i in T.Parallel(count):
+            out[i] = SF[first + i, k]
