@@ -94,3 +94,13 @@ def empty_like_framework(like: object, shape: Sequence[int], dtype: str) -> obje
         return torch.empty(tuple(shape), dtype=getattr(torch, dtype), device=like.device)  # type: ignore[attr-defined]
     numpy_dtype = _NUMPY_OF_TORCH[dtype][0] if dtype in _NUMPY_OF_TORCH else np.dtype(dtype)
     return np.empty(tuple(shape), numpy_dtype)
+
+
+def host_int32(like: object, values: Sequence[int]) -> object:
+    """A small int32 tensor of host metadata (offsets from a CPU list) in the framework
+    and on the device of `like`."""
+    if is_torch(like):
+        import torch
+
+        return torch.tensor(list(values), dtype=torch.int32, device=like.device)  # type: ignore[attr-defined]
+    return np.asarray(list(values), np.int32)

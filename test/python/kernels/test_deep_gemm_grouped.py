@@ -129,3 +129,43 @@ def test_m_grouped_masked_fp8_on_the_simulated_950():
     ref = torch.einsum("gmk,gnk->gmn", a.double(), b.double())
     for g, rows in enumerate(masked_m.tolist()):
         assert calc_diff(d[g, :rows], ref[g, :rows]) < 1e-3
+
+
+@pytest.mark.parametrize("use_psum_layout", [False, True])
+def test_k_grouped_bf16_weight_gradients(use_psum_layout):
+    """generate_k_grouped_contiguous's layout: A (K_sum, M), B (K_sum, N), D = C + A_g.T @ B_g,
+    groups of uneven K (one empty); with psum ends, a group's rows end before its padded
+    end, and the padding rows (garbage here) must not be added."""
+    torch.manual_seed(4)
+    alignment = deep_gemm.get_mk_alignment_for_contiguous_layout()
+    m, n, ks = 72, 40, [256, 0, 128, 384]
+    real = [200, 0, 128, 300] if use_psum_layout else ks
+    k_sum = sum(ks)
+    a, b = torch.randn((k_sum, m)).bfloat16(), torch.randn((k_sum, n)).bfloat16()
+    c = torch.randn((len(ks), m, n)) * 32
+    ref = c.double().clone()
+    ends, start = [], 0
+    for g, (padded, rows) in enumerate(zip(ks, real, strict=True)):
+        ref[g] += a[start:start + rows].double().T @ b[start:start + rows].double()
+        ends.append(start + rows)
+        start += padded
+    d = c.clone()  # DeepGEMM's test accumulates in place: d = c
+    if use_psum_layout:
+        deep_gemm.k_grouped_bf16_gemm_tn_contiguous(a, b, d, None,
+                                                    torch.tensor(ends, dtype=torch.int32), d,
+                                                    use_psum_layout=True)
+    else:
+        deep_gemm.k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks,
+                                                    torch.tensor(ks, dtype=torch.int32), d)
+    assert calc_diff(d, ref) < 1e-5
+    assert torch.allclose(d.double(), ref, rtol=1e-4, atol=1e-2)
+    assert alignment == 128 and [x.kernel for x in last_report()] == ["k_grouped_bf16_gemm"]
+
+
+def test_cublaslt_baseline_matches():
+    a, b = torch.randn((33, 64)).bfloat16(), torch.randn((17, 64)).bfloat16()
+    d, c = torch.empty((33, 17)), torch.randn((33, 17))
+    deep_gemm.cublaslt_gemm_nt(a, b, d, c=c)
+    assert torch.allclose(d, c + a.float() @ b.float().T, rtol=1e-5, atol=1e-4)
+    deep_gemm.cublaslt_gemm_tn(a.T.contiguous(), b.T.contiguous(), d)
+    assert torch.allclose(d, a.float() @ b.float().T, rtol=1e-5, atol=1e-4)

@@ -6,11 +6,13 @@ Implemented: the dense BF16 GEMMs (`bf16_gemm_nt/nn/tn/tt`), the FP8 GEMMs with
 SM90's float32 1x128 / 128x128 (or per-row) scales (`fp8_fp4_gemm_nt` and its
 `fp8_gemm_*` aliases; FP4 and UE8M0-packed scales, SM100's, are not yet), the
 M-grouped GEMMs of MoE layers (contiguous, psum and masked layouts, BF16 and
-FP8), the FP8 casts of `deep_gemm.utils`, `calc_diff`, and the configuration
+FP8), the K-grouped BF16 GEMM of their weight gradients, the FP8 casts of
+`deep_gemm.utils`, `calc_diff`, the cuBLASLt-style baselines, and the configuration
 getters.
 """
 
 from . import testing, utils
+from .baseline import cublaslt_gemm_nn, cublaslt_gemm_nt, cublaslt_gemm_tn, cublaslt_gemm_tt
 from .config import get_num_sms, set_num_sms
 from .gemm import (
     bf16_gemm_nn,
@@ -29,6 +31,7 @@ from .gemm import (
 from .grouped import (
     bf16_m_grouped_gemm_nt_masked,
     fp8_m_grouped_gemm_nt_masked,
+    k_grouped_bf16_gemm_tn_contiguous,
     m_grouped_bf16_gemm_nt_contiguous,
     m_grouped_bf16_gemm_nt_masked,
     m_grouped_fp8_fp4_gemm_nt_contiguous,
@@ -42,6 +45,7 @@ from .utils import __all__ as _utils_all
 __all__ = [
     "bf16_m_grouped_gemm_nt_masked",
     "fp8_m_grouped_gemm_nt_masked",
+    "k_grouped_bf16_gemm_tn_contiguous",
     "m_grouped_bf16_gemm_nt_contiguous",
     "m_grouped_bf16_gemm_nt_masked",
     "m_grouped_fp8_fp4_gemm_nt_contiguous",
@@ -49,6 +53,10 @@ __all__ = [
     "m_grouped_fp8_gemm_nt_contiguous",
     "m_grouped_fp8_gemm_nt_masked",
     "bf16_gemm_nn",
+    "cublaslt_gemm_nn",
+    "cublaslt_gemm_nt",
+    "cublaslt_gemm_tn",
+    "cublaslt_gemm_tt",
     "bf16_gemm_nt",
     "bf16_gemm_tn",
     "bf16_gemm_tt",

@@ -6,10 +6,11 @@ kernels require; D is written only where upstream writes it.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from tilec.kernels import targets
-from tilec.kernels.tensors import dtype_name, is_row_major, kernel_view
+from tilec.kernels.tensors import dtype_name, host_int32, is_row_major, kernel_view
 
 from . import grouped_kernels
 from .gemm_kernels import GROUP
@@ -129,6 +130,53 @@ def m_grouped_bf16_gemm_nt_masked(a: object, b: object, d: object, masked_m: obj
                                   expected_m: int, compiled_dims: str = "nk") -> None:
     """D[g, :masked_m[g]] = A[g, :masked_m[g]] @ B[g].T in BF16."""
     _run("m_grouped_bf16_gemm_nt_masked", False, a, b, d, masked_m, "masked")
+
+
+def k_grouped_bf16_gemm_tn_contiguous(
+    a: object, b: object, d: object, ks_cpu: list[int] | None, grouped_layout: object,
+    c: object | None = None, compiled_dims: str = "mn", use_psum_layout: bool = False,
+) -> None:
+    """D[g] = C[g] + A[K rows of g].T @ B[K rows of g] (weight gradients): A (K_sum, M) and
+    B (K_sum, N) bfloat16, C and D (G, M, N) float32. The groups' K extents are `ks_cpu`
+    (multiples of the M/K alignment, as `grouped_layout` holds them on the device), or
+    with `use_psum_layout` the end offsets in `grouped_layout`."""
+    api = "k_grouped_bf16_gemm_tn_contiguous"
+    with targets.library_call():
+        for name, t, rank, dtype in (("A", a, 2, "bfloat16"), ("B", b, 2, "bfloat16"),
+                                     ("D", d, 3, "float32"), ("C", c, 3, "float32")):
+            if t is None:
+                _fail(api, "C is required: the groups' products are added to it (it may be D)")
+            if len(t.shape) != rank or dtype_name(t) != dtype or not is_row_major(t):  # type: ignore[attr-defined]
+                _fail(api, f"{name} must be a contiguous {rank}-D {dtype} tensor but is "
+                           f"{dtype_name(t)} {tuple(t.shape)}")  # type: ignore[attr-defined]
+        groups, m, n = tuple(d.shape)  # type: ignore[attr-defined]
+        k = int(a.shape[0])  # type: ignore[attr-defined]
+        shapes = (tuple(a.shape), tuple(b.shape), tuple(c.shape))  # type: ignore[attr-defined, union-attr]
+        if shapes != ((k, m), (k, n), (groups, m, n)):
+            _fail(api, f"shapes do not match: A {tuple(a.shape)}, B {tuple(b.shape)}, "  # type: ignore[attr-defined]
+                       f"C {tuple(c.shape)}, D {tuple(d.shape)}")  # type: ignore[attr-defined, union-attr]
+        alignment = get_mk_alignment_for_contiguous_layout()
+        if alignment % 32:
+            _fail(api, f"the K alignment must be a multiple of 32 but is {alignment}")
+        if use_psum_layout:
+            ends = grouped_layout
+            if dtype_name(ends) != "int32" or tuple(ends.shape) != (groups,):  # type: ignore[attr-defined]
+                _fail(api, f"grouped_layout must be int32 of shape ({groups},)")
+        else:
+            if not ks_cpu or len(ks_cpu) != groups:
+                _fail(api, f"ks_cpu must list the K of each of the {groups} groups")
+            if any(group_k % alignment for group_k in ks_cpu) or sum(ks_cpu) != k:
+                _fail(api, f"ks_cpu {list(ks_cpu)} must be multiples of {alignment} summing to "
+                           f"A's {k} rows")
+            ends = host_int32(d, list(itertools.accumulate(ks_cpu)))
+        if 0 in (groups, m, n):
+            return
+        targets.launch(
+            f"deep_gemm.{api}", (alignment,),
+            lambda: grouped_kernels.k_grouped_bf16_gemm(alignment),
+            targets.target_for(a, b, d), kernel_view(a, "A"), kernel_view(b, "B"),
+            kernel_view(ends, "grouped_layout"), kernel_view(c, "C"), kernel_view(d, "D"),
+        )
 
 
 # DeepGEMM's aliases.

@@ -127,3 +127,45 @@ def grouped_gemm(layout: Layout, fp8: bool, out_dtype: str, alignment: int,
         grouped(A, None, B, None, Layout, D)
 
     return m_grouped_bf16_gemm
+
+
+def k_grouped_bf16_gemm(alignment: int, block_M: int = 64, block_N: int = 64,
+                        block_K: int = 32) -> T.PrimFunc:
+    """D[g] (M, N) = C[g] + A[rows of g].T @ B[rows of g] in BF16 (weight gradients):
+    A (K_sum, M) and B (K_sum, N) hold the groups' K rows one after the other; group g
+    ends at Ends[g] and starts where g - 1 ends, rounded up to `alignment` (DeepGEMM's
+    psum layout; its plain layout is the same with ends at multiples of the alignment).
+    Rows of a K tile past the group's end are zeroed before the gemm, so a tile never
+    adds the next group's rows."""
+    assert alignment % block_K == 0, "a group starts on a K tile"
+    G, M, N, K = T.symbolic("G"), T.symbolic("M"), T.symbolic("N"), T.symbolic("K")
+
+    @T.prim_func
+    def k_grouped_bf16_gemm(
+        A: T.Tensor((K, M), "bfloat16"),
+        B: T.Tensor((K, N), "bfloat16"),
+        Ends: T.Tensor((G,), "int32"),
+        C: T.Tensor((G, M, N), "float32"),
+        D: T.Tensor((G, M, N), "float32"),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), G, threads=128) as (
+                bx, by, bz):
+            A_shared = T.alloc_shared((block_K, block_M), "bfloat16")
+            B_shared = T.alloc_shared((block_K, block_N), "bfloat16")
+            total = T.alloc_fragment((block_M, block_N), "float32")
+            previous = Ends[T.max(bz - 1, 0)]
+            start = T.if_then_else(bz == 0, 0, T.ceildiv(previous, alignment) * alignment)
+            end = Ends[bz]
+            T.copy(C[bz, by * block_M:(by + 1) * block_M, bx * block_N:(bx + 1) * block_N],
+                   total)
+            for k in T.serial(T.ceildiv(T.max(end - start, 0), block_K)):
+                row0 = start + k * block_K
+                T.copy(A[row0:row0 + block_K, by * block_M:(by + 1) * block_M], A_shared)
+                T.copy(B[row0:row0 + block_K, bx * block_N:(bx + 1) * block_N], B_shared)
+                for i, j in T.Parallel(block_K, block_M):
+                    if row0 + i >= end:
+                        A_shared[i, j] = 0
+                T.gemm(A_shared, B_shared, total, transpose_A=True)
+            T.copy(total, D[bz, by * block_M:(by + 1) * block_M, bx * block_N:(bx + 1) * block_N])
+
+    return k_grouped_bf16_gemm
