@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from tilec import backends
 from tilec.diagnostics import CompileError
+from tilec.language import DSLError
 from tilec.runtime.compiler import CompiledKernel
 from tilec.runtime.compiler import compile as compile_kernel
 
@@ -113,6 +114,8 @@ def launch(api: str, variant: tuple[object, ...], build: Callable[[], object], t
         if kernel is None:
             try:
                 kernel = compile_kernel(build(), target=target)
+            except DSLError:
+                raise  # a mistake in the library's kernel, not a limit of the target
             except CompileError as exc:
                 first = exc.diagnostics[0].message if exc.diagnostics else str(exc)
                 raise TargetUnsupported(

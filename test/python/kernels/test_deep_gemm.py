@@ -184,7 +184,8 @@ def test_misuse_names_the_op():
     q, sf = deep_gemm.per_token_cast_to_fp8(a, use_ue8m0=False)
     with pytest.raises(ValueError, match=r"fp8_fp4_gemm_nt: A must be K-major"):
         deep_gemm.fp8_gemm_nn((q.T.contiguous().T, sf), (q, sf), torch.empty((8, 8)))
-    with pytest.raises(NotImplementedError, match="use_packed_ue8m0=True"):
+    with pytest.raises(ValueError, match=r"use_packed_ue8m0 packs UE8M0 scales .* the 1 groups "
+                       r"must be a multiple of 4"):
         deep_gemm.per_token_cast_to_fp8(a, use_ue8m0=True, use_packed_ue8m0=True)
 
 
@@ -213,6 +214,12 @@ def test_on_the_simulated_npu(profile, monkeypatch):
     deep_gemm.fp8_gemm_nt(a_fp8, b_fp8, d)
     assert last_report()[0].sim.cycles > 0
     assert calc_diff(d, a.float() @ b.float().T) < 1e-3
+    # SM100's packed UE8M0 scales (4 K groups), per-row for B
+    a, b = _operands(m, n, 512, 8)
+    a_fp8 = deep_gemm.per_token_cast_to_fp8(a, use_ue8m0=True, use_packed_ue8m0=True)
+    b_fp8 = deep_gemm.per_token_cast_to_fp8(b, use_ue8m0=True, use_packed_ue8m0=True)
+    deep_gemm.fp8_gemm_nt(a_fp8, b_fp8, d, recipe_b=(1, 128))
+    assert calc_diff(d, a.float() @ b.float().T) < 1e-3
 
 
 def test_install_as_upstream_registers_deep_gemm(monkeypatch):
@@ -239,3 +246,23 @@ def test_install_as_upstream_registers_deep_gemm(monkeypatch):
     finally:
         for name in registered:
             sys.modules.pop(name, None)
+
+
+def test_packed_ue8m0_scales_as_sm100_takes_them():
+    """use_packed_ue8m0: four exponent bytes to an int32, the first group low (upstream's
+    pack_ue8m0_to_int); the FP8 GEMM decodes them to the same product as the float scales."""
+    m, n, k = 40, 136, 512  # 4 K groups
+    a, b = _operands(m, n, k, 9)
+    a_fp8, sfa = deep_gemm.per_token_cast_to_fp8(a, use_ue8m0=True)
+    q, packed = deep_gemm.per_token_cast_to_fp8(a, use_ue8m0=True, use_packed_ue8m0=True)
+    assert [launch.kernel for launch in last_report()] == ["per_token_cast_to_fp8",
+                                                           "pack_ue8m0_to_int"]
+    assert torch.equal(_bits(q), _bits(a_fp8)) and packed.dtype == torch.int32
+    assert torch.equal(packed, (sfa.view(torch.int) >> 23).to(torch.uint8).view(torch.int))
+    b_fp8, sfb = deep_gemm.per_token_cast_to_fp8(b, use_ue8m0=True)
+    _, sfb_packed = deep_gemm.per_token_cast_to_fp8(b, use_ue8m0=True, use_packed_ue8m0=True)
+    d_float, d_packed = torch.empty((m, n)), torch.empty((m, n))
+    deep_gemm.fp8_gemm_nt((a_fp8, sfa), (b_fp8, sfb), d_float, recipe_b=(1, 128))
+    deep_gemm.fp8_gemm_nt((a_fp8, packed), (b_fp8, sfb_packed), d_packed, recipe_b=(1, 128))
+    assert torch.equal(d_packed, d_float)
+    assert calc_diff(d_packed, a.float() @ b.float().T) < 1e-3

@@ -3,8 +3,9 @@ names, defaults and layouts, so code written for `deep_gemm` runs on whatever ta
 `tilec.kernels` chooses for its tensors (see `tilec.kernels.targets`).
 
 Implemented: the dense BF16 GEMMs (`bf16_gemm_nt/nn/tn/tt`), the FP8 GEMMs with
-SM90's float32 1x128 / 128x128 (or per-row) scales (`fp8_fp4_gemm_nt` and its
-`fp8_gemm_*` aliases; FP4 and UE8M0-packed scales, SM100's, are not yet), the
+SM90's float32 1x128 / 128x128 (or per-row) scales or SM100's UE8M0 exponents
+packed four to an int32 (`fp8_fp4_gemm_nt` and its `fp8_gemm_*` aliases; FP4
+operands are not yet), the
 M-grouped GEMMs of MoE layers (contiguous, psum and masked layouts, BF16 and
 FP8), the K-grouped BF16 GEMM of their weight gradients, the FP8 casts of
 `deep_gemm.utils`, `calc_diff`, the cuBLASLt-style baselines, and the configuration

@@ -84,3 +84,24 @@ def per_block_cast(in_dtype: str, use_ue8m0: bool, gran_k: int = 128) -> T.PrimF
             T.copy(y, Y[by * gran_k, bx * gran_k])
 
     return per_block_cast_to_fp8
+
+
+def pack_ue8m0(block: int = 32) -> T.PrimFunc:
+    """SF (M, G) float32 powers of two -> (M, G / 4) int32: the exponent bytes of four
+    consecutive groups in one word, the first group in the low byte (DeepGEMM's
+    `pack_ue8m0_to_int`, SM100's scale format)."""
+    M, W = T.symbolic("M"), T.symbolic("W")
+
+    @T.prim_func
+    def pack_ue8m0_to_int(SF: T.Tensor((M, 4 * W), "float32"), Packed: T.Tensor((M, W), "int32")):
+        with T.Kernel(T.ceildiv(W, block), T.ceildiv(M, block), threads=128) as (bx, by):
+            for i, j in T.Parallel(block, block):
+                row, word = by * block + i, bx * block + j
+                if row < M and word < W:
+                    packed = 0
+                    for t in range(4):
+                        bits = T.reinterpret(SF[row, 4 * word + t], "int32")
+                        packed = packed | (((bits >> 23) & 0xFF) << (8 * t))
+                    Packed[row, word] = packed
+
+    return pack_ue8m0_to_int

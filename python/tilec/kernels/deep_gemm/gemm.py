@@ -126,21 +126,27 @@ def _scale_rows(api: str, recipe: object, recipe_b: object, sfb: object, n: int)
     return int(gran_n)
 
 
-def _row_major_scales(api: str, name: str, sf: object, rows: int, k_groups: int) -> object:
-    """The scale tensor as a row-major (rows, K groups) array: as it is, or a view of a
-    column-major (MN-major, TMA-aligned) one, which DeepGEMM's kernels read, through
-    its storage."""
-    if dtype_name(sf) != "float32":
-        _fail(api, f"{name} must be float32 scales (SM90's recipe) but is {dtype_name(sf)}; "
-                   "UE8M0-packed scales are SM100's, which tilec does not implement yet")
-    if tuple(sf.shape) != (rows, k_groups):  # type: ignore[attr-defined]
-        _fail(api, f"{name} must have shape ({rows}, {k_groups}) but has {tuple(sf.shape)}")  # type: ignore[attr-defined]
+def _scale_layout(api: str, name: str, sf: object, rows: int, k_groups: int
+                  ) -> tuple[object, str]:
+    """The scale tensor as the kernel takes it, and its layout: float32 (rows, K groups)
+    row-major ("row") or MN-major, the TMA-aligned layout DeepGEMM's kernels read ("mn",
+    passed as the (K groups, leading dim) view of its storage); or SM100's UE8M0
+    exponents packed four to an int32, (rows, ceil(K groups / 4)) row-major ("packed")."""
+    dtype = dtype_name(sf)
+    packed = dtype == "int32"
+    shape = (rows, -(-k_groups // 4)) if packed else (rows, k_groups)
+    if dtype not in ("float32", "int32"):
+        _fail(api, f"{name} must be float32 scales or UE8M0 exponents packed in int32 but is "
+                   f"{dtype}")
+    if tuple(sf.shape) != shape:  # type: ignore[attr-defined]
+        _fail(api, f"{name} must have shape {shape} but has {tuple(sf.shape)}")  # type: ignore[attr-defined]
     if is_row_major(sf):
-        return sf
+        return sf, "packed" if packed else "row"
     strides = strides_of(sf)
-    if strides[0] == 1 and strides[1] >= rows:
-        return sf  # read below through a row-major view of its storage
-    _fail(api, f"{name} must be row-major or MN-major but has strides {strides}")
+    if not packed and strides[0] == 1 and strides[1] >= rows:
+        return as_strided_view(sf, (k_groups, strides[1]), (strides[1], 1)), "mn"
+    _fail(api, f"{name} must be row-major{'' if packed else ' or MN-major'} but has strides "
+               f"{strides}")
     raise AssertionError
 
 
@@ -149,9 +155,10 @@ def fp8_fp4_gemm_nt(a: tuple[object, object], b: tuple[object, object], d: objec
                     recipe_a: tuple[int, int] | None = None,
                     recipe_b: tuple[int, int] | None = None, compiled_dims: str = "nk",
                     disable_ue8m0_cast: bool = False) -> None:
-    """D = C + dequant(A) @ dequant(B).T: `a` = (A float8_e4m3fn (M, K), SFA float32
-    (M, ceil(K/128))), `b` = (B (N, K), SFB (ceil(N/128), ceil(K/128)) or (N, ...)),
-    both K-major as SM90 requires; D bfloat16 or float32."""
+    """D = C + dequant(A) @ dequant(B).T: `a` = (A float8_e4m3fn (M, K), SFA (M,
+    ceil(K/128))), `b` = (B (N, K), SFB (ceil(N/128), ceil(K/128)) or (N, ...)), both
+    K-major; scales float32 (SM90's recipe, row- or MN-major) or UE8M0 exponents packed
+    four to an int32 (SM100's); D bfloat16 or float32."""
     api = "fp8_fp4_gemm_nt"
     with targets.library_call():
         (a_data, sfa), (b_data, sfb) = a, b
@@ -169,30 +176,19 @@ def fp8_fp4_gemm_nt(a: tuple[object, object], b: tuple[object, object], d: objec
             return
         k_groups = -(-k // GROUP)
         rows = _scale_rows(api, recipe, recipe_b, sfb, n)
-        sfa = _row_major_scales(api, "SFA", sfa, m, k_groups)
-        sfb = _row_major_scales(api, "SFB", sfb, n if rows == 1 else -(-n // GROUP), k_groups)
+        sfa_view, sfa_layout = _scale_layout(api, "SFA", sfa, m, k_groups)
+        sfb_view, sfb_layout = _scale_layout(api, "SFB", sfb, n if rows == 1 else -(-n // GROUP),
+                                             k_groups)
         out = dtype_name(d)
         target = targets.target_for(a_data, b_data, d)
-        sfa_view, sfa_mn = _scale_view(sfa)
-        sfb_view, sfb_mn = _scale_view(sfb)
         block_M, block_N = (128, 128) if target.startswith("ascend") else (64, 128)  # NPU: bigger
+        variant = (rows, out, epilogue, sfa_layout, sfb_layout, block_M, block_N)
         targets.launch(
-            "deep_gemm.fp8_gemm_nt", (rows, out, epilogue, sfa_mn, sfb_mn, block_M, block_N),
-            lambda: gemm_kernels.fp8_gemm(rows, out, epilogue, sfa_mn, sfb_mn, block_M, block_N),
+            "deep_gemm.fp8_gemm_nt", variant, lambda: gemm_kernels.fp8_gemm(*variant),
             target, kernel_view(a_data, "A"), kernel_view(sfa_view, "SFA"),
             kernel_view(b_data, "B"), kernel_view(sfb_view, "SFB"),
             kernel_view(d if c is None else c, "C"), kernel_view(d, "D"),
         )
-
-
-def _scale_view(sf: object) -> tuple[object, bool]:
-    """A row-major scale tensor as it is; an MN-major one as the row-major (K groups,
-    leading dim) view of its storage, which the kernel reads transposed."""
-    if is_row_major(sf):
-        return sf, False
-    k_groups = tuple(sf.shape)[1]  # type: ignore[attr-defined]
-    leading = strides_of(sf)[1]
-    return as_strided_view(sf, (k_groups, leading), (leading, 1)), True
 
 
 def fp8_fp4_gemm_nn(a: tuple[object, object], b: tuple[object, object], d: object,

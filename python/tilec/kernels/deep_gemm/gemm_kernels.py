@@ -67,30 +67,40 @@ def _store(acc, C, D, epilogue: Epilogue, out_dtype: str, bx, by, block_M: int,
     T.copy(acc, D[by * block_M, bx * block_N])
 
 
-def fp8_gemm(b_scale_rows: int, out_dtype: str, epilogue: Epilogue, sfa_mn_major: bool,
-             sfb_mn_major: bool, block_M: int = 64, block_N: int = 128) -> T.PrimFunc:
-    """D (M, N) = [C +] dequantized A @ B.T, DeepGEMM's SM90 recipe: float8_e4m3 A (M, K)
-    with a float32 scale per 1 x 128 and B (N, K) with one per `b_scale_rows` x 128
-    (128: 128x128 blocks; 1: per row). Each 128-wide K tile's product is scaled and added
-    to a float32 total (DeepGEMM's promotion), since every K group has its own scales.
+ScaleLayout = Literal["row", "mn", "packed"]
 
-    MN-major scales (DeepGEMM's TMA-aligned layout) are passed as their storage (K
-    groups, leading dim), so a block copies its rows' scales of a K group as one
-    contiguous run; row-major ones are read element by element. A 128x128 block scale
-    is one scalar per block and K group (block_N divides 128)."""
+
+def fp8_gemm(b_scale_rows: int, out_dtype: str, epilogue: Epilogue, sfa_layout: ScaleLayout,
+             sfb_layout: ScaleLayout, block_M: int = 64, block_N: int = 128) -> T.PrimFunc:
+    """D (M, N) = [C +] dequantized A @ B.T, DeepGEMM's recipe: float8_e4m3 A (M, K)
+    with a scale per 1 x 128 and B (N, K) with one per `b_scale_rows` x 128 (128:
+    128x128 blocks; 1: per row). Each 128-wide K tile's product is scaled and added to a
+    float32 total (DeepGEMM's promotion), since every K group has its own scales.
+
+    A scale tensor comes in one of three layouts: "row", float32 (rows, K groups)
+    read element by element; "mn", DeepGEMM's MN-major (TMA-aligned) float32 layout,
+    passed as its storage (K groups, leading dim) so a block copies its rows' scales
+    of a K group as one run; "packed", SM100's UE8M0 exponents, four K groups to an
+    int32 (rows, ceil(K groups / 4)), the low byte first. A 128x128 block scale is one
+    scalar per block and K group (block_N divides 128)."""
     assert b_scale_rows == 1 or GROUP % block_N == 0, "a block's columns share one scale"
     M, N, K = T.symbolic("M"), T.symbolic("N"), T.symbolic("K")
     k_groups = T.ceildiv(K, GROUP)
     sfb_rows = T.ceildiv(N, GROUP) if b_scale_rows == GROUP else N
-    sfa_shape = (k_groups, T.symbolic("SFA_LD")) if sfa_mn_major else (M, k_groups)
-    sfb_shape = (k_groups, T.symbolic("SFB_LD")) if sfb_mn_major else (sfb_rows, k_groups)
+
+    def scale_type(layout: ScaleLayout, rows: object, ld: str) -> object:
+        if layout == "mn":
+            return T.Tensor((k_groups, T.symbolic(ld)), "float32")
+        if layout == "packed":
+            return T.Tensor((rows, T.ceildiv(k_groups, 4)), "int32")
+        return T.Tensor((rows, k_groups), "float32")
 
     @T.prim_func
     def fp8_gemm_nt(
         A: T.Tensor((M, K), "float8_e4m3"),
-        SFA: T.Tensor(sfa_shape, "float32"),
+        SFA: scale_type(sfa_layout, M, "SFA_LD"),
         B: T.Tensor((N, K), "float8_e4m3"),
-        SFB: T.Tensor(sfb_shape, "float32"),
+        SFB: scale_type(sfb_layout, sfb_rows, "SFB_LD"),
         C: T.Tensor((M, N), out_dtype),
         D: T.Tensor((M, N), out_dtype),
     ):
@@ -106,15 +116,14 @@ def fp8_gemm(b_scale_rows: int, out_dtype: str, epilogue: Epilogue, sfa_mn_major
             for k in T.Pipelined(k_groups, num_stages=2):
                 T.copy(A[by * block_M, k * GROUP], A_shared)
                 T.copy(B[bx * block_N, k * GROUP], B_shared)
-                _scales(SFA, sfa_mn_major, k, by * block_M, row_scale, block_M)
+                _scales(SFA, sfa_layout, k, by * block_M, row_scale, block_M)
                 T.gemm(A_shared, B_shared, partial, transpose_B=True, clear_accum=True)
                 if b_scale_rows == 1:
-                    _scales(SFB, sfb_mn_major, k, bx * block_N, column_scale, block_N)
+                    _scales(SFB, sfb_layout, k, bx * block_N, column_scale, block_N)
                     for i, j in T.Parallel(block_M, block_N):
                         total[i, j] += partial[i, j] * (row_scale[i] * column_scale[j])
                 else:
-                    block = bx * block_N // GROUP
-                    scale = SFB[k, block] if sfb_mn_major else SFB[block, k]
+                    scale = _scale(SFB, sfb_layout, bx * block_N // GROUP, k)
                     for i, j in T.Parallel(block_M, block_N):
                         total[i, j] += partial[i, j] * (row_scale[i] * scale)
             _store(total, C, D, epilogue, out_dtype, bx, by, block_M, block_N)
@@ -122,11 +131,21 @@ def fp8_gemm(b_scale_rows: int, out_dtype: str, epilogue: Epilogue, sfa_mn_major
     return fp8_gemm_nt
 
 
-def _scales(SF, mn_major: bool, k, first, out, count: int) -> None:
+def _scale(SF, layout: ScaleLayout, row, k):
+    """One scale: of `row` and K group `k`."""
+    if layout == "mn":
+        return SF[k, row]
+    if layout == "packed":
+        exponent = (SF[row, k // 4] >> T.cast(8 * (k % 4), "int32")) & 0xFF
+        return T.reinterpret(exponent << 23, "float32")
+    return SF[row, k]
+
+
+def _scales(SF, layout: ScaleLayout, k, first, out, count: int) -> None:
     """The scales of rows first .. first + count of K group k: one contiguous copy from
     MN-major storage, else one element each."""
-    if mn_major:
+    if layout == "mn":
         T.copy(SF[k, first:first + count], out)
     else:
         for i in T.Parallel(count):
-            out[i] = SF[first + i, k]
+            out[i] = _scale(SF, layout, first + i, k)

@@ -16,7 +16,7 @@ def align(x: int, y: int) -> int:
     return ceil_div(x, y) * y
 
 
-def _checked(api: str, x: object, use_packed_ue8m0: bool = False) -> str:
+def _checked(api: str, x: object) -> str:
     if len(x.shape) != 2:  # type: ignore[attr-defined]
         raise ValueError(f"deep_gemm.{api}: x must be 2-D but has shape {tuple(x.shape)}")  # type: ignore[attr-defined]
     dtype = dtype_name(x)
@@ -24,30 +24,38 @@ def _checked(api: str, x: object, use_packed_ue8m0: bool = False) -> str:
         raise ValueError(f"deep_gemm.{api}: x must be bfloat16, float16 or float32 but is {dtype}")
     if not is_row_major(x):
         raise ValueError(f"deep_gemm.{api}: x must be row-major contiguous")
-    if use_packed_ue8m0:
-        raise NotImplementedError(
-            f"deep_gemm.{api}: use_packed_ue8m0=True (SM100's packed scales) is not implemented "
-            "by tilec yet; pass use_packed_ue8m0=False for float32 scales"
-        )
     return dtype
 
 
 def per_token_cast_to_fp8(x: object, use_ue8m0: bool, gran_k: int = 128,
                           use_packed_ue8m0: bool = False) -> tuple[object, object]:
-    """x (m, n) -> (float8_e4m3fn (m, n), float32 scales (m, ceil(n / gran_k)))."""
-    dtype = _checked("per_token_cast_to_fp8", x, use_packed_ue8m0)
+    """x (m, n) -> (float8_e4m3fn (m, n), float32 scales (m, ceil(n / gran_k))); with
+    `use_packed_ue8m0` (which needs `use_ue8m0` and a multiple of 4 groups) the scales'
+    exponents packed four to an int32, (m, ceil(n / gran_k) / 4)."""
+    api = "per_token_cast_to_fp8"
+    dtype = _checked(api, x)
+    m, n = tuple(x.shape)  # type: ignore[attr-defined]
+    groups = ceil_div(n, gran_k)
+    if use_packed_ue8m0 and (not use_ue8m0 or groups % 4):
+        raise ValueError(f"deep_gemm.{api}: use_packed_ue8m0 packs UE8M0 scales (use_ue8m0=True) "
+                         f"four to an int32, so the {groups} groups must be a multiple of 4")
     with targets.library_call():
-        m, n = tuple(x.shape)  # type: ignore[attr-defined]
         y = empty_like_framework(x, (m, n), "float8_e4m3fn")
-        sf = empty_like_framework(x, (m, ceil_div(n, gran_k)), "float32")
+        sf = empty_like_framework(x, (m, groups), "float32")
+        target = targets.target_for(x)
         if m and n:
             targets.launch(
-                "deep_gemm.per_token_cast_to_fp8", (dtype, use_ue8m0, gran_k),
+                f"deep_gemm.{api}", (dtype, use_ue8m0, gran_k),
                 lambda: cast_kernels.per_token_cast(dtype, use_ue8m0, gran_k),
-                targets.target_for(x), kernel_view(x, "x"), kernel_view(y, "out"),
-                kernel_view(sf, "sf"),
+                target, kernel_view(x, "x"), kernel_view(y, "out"), kernel_view(sf, "sf"),
             )
-        return y, sf
+        if not use_packed_ue8m0:
+            return y, sf
+        packed = empty_like_framework(x, (m, groups // 4), "int32")
+        if m and n:
+            targets.launch("deep_gemm.pack_ue8m0_to_int", (), cast_kernels.pack_ue8m0, target,
+                           kernel_view(sf, "sf"), kernel_view(packed, "packed"))
+        return y, packed
 
 
 def per_block_cast_to_fp8(x: object, use_ue8m0: bool,
