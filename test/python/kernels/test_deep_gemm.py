@@ -266,3 +266,58 @@ def test_packed_ue8m0_scales_as_sm100_takes_them():
     deep_gemm.fp8_gemm_nt((a_fp8, packed), (b_fp8, sfb_packed), d_packed, recipe_b=(1, 128))
     assert torch.equal(d_packed, d_float)
     assert calc_diff(d_packed, a.float() @ b.float().T) < 1e-3
+
+
+def _torch_per_token_cast_to_fp4(x, use_ue8m0, gran_k):
+    """DeepGEMM's `per_token_cast_to_fp4` (deep_gemm/utils/math.py), the oracle."""
+    m, n = x.shape
+    padded = -(-n // gran_k) * gran_k
+    x_padded = torch.zeros((m, padded), dtype=x.dtype)
+    x_padded[:, :n] = x
+    view = x_padded.view(m, -1, gran_k)
+    sf = view.abs().float().amax(dim=2).clamp_min(1e-4) / 6.0
+    sf = _torch_ceil_to_ue8m0(sf) if use_ue8m0 else sf
+    scaled = view * (1.0 / sf.unsqueeze(2))
+    code = torch.zeros_like(scaled, dtype=torch.uint8)
+    for boundary in (0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0):
+        code += (scaled.abs() > boundary).to(torch.uint8)
+    code = (code | (((scaled < 0) & (code != 0)).to(torch.uint8) << 3)).view(torch.int8)
+    pairs = code.view(m, padded // 2, 2)
+    packed = (pairs[:, :, 0] & 0x0F) | ((pairs[:, :, 1] & 0x0F) << 4)
+    return packed[:, : n // 2].contiguous(), sf
+
+
+def _e2m1_values(packed):
+    codes = torch.stack([packed & 0xF, (packed >> 4) & 0xF], dim=-1).flatten(-2)
+    table = torch.tensor([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6],
+                         dtype=torch.double)
+    return table[codes.long()]
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(40, 72, 256), (1, 130, 192)])
+def test_fp4_casts_and_the_fp8_fp4_gemm(m, n, k):
+    """SM100's mixed recipe (QuantConfig((128, 32, False, True))): FP8 A with 1x128 UE8M0
+    scales, FP4 B with 1x32; the cast bit for bit, the product within DeepGEMM's 0.01 and
+    element-wise against the dequantized operands."""
+    a, b = _operands(m, n, k, m + k)
+    for use_ue8m0 in (False, True):
+        ours, theirs = (deep_gemm.per_token_cast_to_fp4(b, use_ue8m0=use_ue8m0, gran_k=32),
+                        _torch_per_token_cast_to_fp4(b, use_ue8m0, 32))
+        assert torch.equal(ours[0], theirs[0]) and torch.equal(_bits(ours[1]), _bits(theirs[1]))
+    a_fp8 = deep_gemm.per_token_cast_to_fp8(a, use_ue8m0=True)
+    b_fp4 = deep_gemm.per_token_cast_to_fp4(b, use_ue8m0=True, gran_k=32)
+    d = torch.empty((m, n), dtype=torch.bfloat16)
+    deep_gemm.fp8_fp4_gemm_nt(a_fp8, b_fp4, d, recipe_a=(1, 128), recipe_b=(1, 32))
+    assert [launch.kernel for launch in last_report()] == ["fp8_fp4_gemm_nt"]
+    assert calc_diff(d, a.float() @ b.float().T) < 0.01
+    a_deq = a_fp8[0].double() * a_fp8[1].repeat_interleave(128, dim=1)[:, :k].double()
+    b_deq = _e2m1_values(b_fp4[0]) * b_fp4[1].repeat_interleave(32, dim=1)[:, :k].double()
+    exact = a_deq @ b_deq.T
+    bound = 2.0**-7 * exact.abs() + 2.0**-12 * (a_deq.abs() @ b_deq.abs().T)
+    assert bool(((d.double() - exact).abs() <= bound).all())
+    # packed UE8M0 scales (padded to whole words with 1.0) give the same product
+    b_packed = deep_gemm.per_token_cast_to_fp4(b, use_ue8m0=True, gran_k=32,
+                                               use_packed_ue8m0=True)
+    d_packed = torch.empty_like(d)
+    deep_gemm.fp8_fp4_gemm_nt(a_fp8, b_packed, d_packed, recipe_a=(1, 128), recipe_b=(1, 32))
+    assert torch.equal(d_packed, d)

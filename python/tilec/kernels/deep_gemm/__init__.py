@@ -2,14 +2,13 @@
 names, defaults and layouts, so code written for `deep_gemm` runs on whatever target
 `tilec.kernels` chooses for its tensors (see `tilec.kernels.targets`).
 
-Implemented: the dense BF16 GEMMs (`bf16_gemm_nt/nn/tn/tt`), the FP8 GEMMs with
-SM90's float32 1x128 / 128x128 (or per-row) scales or SM100's UE8M0 exponents
-packed four to an int32 (`fp8_fp4_gemm_nt` and its `fp8_gemm_*` aliases; FP4
-operands are not yet), the
-M-grouped GEMMs of MoE layers (contiguous, psum and masked layouts, BF16 and
-FP8), the K-grouped BF16 GEMM of their weight gradients, the FP8 casts of
-`deep_gemm.utils`, `calc_diff`, the cuBLASLt-style baselines, and the configuration
-getters.
+Implemented: the dense BF16 GEMMs (`bf16_gemm_nt/nn/tn/tt`); the FP8 GEMMs
+(`fp8_fp4_gemm_nt` and its `fp8_gemm_*` aliases) with SM90's float32 1x128 /
+128x128 (or per-row) scales or SM100's UE8M0 exponents packed four to an int32,
+and FP8 x FP4 (e2m1, SM100's mixed recipe); the M-grouped GEMMs of MoE layers
+(contiguous, psum and masked layouts, BF16 and FP8) and the K-grouped BF16 GEMM of
+their weight gradients; the FP8 and FP4 casts of `deep_gemm.utils`, `calc_diff`,
+the cuBLASLt baselines, and the configuration getters.
 """
 
 from . import testing, utils

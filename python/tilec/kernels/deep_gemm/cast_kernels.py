@@ -87,21 +87,72 @@ def per_block_cast(in_dtype: str, use_ue8m0: bool, gran_k: int = 128) -> T.PrimF
 
 
 def pack_ue8m0(block: int = 32) -> T.PrimFunc:
-    """SF (M, G) float32 powers of two -> (M, G / 4) int32: the exponent bytes of four
-    consecutive groups in one word, the first group in the low byte (DeepGEMM's
-    `pack_ue8m0_to_int`, SM100's scale format)."""
-    M, W = T.symbolic("M"), T.symbolic("W")
+    """SF (M, G) float32 powers of two -> (M, ceil(G / 4)) int32: the exponent bytes of
+    four consecutive groups in one word, the first group in the low byte (DeepGEMM's
+    `pack_ue8m0_to_int`, SM100's scale format); groups past G count as 1.0 (exponent
+    127), as DeepGEMM pads the FP4 casts' scales."""
+    M, G = T.symbolic("M"), T.symbolic("G")
 
     @T.prim_func
-    def pack_ue8m0_to_int(SF: T.Tensor((M, 4 * W), "float32"), Packed: T.Tensor((M, W), "int32")):
-        with T.Kernel(T.ceildiv(W, block), T.ceildiv(M, block), threads=128) as (bx, by):
+    def pack_ue8m0_to_int(SF: T.Tensor((M, G), "float32"),
+                          Packed: T.Tensor((M, T.ceildiv(G, 4)), "int32")):
+        with T.Kernel(T.ceildiv(G, 4 * block), T.ceildiv(M, block), threads=128) as (bx, by):
             for i, j in T.Parallel(block, block):
                 row, word = by * block + i, bx * block + j
-                if row < M and word < W:
+                if row < M and 4 * word < G:
                     packed = 0
                     for t in range(4):
-                        bits = T.reinterpret(SF[row, 4 * word + t], "int32")
-                        packed = packed | (((bits >> 23) & 0xFF) << (8 * t))
+                        column = 4 * word + t
+                        bits = T.reinterpret(SF[row, T.min(column, G - 1)], "int32")
+                        exponent = T.if_then_else(column < G, (bits >> 23) & 0xFF, 127)
+                        packed = packed | (exponent << (8 * t))
                     Packed[row, word] = packed
 
     return pack_ue8m0_to_int
+
+
+E2M1_MAX = 6.0
+E2M1_BOUNDARIES = (0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0)
+"""The midpoints between e2m1's magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6: a magnitude's
+code is how many it exceeds (DeepGEMM's `_quantize_to_fp4_e2m1`; a tie goes down)."""
+
+
+def per_token_cast_fp4(in_dtype: str, use_ue8m0: bool, gran_k: int = 128,
+                       block_M: int = 32) -> T.PrimFunc:
+    """X (M, N) -> FP4 e2m1 codes packed two to a byte, the even column low (M, N / 2)
+    int8, and SF (M, ceil(N / gran_k)): amax / 6 per row and gran_k columns."""
+    M, N = T.symbolic("M"), T.symbolic("N")
+
+    @T.prim_func
+    def per_token_cast_to_fp4(
+        X: T.Tensor((M, N), in_dtype),
+        Y: T.Tensor((M, T.ceildiv(N, 2)), "int8"),
+        SF: T.Tensor((M, T.ceildiv(N, gran_k)), "float32"),
+    ):
+        with T.Kernel(T.ceildiv(N, gran_k), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            x = T.alloc_fragment((block_M, gran_k), in_dtype)
+            amax = T.alloc_fragment((block_M,), "float32")
+            inverse = T.alloc_fragment((block_M,), "float32")
+            codes = T.alloc_fragment((block_M, gran_k), "int32")
+            packed = T.alloc_fragment((block_M, gran_k // 2), "int8")
+            T.copy(X[by * block_M, bx * gran_k], x)
+            T.reduce_absmax(x, amax, dim=1)
+            for i in T.Parallel(block_M):
+                sf = T.max(amax[i], AMAX_FLOOR) / E2M1_MAX
+                if use_ue8m0:
+                    sf = ceil_to_ue8m0(sf)
+                inverse[i] = 1.0 / sf
+                if by * block_M + i < M:
+                    SF[by * block_M + i, bx] = sf
+            for i, j in T.Parallel(block_M, gran_k):
+                scaled = T.cast(x[i, j], "float32") * inverse[i]
+                code = 0
+                for boundary in E2M1_BOUNDARIES:
+                    code = code + T.cast(T.abs(scaled) > boundary, "int32")
+                negative = T.cast((scaled < 0) & (code != 0), "int32")
+                codes[i, j] = code | (negative << 3)
+            for i, j in T.Parallel(block_M, gran_k // 2):
+                packed[i, j] = T.cast(codes[i, 2 * j] | (codes[i, 2 * j + 1] << 4), "int8")
+            T.copy(packed, Y[by * block_M, bx * (gran_k // 2)])
+
+    return per_token_cast_to_fp4

@@ -162,19 +162,23 @@ def fp8_fp4_gemm_nt(a: tuple[object, object], b: tuple[object, object], d: objec
     api = "fp8_fp4_gemm_nt"
     with targets.library_call():
         (a_data, sfa), (b_data, sfb) = a, b
-        for name, t in (("A", a_data), ("B", b_data)):
-            if dtype_name(t) != "float8_e4m3fn":
-                _fail(api, f"{name} must be float8_e4m3fn but is {dtype_name(t)} (FP4 operands "
-                           "are SM100's, which tilec does not implement yet)")
+        fp4_b = dtype_name(b_data) == "int8"  # e2m1 codes, two to a byte (SM100's recipe)
+        for name, t, allowed in (("A", a_data, ("float8_e4m3fn",)),
+                                 ("B", b_data, ("float8_e4m3fn", "int8"))):
+            if dtype_name(t) not in allowed:
+                _fail(api, f"{name} must be {' or '.join(allowed)} (FP4 codes packed in int8; "
+                           f"FP4 A is not implemented) but is {dtype_name(t)}")
             if not is_row_major(t):
-                _fail(api, f"{name} must be K-major (row-major contiguous), as SM90's FP8 "
-                           "kernels require")
+                _fail(api, f"{name} must be K-major (row-major contiguous)")
         (m, k), (n, k2) = tuple(a_data.shape), tuple(b_data.shape)  # type: ignore[attr-defined]
-        _dims(api, m, k, n, k2, d)
+        _dims(api, m, k, n, 2 * k2 if fp4_b else k2, d)
         epilogue = _epilogue(api, c, d)
         if m == 0 or n == 0:
             return
         k_groups = -(-k // GROUP)
+        if fp4_b:
+            _fp4_gemm(api, a_data, sfa, b_data, sfb, c, d, epilogue, recipe_b, k)
+            return
         rows = _scale_rows(api, recipe, recipe_b, sfb, n)
         sfa_view, sfa_layout = _scale_layout(api, "SFA", sfa, m, k_groups)
         sfb_view, sfb_layout = _scale_layout(api, "SFB", sfb, n if rows == 1 else -(-n // GROUP),
@@ -189,6 +193,28 @@ def fp8_fp4_gemm_nt(a: tuple[object, object], b: tuple[object, object], d: objec
             kernel_view(b_data, "B"), kernel_view(sfb_view, "SFB"),
             kernel_view(d if c is None else c, "C"), kernel_view(d, "D"),
         )
+
+
+def _fp4_gemm(api: str, a_data: object, sfa: object, b_data: object, sfb: object,
+              c: object | None, d: object, epilogue: Epilogue, recipe_b: object, k: int) -> None:
+    """FP8 A x FP4 B (SM100's `QuantConfig((128, 32, False, True))`): B's scales per 1 x
+    gran_k_b, from recipe_b, or 32 when not given (upstream's FP4 granularity)."""
+    m, n = tuple(d.shape)  # type: ignore[attr-defined]
+    gran_b = int(recipe_b[1]) if recipe_b is not None else 32  # type: ignore[index]
+    if gran_b not in (32, 64, 128):
+        _fail(api, f"FP4 B's scale granularity along K must be 32, 64 or 128 but is {gran_b}")
+    sfa_view, sfa_layout = _scale_layout(api, "SFA", sfa, m, -(-k // GROUP))
+    sfb_view, sfb_layout = _scale_layout(api, "SFB", sfb, n, -(-k // gran_b))
+    if sfb_layout == "mn":
+        _fail(api, "FP4 B's scales must be row-major")
+    target = targets.target_for(a_data, b_data, d)
+    variant = (gran_b, dtype_name(d), epilogue, sfa_layout, sfb_layout)
+    targets.launch(
+        "deep_gemm.fp8_fp4_gemm_nt", variant, lambda: gemm_kernels.fp8_fp4_gemm(*variant),
+        target, kernel_view(a_data, "A"), kernel_view(sfa_view, "SFA"),
+        kernel_view(b_data, "B"), kernel_view(sfb_view, "SFB"),
+        kernel_view(d if c is None else c, "C"), kernel_view(d, "D"),
+    )
 
 
 def fp8_fp4_gemm_nn(a: tuple[object, object], b: tuple[object, object], d: object,

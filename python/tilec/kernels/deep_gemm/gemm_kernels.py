@@ -88,19 +88,12 @@ def fp8_gemm(b_scale_rows: int, out_dtype: str, epilogue: Epilogue, sfa_layout: 
     k_groups = T.ceildiv(K, GROUP)
     sfb_rows = T.ceildiv(N, GROUP) if b_scale_rows == GROUP else N
 
-    def scale_type(layout: ScaleLayout, rows: object, ld: str) -> object:
-        if layout == "mn":
-            return T.Tensor((k_groups, T.symbolic(ld)), "float32")
-        if layout == "packed":
-            return T.Tensor((rows, T.ceildiv(k_groups, 4)), "int32")
-        return T.Tensor((rows, k_groups), "float32")
-
     @T.prim_func
     def fp8_gemm_nt(
         A: T.Tensor((M, K), "float8_e4m3"),
-        SFA: scale_type(sfa_layout, M, "SFA_LD"),
+        SFA: _scale_tensor(sfa_layout, M, k_groups, "SFA_LD"),
         B: T.Tensor((N, K), "float8_e4m3"),
-        SFB: scale_type(sfb_layout, sfb_rows, "SFB_LD"),
+        SFB: _scale_tensor(sfb_layout, sfb_rows, k_groups, "SFB_LD"),
         C: T.Tensor((M, N), out_dtype),
         D: T.Tensor((M, N), out_dtype),
     ):
@@ -131,6 +124,15 @@ def fp8_gemm(b_scale_rows: int, out_dtype: str, epilogue: Epilogue, sfa_layout: 
     return fp8_gemm_nt
 
 
+def _scale_tensor(layout: ScaleLayout, rows: object, groups: object, ld: str) -> object:
+    """The parameter type of a scale tensor of `rows` x `groups` scales in `layout`."""
+    if layout == "mn":
+        return T.Tensor((groups, T.symbolic(ld)), "float32")
+    if layout == "packed":
+        return T.Tensor((rows, T.ceildiv(groups, 4)), "int32")
+    return T.Tensor((rows, groups), "float32")
+
+
 def _scale(SF, layout: ScaleLayout, row, k):
     """One scale: of `row` and K group `k`."""
     if layout == "mn":
@@ -149,3 +151,64 @@ def _scales(SF, layout: ScaleLayout, k, first, out, count: int) -> None:
     else:
         for i in T.Parallel(count):
             out[i] = _scale(SF, layout, first + i, k)
+
+
+def _e2m1(code):
+    """The value of an FP4 e2m1 code (sign bit 3; magnitudes 0, .5, 1, 1.5, 2, 3, 4, 6):
+    e / 2 below 2, else (2 + (e & 1)) * 2^(e >> 1) / 4."""
+    e = code & 7
+    small = T.cast(e, "float32") * 0.5
+    large = T.cast((2 + (e & 1)) << (e >> 1), "float32") * 0.25
+    magnitude = T.if_then_else(e < 2, small, large)
+    return T.if_then_else((code & 8) != 0, -magnitude, magnitude)
+
+
+def fp8_fp4_gemm(gran_b: int, out_dtype: str, epilogue: Epilogue, sfa_layout: ScaleLayout,
+                 sfb_layout: ScaleLayout, block_M: int = 64, block_N: int = 64) -> T.PrimFunc:
+    """D (M, N) = [C +] dequantized A @ B.T with SM100's mixed recipe: A float8_e4m3 (M, K)
+    with 1 x 128 scales, B FP4 e2m1 codes two to a byte (N, K / 2) int8 with 1 x `gran_b`
+    scales (float32, or UE8M0 packed). B's scales change inside a 128-wide K tile, so B
+    is dequantized into a float32 tile (codes times scales) and A's tile converted to
+    float32 before the gemm; A's scale multiplies the tile's product as in fp8_gemm."""
+    assert GROUP % gran_b == 0 and gran_b % 2 == 0
+    M, N, K = T.symbolic("M"), T.symbolic("N"), T.symbolic("K")
+    k_groups, sub_groups = T.ceildiv(K, GROUP), GROUP // gran_b
+
+    @T.prim_func
+    def fp8_fp4_gemm_nt(
+        A: T.Tensor((M, K), "float8_e4m3"),
+        SFA: _scale_tensor(sfa_layout, M, k_groups, "SFA_LD"),
+        B: T.Tensor((N, T.ceildiv(K, 2)), "int8"),
+        SFB: _scale_tensor(sfb_layout, N, T.ceildiv(K, gran_b), "SFB_LD"),
+        C: T.Tensor((M, N), out_dtype),
+        D: T.Tensor((M, N), out_dtype),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            A_shared = T.alloc_shared((block_M, GROUP), "float8_e4m3")
+            B_packed = T.alloc_shared((block_N, GROUP // 2), "int8")
+            A_values = T.alloc_shared((block_M, GROUP), "float32")
+            B_values = T.alloc_shared((block_N, GROUP), "float32")
+            row_scale = T.alloc_fragment((block_M,), "float32")
+            column_scales = T.alloc_fragment((block_N, sub_groups), "float32")
+            partial = T.alloc_fragment((block_M, block_N), "float32")
+            total = T.alloc_fragment((block_M, block_N), "float32")
+            T.clear(total)
+            for k in T.Pipelined(k_groups, num_stages=2):
+                T.copy(A[by * block_M, k * GROUP], A_shared)
+                T.copy(B[bx * block_N, k * (GROUP // 2)], B_packed)
+                _scales(SFA, sfa_layout, k, by * block_M, row_scale, block_M)
+                for j, g in T.Parallel(block_N, sub_groups):
+                    column_scales[j, g] = _scale(SFB, sfb_layout, bx * block_N + j,
+                                                 k * sub_groups + g)
+                for i, kk in T.Parallel(block_M, GROUP):
+                    A_values[i, kk] = T.cast(A_shared[i, kk], "float32")
+                for j, kk in T.Parallel(block_N, GROUP):
+                    byte = T.cast(B_packed[j, kk // 2], "int32")
+                    code = (byte >> T.cast(4 * (kk % 2), "int32")) & 0xF
+                    B_values[j, kk] = _e2m1(code) * column_scales[j, kk // gran_b]
+                T.gemm(A_values, B_values, partial, transpose_B=True, clear_accum=True)
+                for i, j in T.Parallel(block_M, block_N):
+                    total[i, j] += partial[i, j] * row_scale[i]
+            _store(total, C, D, epilogue, out_dtype, bx, by, block_M, block_N)
+
+    return fp8_fp4_gemm_nt

@@ -10,7 +10,13 @@ from .layout import (
     get_tma_aligned_size,
     set_mk_alignment_for_contiguous_layout,
 )
-from .math import align, ceil_div, per_block_cast_to_fp8, per_token_cast_to_fp8
+from .math import (
+    align,
+    ceil_div,
+    per_block_cast_to_fp8,
+    per_token_cast_to_fp4,
+    per_token_cast_to_fp8,
+)
 
 __all__ = [
     "align",
@@ -24,6 +30,7 @@ __all__ = [
     "layout",
     "math",
     "per_block_cast_to_fp8",
+    "per_token_cast_to_fp4",
     "per_token_cast_to_fp8",
     "set_mk_alignment_for_contiguous_layout",
 ]

@@ -49,13 +49,46 @@ def per_token_cast_to_fp8(x: object, use_ue8m0: bool, gran_k: int = 128,
                 lambda: cast_kernels.per_token_cast(dtype, use_ue8m0, gran_k),
                 target, kernel_view(x, "x"), kernel_view(y, "out"), kernel_view(sf, "sf"),
             )
-        if not use_packed_ue8m0:
-            return y, sf
-        packed = empty_like_framework(x, (m, groups // 4), "int32")
+        return y, _packed(x, sf, use_packed_ue8m0, target)
+
+
+def _packed(x: object, sf: object, use_packed_ue8m0: bool, target: str) -> object:
+    """The scales as they are, or their exponents packed four to an int32 by a tilec kernel."""
+    if not use_packed_ue8m0:
+        return sf
+    m, groups = tuple(sf.shape)  # type: ignore[attr-defined]
+    packed = empty_like_framework(x, (m, ceil_div(groups, 4)), "int32")
+    if m and groups:
+        targets.launch("deep_gemm.pack_ue8m0_to_int", (), cast_kernels.pack_ue8m0, target,
+                       kernel_view(sf, "sf"), kernel_view(packed, "packed"))
+    return packed
+
+
+def per_token_cast_to_fp4(x: object, use_ue8m0: bool, gran_k: int = 128,
+                          use_packed_ue8m0: bool = False) -> tuple[object, object]:
+    """x (m, n), n even -> (FP4 e2m1 codes packed two to a byte, the even column low: int8
+    (m, n / 2), float32 scales amax / 6 (m, ceil(n / gran_k))); with `use_packed_ue8m0`
+    (which needs `use_ue8m0`) the exponents four to an int32, padded with 1.0."""
+    api = "per_token_cast_to_fp4"
+    dtype = _checked(api, x)
+    m, n = tuple(x.shape)  # type: ignore[attr-defined]
+    if n % 2 or gran_k % 2:
+        raise ValueError(f"deep_gemm.{api}: two FP4 values share a byte, so n ({n}) and "
+                         f"gran_k ({gran_k}) must be even")
+    if use_packed_ue8m0 and not use_ue8m0:
+        raise ValueError(f"deep_gemm.{api}: use_packed_ue8m0 packs UE8M0 scales "
+                         "(use_ue8m0=True)")
+    with targets.library_call():
+        y = empty_like_framework(x, (m, n // 2), "int8")
+        sf = empty_like_framework(x, (m, ceil_div(n, gran_k)), "float32")
+        target = targets.target_for(x)
         if m and n:
-            targets.launch("deep_gemm.pack_ue8m0_to_int", (), cast_kernels.pack_ue8m0, target,
-                           kernel_view(sf, "sf"), kernel_view(packed, "packed"))
-        return y, packed
+            targets.launch(
+                f"deep_gemm.{api}", (dtype, use_ue8m0, gran_k),
+                lambda: cast_kernels.per_token_cast_fp4(dtype, use_ue8m0, gran_k),
+                target, kernel_view(x, "x"), kernel_view(y, "out"), kernel_view(sf, "sf"),
+            )
+        return y, _packed(x, sf, use_packed_ue8m0, target)
 
 
 def per_block_cast_to_fp8(x: object, use_ue8m0: bool,
