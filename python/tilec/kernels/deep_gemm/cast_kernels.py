@@ -21,9 +21,24 @@ def ceil_to_ue8m0(sf):
     return T.reinterpret(T.clamp(exponent, 1, 254) << 23, "float32")
 
 
-def _scale(amax, use_ue8m0: bool):
-    sf = T.max(amax, AMAX_FLOOR) / FP8_MAX
+def _scale(amax, use_ue8m0: bool, max_value: float = FP8_MAX):
+    sf = T.max(amax, AMAX_FLOOR) / max_value
     return ceil_to_ue8m0(sf) if use_ue8m0 else sf
+
+
+@T.macro
+def _row_scales(X, SF, x, inverse, bx, by, use_ue8m0: bool, max_value: float):
+    """Loads the block's (rows, gran_k) tile of X into `x`, stores each row's scale in SF
+    (rows past X's end are not stored) and its reciprocal in `inverse`."""
+    block_M, gran_k = x.shape
+    amax = T.alloc_fragment((block_M,), "float32")
+    T.copy(X[by * block_M, bx * gran_k], x)
+    T.reduce_absmax(x, amax, dim=1)
+    for i in T.Parallel(block_M):
+        sf = _scale(amax[i], use_ue8m0, max_value)
+        inverse[i] = 1.0 / sf
+        if by * block_M + i < X.shape[0]:
+            SF[by * block_M + i, bx] = sf
 
 
 def per_token_cast(in_dtype: str, use_ue8m0: bool, gran_k: int = 128,
@@ -40,16 +55,9 @@ def per_token_cast(in_dtype: str, use_ue8m0: bool, gran_k: int = 128,
     ):
         with T.Kernel(T.ceildiv(N, gran_k), T.ceildiv(M, block_M), threads=128) as (bx, by):
             x = T.alloc_fragment((block_M, gran_k), in_dtype)
-            amax = T.alloc_fragment((block_M,), "float32")
             inverse = T.alloc_fragment((block_M,), "float32")
             y = T.alloc_fragment((block_M, gran_k), "float8_e4m3")
-            T.copy(X[by * block_M, bx * gran_k], x)
-            T.reduce_absmax(x, amax, dim=1)
-            for i in T.Parallel(block_M):
-                sf = _scale(amax[i], use_ue8m0)
-                inverse[i] = 1.0 / sf
-                if by * block_M + i < M:
-                    SF[by * block_M + i, bx] = sf
+            _row_scales(X, SF, x, inverse, bx, by, use_ue8m0, FP8_MAX)
             for i, j in T.Parallel(block_M, gran_k):
                 y[i, j] = T.cast(T.cast(x[i, j], "float32") * inverse[i], "float8_e4m3")
             T.copy(y, Y[by * block_M, bx * gran_k])
@@ -131,19 +139,10 @@ def per_token_cast_fp4(in_dtype: str, use_ue8m0: bool, gran_k: int = 128,
     ):
         with T.Kernel(T.ceildiv(N, gran_k), T.ceildiv(M, block_M), threads=128) as (bx, by):
             x = T.alloc_fragment((block_M, gran_k), in_dtype)
-            amax = T.alloc_fragment((block_M,), "float32")
             inverse = T.alloc_fragment((block_M,), "float32")
             codes = T.alloc_fragment((block_M, gran_k), "int32")
             packed = T.alloc_fragment((block_M, gran_k // 2), "int8")
-            T.copy(X[by * block_M, bx * gran_k], x)
-            T.reduce_absmax(x, amax, dim=1)
-            for i in T.Parallel(block_M):
-                sf = T.max(amax[i], AMAX_FLOOR) / E2M1_MAX
-                if use_ue8m0:
-                    sf = ceil_to_ue8m0(sf)
-                inverse[i] = 1.0 / sf
-                if by * block_M + i < M:
-                    SF[by * block_M + i, bx] = sf
+            _row_scales(X, SF, x, inverse, bx, by, use_ue8m0, E2M1_MAX)
             for i, j in T.Parallel(block_M, gran_k):
                 scaled = T.cast(x[i, j], "float32") * inverse[i]
                 code = 0
