@@ -44,7 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, gpu, scf
+from mlir.dialects import arith, gpu, memref, scf
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import lower_ops, resolve_all
@@ -254,12 +254,17 @@ def _lower_phases(func: ir.Operation, target: CudaTarget, written: list[ir.Value
 
 
 def _single_thread_stores(func: ir.Operation) -> None:
-    """Scalar stores of the kernel body (outside tile.parallel) by thread 0."""
+    """Scalar stores of the kernel body (outside tile.parallel) by thread 0. Every thread
+    runs that code alike, so an atomic add whose old value is used (`T.atomic_add(...,
+    return_prev=True)`) becomes a read by all, then thread 0's store of the sum."""
     for store in irb.collect(func, {"memref.store", "memref.atomic_rmw"}):
         if irb.enclosing(store, {"tile.kernel"}) is None:
             continue
         if irb.enclosing(store, {"tile.parallel"}) is not None:
             continue
+        if store.name == "memref.atomic_rmw" and next(iter(store.results[0].uses), None):
+            with ir.InsertionPoint(store), store.location:
+                store = _read_then_add(store)
         with ir.InsertionPoint(store), store.location:
             gpu.barrier()
             first = arith.cmpi(arith.CmpIPredicate.eq, thread_id(), irb.index(0))
@@ -268,6 +273,20 @@ def _single_thread_stores(func: ir.Operation) -> None:
                 end = scf.YieldOp([])
             gpu.barrier()
         store.move_before(end.operation)
+
+
+def _read_then_add(rmw: ir.Operation) -> ir.Operation:
+    """`old = atomic_rmw add v, m[i]` as `old = m[i]` (read by every thread, after a
+    barrier) and `m[i] = old + v`, the store returned for thread 0 to make."""
+    value, memref_, *indices = rmw.operands
+    gpu.barrier()
+    old = memref.load(memref_, indices)
+    float_add = isinstance(value.type, ir.FloatType)
+    total = arith.addf(old, value) if float_add else arith.addi(old, value)
+    store = memref.StoreOp(total, memref_, indices)
+    rmw.results[0].replace_all_uses_with(old)
+    rmw.erase()
+    return store.operation
 
 
 @register_pass

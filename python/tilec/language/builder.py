@@ -548,6 +548,14 @@ def atomic_add(src: ir.Value, dst: ir.Value, offsets: Sequence[ir.Value]) -> Non
         tile.atomic_add(src, dst, list(offsets))
 
 
+def atomic_fetch_add(value: ir.Value, buffer: ir.Value, indices: Sequence[ir.Value]) -> ir.Value:
+    """buffer[indices] += value atomically; the element's value before the add."""
+    float_type = isinstance(value.type, ir.FloatType)
+    kind = arith.AtomicRMWKind.addf if float_type else arith.AtomicRMWKind.addi
+    with _trace().emitting():
+        return memref.atomic_rmw(kind, value, buffer, list(indices))
+
+
 # -- regions ------------------------------------------------------------------
 
 

@@ -1793,6 +1793,24 @@ def atomic_add(dst_arg: object, value: object) -> None:
     _release(dst_arg)
 
 
+def atomic_fetch_add(dst_arg: object, value: object) -> v.Scalar:
+    """`T.atomic_add(Out[i], x, return_prev=True)`: one element, the value it held."""
+    what = "T.atomic_add(..., return_prev=True)"
+    require_kernel(what)
+    if not isinstance(dst_arg, v.Element):
+        raise error(f"{what} needs one element as the destination, such as Out[i, j], but got "
+                    f"{_describe(dst_arg)}")
+    dst = dst_arg.region.buffer
+    check_buffer(dst)
+    if dst.dtype.kind == "bool" or (dst.dtype.is_float and dst.dtype.bits < 16):
+        raise error(f"{what}: '{dst.name}' is {dst.dtype}; an atomic that returns the old "
+                    "value takes integers and 16-, 32- or 64-bit floats")
+    addend = converted(value, dst.dtype, what)
+    previous = builder.atomic_fetch_add(addend.value, dst.value, list(dst_arg.region.offsets))
+    _release(dst_arg)
+    return scalar(previous, dst.dtype)
+
+
 # -- threads and blocks -------------------------------------------------------
 
 

@@ -264,12 +264,14 @@ def sync_threads(barrier_id: int | None = None, arrive_count: int | None = None)
 
 @dsl_api
 def atomic_add(dst: object, value: object, memory_order: str | None = None,
-               return_prev: bool = False, use_tma: bool = False) -> None:
+               return_prev: bool = False, use_tma: bool = False) -> Scalar | None:
     """Atomically adds `value` (a tile, or a scalar) into `dst` (a region or element).
 
     With a tile, `dst` is the region starting at `Out[i, j]`; with a scalar,
-    `dst` is the element `Out[i, j]` (e.g. inside T.Parallel). TileLang's
-    `memory_order` may be "relaxed" (what every target's atomics are; the
+    `dst` is the element `Out[i, j]` (e.g. inside T.Parallel), and with
+    `return_prev=True` the call gives the element's value before the add (a slot
+    claimed in a shared counter: `pos = T.atomic_add(count[0], 1, return_prev=True)`).
+    TileLang's `memory_order` may be "relaxed" (what every target's atomics are; the
     default); `use_tma` is a cuda scheduling choice that tilec makes itself.
     """
     what = "T.atomic_add"
@@ -279,15 +281,13 @@ def atomic_add(dst: object, value: object, memory_order: str | None = None,
             "relaxed; order them with T.sync_threads, or split the kernel where another "
             "block must see the sum"
         )
-    if return_prev is not False:
-        raise semantic.error(
-            f"{what}: return_prev=True is not supported: an atomic add returns nothing in "
-            "tilec; read the element after T.sync_threads, or keep a running sum in a "
-            "T.alloc_var"
-        )
-    if not isinstance(use_tma, bool):
-        raise semantic.error(f"{what}: use_tma must be a Python bool but got {use_tma!r}")
+    if not isinstance(return_prev, bool) or not isinstance(use_tma, bool):
+        raise semantic.error(f"{what}: return_prev and use_tma must be Python bools but got "
+                             f"{return_prev!r} and {use_tma!r}")
+    if return_prev:
+        return semantic.atomic_fetch_add(dst, value)
     semantic.atomic_add(dst, value)
+    return None
 
 
 @dsl_api

@@ -208,12 +208,75 @@ def test_atomic_add_takes_tilelangs_arguments():
     expect_error(ordered.ir, F, "ordered", "memory_order='release' is not supported")
 
     @T.prim_func
-    def previous(A: T.Tensor((64,), "float32"), S: T.Tensor((1,), "float32")):
+    def tile_previous(A: T.Tensor((64,), "float32"), S: T.Tensor((64,), "float32")):
         with T.Kernel(1, threads=64):
-            for i in T.Parallel(64):
-                T.atomic_add(S[0], A[i], return_prev=True)  # previous
+            a = T.alloc_fragment((64,), "float32")
+            T.copy(A, a)
+            T.atomic_add(S[0:64], a, return_prev=True)  # tile-previous
 
-    expect_error(previous.ir, F, "previous", "return_prev=True is not supported")
+    expect_error(tile_previous.ir, F, "tile-previous",
+                 "return_prev=True) needs one element as the destination")
+
+
+def _compaction():
+    """Per-thread code claiming output slots from a shared counter (TileLang's top-k
+    selector does so): `pos = T.atomic_add(n[0], 1, return_prev=True)`."""
+
+    @T.prim_func
+    def compact(X: T.Tensor((256,), "float32"), Out: T.Tensor((256,), "float32"),
+                Count: T.Tensor((1,), "int32"), Slots: T.Tensor((256,), "int32")):
+        with T.Kernel(1, threads=128):
+            tx = T.get_thread_binding()
+            n = T.alloc_shared((1,), "int32")
+            if tx == 0:
+                n[0] = 0
+            T.sync_threads()
+            for r in T.serial(2):
+                i = r * 128 + tx
+                if X[i] > 0:
+                    pos = T.atomic_add(n[0], 1, return_prev=True)
+                    Out[pos] = X[i]
+                    Slots[i] = pos
+            T.sync_threads()
+            if tx == 0:
+                Count[0] = n[0]
+
+    return compact
+
+
+def _check_compaction(x, out, count, slots):
+    positive = x > 0
+    assert count[0] == positive.sum()
+    np.testing.assert_array_equal(np.sort(slots[positive]), np.arange(count[0]))
+    np.testing.assert_array_equal(out[slots[positive]], x[positive])
+
+
+def test_atomic_add_returns_the_previous_value():
+    x = np.random.default_rng(5).standard_normal(256).astype(np.float32)
+    out, count, slots = np.zeros(256, np.float32), np.zeros(1, np.int32), np.full(256, -1, np.int32)
+    tilec.compile(_compaction(), target="cpu")(x, out, count, slots)
+    _check_compaction(x, out, count, slots)
+
+
+def test_atomic_add_returns_the_previous_value_in_the_cuda_emulator():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cuda"))
+    from simt import run_launches
+
+    from tilec import ir
+
+    x = np.random.default_rng(6).standard_normal(256).astype(np.float32)
+    out, count, slots = np.zeros(256, np.float32), np.zeros(1, np.int32), np.full(256, -1, np.int32)
+    kernel = tilec.compile(_compaction(), target="cuda:sm_80")
+    with ir.make_context() as context:
+        run_launches(ir.parse_module(kernel.ir("cse"), "<cuda>", context), kernel.name,
+                     [x, out, count, slots])
+    _check_compaction(x, out, count, slots)
+
+
+@pytest.mark.parametrize("profile", ["910b", "950"])
+def test_atomic_add_returning_a_value_on_ascend_is_a_located_error(profile):
+    with pytest.raises(CompileError, match=r"cannot synchronize 'memref\.atomic_rmw'"):
+        tilec.compile(_compaction(), target=f"ascend:{profile}")
 
 
 def _gemm_on_parts(c_regions: bool):

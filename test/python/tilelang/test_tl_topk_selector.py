@@ -18,11 +18,10 @@ with numpy's argpartition. The inputs have no ties (distinct float32 values), so
 unique. As upstream assumes, each row's range holds at least topk entries and its
 threshold bin fewer than 4096.
 
-Status: strict xfail, on two TileLang features tilec lacks, met in this order: named
-barriers of part of the block (`T.sync_threads(3, RADIX)` inside `if tx < RADIX`, a located
-error; a named barrier of the whole block is taken) and `T.atomic_add(...,
-return_prev=True)` (tilec's atomic adds return nothing). `T.reinterpret(value, dtype)`,
-TileLang's current argument order, is taken."""
+Status: strict xfail, on the one TileLang feature tilec lacks here: named barriers of
+part of the block (`T.sync_threads(3, RADIX)` inside `if tx < RADIX`, a located error; a
+named barrier of the whole block is taken). `T.reinterpret(value, dtype)` (TileLang's current
+argument order) and `T.atomic_add(..., return_prev=True)` are taken."""
 
 import numpy as np
 import pytest
@@ -234,7 +233,7 @@ def distinct_rows(rng, batch, seq_len):
 
 @pytest.mark.xfail(
     reason="needs named barriers of part of the block (T.sync_threads(barrier_id, "
-    "arrive_count) under `if tx < RADIX`) and T.atomic_add(..., return_prev=True)",
+    "arrive_count) under `if tx < RADIX`)",
     raises=DSLError,
     strict=True,
 )
