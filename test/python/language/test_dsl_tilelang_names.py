@@ -257,6 +257,20 @@ def test_atomic_add_returns_the_previous_value():
     tilec.compile(_compaction(), target="cpu")(x, out, count, slots)
     _check_compaction(x, out, count, slots)
 
+    @T.prim_func
+    def parallel(X: T.Tensor((256,), "float32"), Out: T.Tensor((256,), "float32"),
+                 Count: T.Tensor((1,), "int32"), Slots: T.Tensor((256,), "int32")):
+        with T.Kernel(1, threads=128):
+            for i in T.Parallel(256):
+                if X[i] > 0:
+                    pos = T.atomic_add(Count[0], 1, return_prev=True)
+                    Out[pos] = X[i]
+                    Slots[i] = pos
+
+    out, count, slots = np.zeros(256, np.float32), np.zeros(1, np.int32), np.full(256, -1, np.int32)
+    tilec.compile(parallel, target="cpu")(x, out, count, slots)
+    _check_compaction(x, out, count, slots)
+
 
 def test_atomic_add_returns_the_previous_value_in_the_cuda_emulator():
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cuda"))
