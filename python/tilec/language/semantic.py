@@ -49,6 +49,7 @@ from .dtypes import BY_NAME, DType, boolean, float32, index, parse_dtype
 from .errors import DSLError
 from .hints import Fragment, GemmWarpPolicy, Layout
 from .source import assigned_name, dsl_api, site
+from .threads import ARRIVE_COUNT
 from .threads import distribute as distribute_threads
 
 # On-chip scope names, in the dialect's enum order, as the target
@@ -1724,23 +1725,28 @@ def clear(dst_arg: object) -> None:
 
 
 def sync_threads(barrier_id: object = None, arrive_count: object = None) -> None:
-    """A barrier of the whole block. TileLang's named barrier (`T.sync_threads(id, count)`)
-    is one only when `count` is every thread of the block; a barrier of part of the block
-    has no meaning on the targets without named barriers (cpu, ascend), so it is refused."""
+    """A barrier of the block's threads. TileLang's named barrier (`T.sync_threads(id,
+    count)`) is one of the whole block when `count` is every thread; of fewer, it is one
+    of the threads 0 .. count - 1, which per-thread code reaches inside `if tx < count:`
+    (checked when the kernel closes)."""
     what = "T.sync_threads"
     trace = require_tile_context(what)
+    hints: dict[str, builder.Hint] = {}
     if barrier_id is not None or arrive_count is not None:
         kernel = trace.current.enclosing(RegionKind.KERNEL)
         assert kernel is not None, "require_tile_context found the kernel"
         threads = math.prod(thread_dims(kernel))
         count = python_int(arrive_count, f"{what}: arrive_count")
         if arrive_count is not None and count != threads:
-            raise error(
-                f"{what}({barrier_id!r}, {arrive_count!r}): a named barrier of part of the "
-                f"block ({arrive_count!r} of its {threads} threads) is not supported; call "
-                "T.sync_threads() where every thread of the block reaches it"
-            )
-    builder.barrier()
+            if count is None or not 0 < count < threads or kernel not in _thread_index:
+                raise error(
+                    f"{what}({barrier_id!r}, {arrive_count!r}): a named barrier of part of "
+                    f"the block needs per-thread code (T.get_thread_binding) and a count of "
+                    f"1 to {threads - 1} threads, reached inside `if tx < {arrive_count}:`; "
+                    "or call T.sync_threads() where every thread of the block reaches it"
+                )
+            hints[ARRIVE_COUNT] = count
+    builder.barrier(hints)
 
 
 def atomic_add(dst_arg: object, value: object) -> None:

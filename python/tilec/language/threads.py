@@ -32,7 +32,10 @@ each running the per-thread code once per thread index:
   one of which each thread sees its row.
 
 A barrier that only some threads reach (inside a loop or `if` on the thread
-index) is an error at its line, as it is undefined in CUDA.
+index) is an error at its line, as it is undefined in CUDA, except TileLang's
+named barrier of the first `count` threads (`T.sync_threads(id, count)`) inside
+`if tx < count:`: that `if` gets its own loops over threads 0 .. count - 1,
+split at its barriers as the block's are.
 """
 
 from __future__ import annotations
@@ -46,6 +49,10 @@ from mlir.dialects import arith, memref, scf
 from tilec.dialects import tile
 
 from .errors import DSLError, SourceLoc
+
+# `tile.arrive_count` on a tile.barrier: the threads of a named barrier of part of the
+# block (semantic.sync_threads records it), reached as `if tx < count:`.
+ARRIVE_COUNT = "arrive_count"
 
 # The attribute that marks a loop over the threads of a block.
 THREAD_LOOP = "tile.threads"
@@ -105,8 +112,9 @@ class _Segment:
     a loop or branch whose blocks are distributed in turn (`nested`); a `barrier` only
     ends the run before it."""
 
-    kind: str  # "threads", "block", "nested" or "barrier"
+    kind: str  # "threads", "block", "nested", "subset" or "barrier"
     ops: list[ir.Operation] = field(default_factory=list)
+    count: int = 0  # a subset's threads
 
 
 class _Distribution:
@@ -144,8 +152,10 @@ class _Distribution:
     def error(self, op: ir.Operation, message: str) -> DSLError:
         return DSLError(message, _source_loc(op, self.loc))
 
-    def segments(self, block: ir.Block) -> tuple[list[ir.Operation], list[_Segment]]:
-        """The ops of `block` computed once before everything else, and its segments."""
+    def segments(self, block: ir.Block, threads: int
+                 ) -> tuple[list[ir.Operation], list[_Segment]]:
+        """The ops of `block` computed once before everything else, and its segments;
+        `threads` run the block (fewer than the block's inside `if tx < count:`)."""
         hoisted: list[ir.Operation] = []
         available: set[ir.Value] = set()
         segments: list[_Segment] = []
@@ -162,6 +172,7 @@ class _Distribution:
             if op.name == "tile.alloc" and not varying:
                 hoisted.append(op)
             elif op.name == "tile.barrier":
+                self.check_count(op, threads)
                 self.barriers.append(op)
                 segments.append(_Segment("barrier"))
             elif not varying and self.pure(op, inside, available):
@@ -171,6 +182,10 @@ class _Distribution:
                 current("block").ops.append(op)
             elif any(nested.name == "tile.barrier" for nested in contents):
                 barrier = next(n for n in contents if n.name == "tile.barrier")
+                count = self.subset(op, contents)
+                if count is not None:
+                    segments.append(_Segment("subset", [op], count))
+                    continue
                 self.check_uniform_control(op, barrier, self.barrier_name(barrier),
                                            "the barrier")
                 segments.append(_Segment("nested", [op]))
@@ -186,6 +201,39 @@ class _Distribution:
             else:
                 current("threads").ops.append(op)
         return hoisted, [s for s in segments if s.kind != "barrier"]
+
+    def subset(self, op: ir.Operation, contents: list[ir.Operation]) -> int | None:
+        """`count` when `op` is `if tx < count:` (no else, no results) and its barriers are
+        named barriers of `count` threads: the first `count` threads run it."""
+        if op.name != "scf.if" or op.results or any(
+                list(block.operations)[:-1] for block in op.regions[1].blocks):
+            return None
+        condition = op.operands[0].owner
+        if isinstance(condition, ir.Block) or _op(condition).name != "arith.cmpi":
+            return None
+        compare = _op(condition)
+        predicate = ir.IntegerAttr(compare.attributes["predicate"]).value
+        if predicate not in (2, 6) or compare.operands[0] != self.thread:  # slt, ult
+            return None
+        bound = compare.operands[1].owner
+        if isinstance(bound, ir.Block) or _op(bound).name != "arith.constant":
+            return None
+        count = ir.IntegerAttr(_op(bound).attributes["value"]).value
+        barriers = [n for n in contents if n.name == "tile.barrier"]
+        if all(_arrive_count(b) == count for b in barriers) and 0 < count < self.threads:
+            return count
+        return None
+
+    def check_count(self, barrier: ir.Operation, threads: int) -> None:
+        """A named barrier of part of the block is reached by exactly its threads."""
+        count = _arrive_count(barrier)
+        if count is not None and count != threads:
+            raise self.error(
+                barrier,
+                f"T.sync_threads(..., {count}): a named barrier of {count} threads is reached "
+                f"by {threads} here; put it inside `if tx < {count}:`, which only threads "
+                f"0 to {count - 1} take",
+            )
 
     @staticmethod
     def pure(op: ir.Operation, inside: set[ir.Operation], available: set[ir.Value]) -> bool:
@@ -238,9 +286,10 @@ class _Distribution:
 
     # -- rewriting -------------------------------------------------------------
 
-    def distribute(self, block: ir.Block, bounds: tuple[ir.Value, ir.Value, ir.Value]) -> None:
+    def distribute(self, block: ir.Block, bounds: tuple[ir.Value, ir.Value, ir.Value],
+                   threads: int) -> None:
         """Rebuilds `block` as its hoisted ops, then its segments in order."""
-        hoisted, segments = self.segments(block)
+        hoisted, segments = self.segments(block, threads)
         terminator = list(block.operations)[-1].operation
         for op in hoisted:
             op.move_before(terminator)
@@ -261,7 +310,15 @@ class _Distribution:
                 (op,) = segment.ops
                 for region in op.regions:
                     for nested_block in region.blocks:
-                        self.distribute(nested_block, bounds)
+                        self.distribute(nested_block, bounds, threads)
+            elif segment.kind == "subset":
+                # all of threads 0 .. count - 1 take the branch: its loops run just them
+                (op,) = segment.ops
+                with ir.InsertionPoint(op), op.location:
+                    op.operands[0] = arith.constant(ir.IntegerType.get_signless(1), 1)
+                    count = arith.constant(ir.IndexType.get(), segment.count)
+                self.distribute(op.regions[0].blocks[0], (bounds[0], count, bounds[2]),
+                                segment.count)
 
     def loop_of(self, op: ir.Operation) -> ir.Operation | None:
         """The loop over the threads that `op` is in, if any."""
@@ -391,12 +448,18 @@ class _Distribution:
                 arith.constant(index, self.threads),
                 arith.constant(index, 1),
             )
-        self.distribute(self.body, bounds)
+        self.distribute(self.body, bounds, self.threads)
         for barrier in self.barriers:
             barrier.erase()
         self.thread_indices()
         self.expand_locals()
         self.spill_values()
+
+
+def _arrive_count(barrier: ir.Operation) -> int | None:
+    """The threads of a named barrier of part of the block (`tile.arrive_count`)."""
+    name = f"tile.{ARRIVE_COUNT}"
+    return ir.IntegerAttr(barrier.attributes[name]).value if name in barrier.attributes else None
 
 
 def distribute(kernel: ir.Operation, thread: ir.Value, threads: int, loc: SourceLoc) -> None:

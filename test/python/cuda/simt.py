@@ -324,6 +324,38 @@ class _Compiler:
 
         return False, run
 
+    def _memref_subview(self, op, ins, outs):
+        """A strided window of a buffer (a thread's row of a per-thread tile), aliasing it;
+        unit dims the result type drops are dropped from the left."""
+        counts = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+        source, *dynamic = ins
+        static = [list(ir.DenseI64ArrayAttr(op.attributes[name]))
+                  for name in ("static_offsets", "static_sizes", "static_strides")]
+        assert sum(counts[1:]) == len(ins) - 1
+        rank = len(ir.MemRefType(op.results[0].type).shape)
+        dynamic_offset = ir.ShapedType.get_dynamic_stride_or_offset()
+        dynamic_size = ir.ShapedType.get_dynamic_size()
+        (out,) = outs
+
+        def run(env):
+            values = iter(env[slot] for slot in dynamic)
+            offsets, sizes, strides = (
+                [int(next(values)) if v in (dynamic_offset, dynamic_size) else v for v in part]
+                for part in static)
+            view = env[source][tuple(slice(o, o + (n - 1) * t + 1, t)
+                                     for o, n, t in zip(offsets, sizes, strides, strict=True))]
+            drop = view.ndim - rank
+            index = []
+            for size in view.shape:
+                if drop and size == 1:
+                    index.append(0)
+                    drop -= 1
+                else:
+                    index.append(slice(None))
+            env[out] = view[tuple(index)]
+
+        return False, run
+
     def _memref_extract_aligned_pointer_as_index(self, op, ins, outs):
         (out,) = outs
         (source,) = ins

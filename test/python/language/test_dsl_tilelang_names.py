@@ -568,13 +568,75 @@ def test_reinterpret_in_both_orders_and_named_barriers_of_the_whole_block():
     np.testing.assert_array_equal(b, a[::-1].view(np.uint32))
     np.testing.assert_array_equal(c, a[::-1])
 
+
+def _prefix_sums(radix: int, threads: int):
+    """TileLang's top-k selector's scan: the first `radix` threads add neighbours at doubling
+    distances, ordered by named barriers of those threads (`T.sync_threads(3, radix)` inside
+    `if tx < radix:`), while the other threads skip the scan."""
+
     @T.prim_func
-    def part(A: T.Tensor((64,), "float32")):
+    def scan(X: T.Tensor((radix,), "int32"), Y: T.Tensor((radix,), "int32"),
+             Z: T.Tensor((threads,), "int32")):
+        with T.Kernel(1, threads=threads):
+            tx = T.get_thread_binding()
+            h = T.alloc_shared((radix,), "int32")
+            value = T.alloc_var("int32")
+            if tx < radix:
+                h[tx] = X[tx]
+            T.sync_threads()
+            if tx < radix:
+                for i in T.serial(radix.bit_length() - 1):
+                    offset = 1 << i
+                    T.sync_threads(3, radix)
+                    if tx >= offset:
+                        value = h[tx] + h[tx - offset]
+                    T.sync_threads(3, radix)
+                    if tx >= offset:
+                        h[tx] = value
+                T.sync_threads(3, radix)
+                Y[tx] = h[tx]
+            Z[tx] = tx * 2
+
+    return scan
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda-emulator", "ascend:950"])
+def test_named_barriers_of_the_first_threads(target):
+    x = np.random.default_rng(7).integers(-50, 50, 64).astype(np.int32)
+    y, z = np.zeros(64, np.int32), np.zeros(128, np.int32)
+    kernel_fn = _prefix_sums(64, 128)
+    if target == "cuda-emulator":
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cuda"))
+        from simt import run_launches
+
+        from tilec import ir
+
+        kernel = tilec.compile(kernel_fn, target="cuda:sm_80")
+        with ir.make_context() as context:
+            run_launches(ir.parse_module(kernel.ir("cse"), "<cuda>", context), kernel.name,
+                         [x, y, z])
+    else:
+        tilec.compile(kernel_fn, target=target)(x, y, z)
+    np.testing.assert_array_equal(y, np.cumsum(x))
+    np.testing.assert_array_equal(z, 2 * np.arange(128))
+
+
+def test_named_barrier_misuse_is_located():
+    @T.prim_func
+    def outside(A: T.Tensor((64,), "int32")):
         with T.Kernel(1, threads=64):
             tx = T.get_thread_binding()
-            if tx < 32:
-                T.sync_threads(3, 32)  # named
-                A[tx] = 0
+            A[tx] = tx
+            T.sync_threads(1, 32)  # named-outside
 
-    expect_error(part.ir, F, "named", "T.sync_threads(3, 32): a named barrier of part of the "
-                 "block (32 of its 64 threads) is not supported")
+    expect_error(outside.ir, F, "named-outside",
+                 "a named barrier of 32 threads is reached by 64 here; put it inside "
+                 "`if tx < 32:`")
+
+    @T.prim_func
+    def whole_block_kernel(A: T.Tensor((64,), "int32")):
+        with T.Kernel(1, threads=64):
+            T.sync_threads(1, 32)  # named-tile
+
+    expect_error(whole_block_kernel.ir, F, "named-tile",
+                 "a named barrier of part of the block needs per-thread code")

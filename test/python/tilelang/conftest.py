@@ -97,7 +97,7 @@ Ports (test_tl_<name>.py: TileLang example path; features it uses):
     radix select with per-thread code, shared histograms, atomics
 
 Status (cpu target): every port passes but one, whose marks are strict xfails:
-topk_selector (named barriers of part of the block).
+topk_selector (`break` out of a loop on a per-thread value).
 Since they were written, gemv (per-thread code; T.alloc_reducer), chunk_local_cumsum (a
 (1, S, 1) region into a (1, S) tile), gemm_persistent's T.Persistent kernel, mamba's
 chunk state (`tilec.layout.make_swizzled_layout`), convolution with T.im2col, the eager

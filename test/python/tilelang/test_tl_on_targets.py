@@ -13,8 +13,9 @@ Status, 46 cases (43 test functions of 38 ports; two Ascend-only variants have r
 others stop at a located CompileError or DSLError naming what the target lacks, mostly kernels
 that need the cube and vector cores together, bool and float8 tiles, rows not in 32-byte blocks
 and scalars the split into cube and vector code cannot carry across. 33 of 44 cases (28 ports)
-run in the cuda emulator, 11 of them marked slow; bool and float8 tiles (sm_80) and barriers of
-part of the block stop 8, and the emulator has no `memref.collapse_shape` (the convolutions) or
+run in the cuda emulator, 11 of them marked slow; bool and float8 tiles (sm_80) and `break`
+on a per-thread value stop 8, and the emulator has no `memref.collapse_shape` (the
+convolutions) or
 `arith.shrsi` (dequant_gemm). The marks are the status: a strict xfail turns red when its
 target learns the feature; a reason starting "finding:" is a problem rather than a gap.
 """
@@ -176,8 +177,7 @@ XFAILS = {
     ("fusedmoe", ("ascend:950",)): (
         CompileError, "ub overflow: 256.00 KiB needed, 247.75 KiB available"),
     ("topk_selector", ALL): (
-        DSLError, "T.sync_threads(3, 256): a named barrier of part of the block is not "
-        "supported"),
+        DSLError, "leaving an `if` on a symbolic value with 'break'"),
 }
 
 # (case, targets) the simulators take long over (seconds here, 2 cores)

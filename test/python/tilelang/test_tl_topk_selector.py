@@ -18,10 +18,11 @@ with numpy's argpartition. The inputs have no ties (distinct float32 values), so
 unique. As upstream assumes, each row's range holds at least topk entries and its
 threshold bin fewer than 4096.
 
-Status: strict xfail, on the one TileLang feature tilec lacks here: named barriers of
-part of the block (`T.sync_threads(3, RADIX)` inside `if tx < RADIX`, a located error; a
-named barrier of the whole block is taken). `T.reinterpret(value, dtype)` (TileLang's current
-argument order) and `T.atomic_add(..., return_prev=True)` are taken."""
+Status: strict xfail, on the one form tilec does not trace here: `break` out of the
+tail pass's `T.serial` loop on a per-thread value (`if l_new_topk <= 0: break`), a located
+error. `T.reinterpret(value, dtype)`, `T.atomic_add(..., return_prev=True)` and the named
+barriers of the first RADIX threads (`T.sync_threads(3, RADIX)` inside `if tx < RADIX:`)
+are taken."""
 
 import numpy as np
 import pytest
@@ -232,8 +233,8 @@ def distinct_rows(rng, batch, seq_len):
 
 
 @pytest.mark.xfail(
-    reason="needs named barriers of part of the block (T.sync_threads(barrier_id, "
-    "arrive_count) under `if tx < RADIX`)",
+    reason="needs `break` out of a T.serial loop on a per-thread value "
+    "(`if l_new_topk <= 0: break`)",
     raises=DSLError,
     strict=True,
 )
