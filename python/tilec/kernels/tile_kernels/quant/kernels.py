@@ -23,9 +23,10 @@ AMAX_FLOOR = 1e-4
 Mode = Literal["cast", "sf_only", "precomputed"]
 
 
-def scale_and_factor(amax, round_sf: bool):
-    """The stored scale of a block and the factor that quantizes it."""
-    clamped = T.max(amax, AMAX_FLOOR)
+def scale_and_factor(amax, round_sf: bool, floor: float = AMAX_FLOOR):
+    """The stored scale of a block and the factor that quantizes it; `floor` is the least
+    amax (upstream's `sf_clamp_min` where a cast takes one)."""
+    clamped = T.max(amax, floor)
     sf = clamped / E4M3_MAX
     if round_sf:
         bits = T.reinterpret(sf, "int32")

@@ -12,24 +12,12 @@ from __future__ import annotations
 import tilec.language as T
 
 from ..moe.fused_kernels import fma_f32
-from .kernels import AMAX_FLOOR, E4M3_MAX, quantize
+from .kernels import AMAX_FLOOR, quantize, scale_and_factor
 
 
 def exp_f32(x):
     """e^x for a float32 x, correctly rounded to float32."""
     return T.cast(T.exp(T.cast(x, "float64")), "float32")
-
-
-def scale_and_factor(amax, round_sf: bool, floor: float):
-    """`kernels.scale_and_factor` with the amax floor as a parameter (upstream's
-    `sf_clamp_min`)."""
-    clamped = T.max(amax, floor)
-    sf = clamped / E4M3_MAX
-    if round_sf:
-        bits = T.reinterpret(sf, "int32")
-        rounded = T.reinterpret((bits + 0x7FFFFF) & 0x7F800000, "float32")
-        return rounded, 1.0 / rounded
-    return sf, E4M3_MAX / clamped
 
 
 def swiglu_forward_and_per_token_cast(in_dtype: str, width: int, with_weight: bool,
