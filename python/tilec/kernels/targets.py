@@ -5,7 +5,8 @@ The target is chosen by configuration, never by rewriting the caller: a
 CUDA tensor runs the cuda target, host tensors and numpy arrays the cpu
 target (as DeepSelect picks its CUDA or NPU backend by the machine). Every
 kernel a call launches is compiled for that target once per variant (its dims
-are symbolic, so one build serves every shape) and recorded, so that
+are symbolic, so one build serves every shape; builds are kept in the disk
+cache of `tilec.jit` for later processes) and recorded, so that
 `last_report()` tells the caller what the call did: which kernels, where, and
 on ascend the simulator's measurements.
 """
@@ -21,9 +22,10 @@ from dataclasses import dataclass
 
 from tilec import backends
 from tilec.diagnostics import CompileError
+from tilec.ir import make_context
 from tilec.language import DSLError
-from tilec.runtime.compiler import CompiledKernel
-from tilec.runtime.compiler import compile as compile_kernel
+from tilec.runtime.compiler import CompiledKernel, load_module
+from tilec.runtime.jit import load_or_build
 
 _CHOSEN: ContextVar[str | None] = ContextVar("tilec_kernels_target", default=None)
 ENV = "TILEC_TARGET"
@@ -99,6 +101,14 @@ _compiled: dict[tuple[object, ...], CompiledKernel] = {}
 _compile_lock = threading.Lock()
 
 
+def _compiled_for(kernel: object, target: str) -> CompiledKernel:
+    """`kernel` compiled for `target`, through the disk cache (`$TILEC_CACHE_DIR`), so a
+    later process loads what an earlier one built."""
+    description, backend, options = backends.configure(target, {})
+    module = load_module(kernel, make_context())
+    return load_or_build(module, description, backend, options)
+
+
 class TargetUnsupported(NotImplementedError):
     """A library op the chosen target cannot run; the message names the op, the target
     and what to do instead."""
@@ -113,7 +123,7 @@ def launch(api: str, variant: tuple[object, ...], build: Callable[[], object], t
         kernel = _compiled.get(key)
         if kernel is None:
             try:
-                kernel = compile_kernel(build(), target=target)
+                kernel = _compiled_for(build(), target)
             except DSLError:
                 raise  # a mistake in the library's kernel, not a limit of the target
             except CompileError as exc:

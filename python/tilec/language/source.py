@@ -32,6 +32,10 @@ _LIBRARY_DIRS = (
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,  # tilec/
     os.path.dirname(os.path.abspath(ir.__file__)) + os.sep,  # mlir/
 )
+# The kernel library's kernels are DSL code like a user's: their ops are located at
+# their own lines (which also keeps a library kernel's IR, and its cache key, the same
+# whoever calls it).
+_KERNEL_LIBRARY = os.path.join(_LIBRARY_DIRS[0], "kernels") + os.sep
 _site: ContextVar[SourceLoc | None] = ContextVar("tilec_language_site", default=None)
 
 P = ParamSpec("P")
@@ -40,8 +44,10 @@ R = TypeVar("R")
 
 @functools.lru_cache(maxsize=256)
 def is_internal(filename: str) -> bool:
-    """True for the files of tilec and of the MLIR bindings, whose frames are never the user's."""
-    return os.path.abspath(filename).startswith(_LIBRARY_DIRS)
+    """True for the files of tilec (but its kernel library) and of the MLIR bindings, whose
+    frames are never the user's."""
+    path = os.path.abspath(filename)
+    return path.startswith(_LIBRARY_DIRS) and not path.startswith(_KERNEL_LIBRARY)
 
 
 @functools.lru_cache(maxsize=256)

@@ -21,11 +21,13 @@ from mlir.dialects import memref
 
 from tilec import backends
 from tilec import ir as tilec_ir
+from tilec.backends.base import Backend, Options
 from tilec.runtime import compiler
 from tilec.runtime.cache import DiskCache, cache_dir, cache_key
 from tilec.runtime.calls import call_arguments, output_positions, returned
 from tilec.runtime.compiler import CompiledKernel
 from tilec.runtime.signature import Param, check_arguments, entry_params
+from tilec.targets import TargetDescription
 
 Shapes = tuple[tuple[int, ...] | None, ...]
 
@@ -58,6 +60,22 @@ def specialize(module: ir.Module, shapes: Shapes) -> ir.Module:
             ir.FunctionType.get([a.type for a in block.arguments], function_type.results)
         )
         return copy
+
+
+def load_or_build(module: ir.Module, target: TargetDescription, backend: Backend,
+                  options: Options) -> CompiledKernel:
+    """The kernel compiled from `module` for `target`: from the disk cache when an earlier
+    process (or call) compiled the same IR with the same options, else built and stored."""
+    start = time.perf_counter()
+    disk = DiskCache(cache_dir(), target, backend)
+    text = module.operation.get_asm(enable_debug_info=True)
+    key = cache_key(text, target, options)
+    cached = disk.load(key, options)
+    if cached is not None:
+        return cached
+    kernel = compiler.compile_module(module, target, backend, options, start)
+    disk.store(key, kernel)
+    return kernel
 
 
 class JitKernel:
@@ -111,16 +129,7 @@ class JitKernel:
             return self._compiled[shapes]
 
     def _load_or_build(self, module: ir.Module) -> CompiledKernel:
-        start = time.perf_counter()
-        disk = DiskCache(cache_dir(), self._target, self._backend)
-        text = module.operation.get_asm(enable_debug_info=True)
-        key = cache_key(text, self._target, self._options)
-        cached = disk.load(key, self._options)
-        if cached is not None:
-            return cached
-        kernel = compiler.compile_module(module, self._target, self._backend, self._options, start)
-        disk.store(key, kernel)
-        return kernel
+        return load_or_build(module, self._target, self._backend, self._options)
 
     def __call__(self, *args: object) -> object:
         """Runs the kernel; with `out_idx`, allocates and returns the outputs."""

@@ -321,3 +321,24 @@ def test_fp4_casts_and_the_fp8_fp4_gemm(m, n, k):
     d_packed = torch.empty_like(d)
     deep_gemm.fp8_fp4_gemm_nt(a_fp8, b_packed, d_packed, recipe_a=(1, 128), recipe_b=(1, 32))
     assert torch.equal(d_packed, d)
+
+
+def test_builds_are_kept_on_disk_for_later_processes(tmp_path, monkeypatch):
+    from tilec.kernels import targets
+    from tilec.runtime import compiler
+
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(targets, "_compiled", {})
+    a, b = _operands(8, 8, 32, 1)
+    first, second = torch.empty((8, 8)), torch.empty((8, 8))
+    deep_gemm.bf16_gemm_nt(a, b, first)
+    assert len(list(tmp_path.iterdir())) == 1
+    # a new process has an empty memory: it loads the build instead of compiling
+    monkeypatch.setattr(targets, "_compiled", {})
+
+    def no_compile(*args, **kwargs):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(compiler, "compile_module", no_compile)
+    deep_gemm.bf16_gemm_nt(a, b, second)
+    assert torch.equal(first, second)
