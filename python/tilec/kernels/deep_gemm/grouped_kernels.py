@@ -30,6 +30,7 @@ def grouped_gemm(layout: Layout, fp8: bool, out_dtype: str, alignment: int,
                  block_M: int = 64, block_N: int = 64) -> T.PrimFunc:
     """The kernel for one layout, bf16 (`fp8=False`) or FP8 with 1x128 scales for A
     and 128x128 scales for each group's B."""
+    assert GROUP % block_N == 0, "a block's columns share one weight scale"
     G, M, N, K = T.symbolic("G"), T.symbolic("M"), T.symbolic("N"), T.symbolic("K")
     in_dtype = "float8_e4m3" if fp8 else "bfloat16"
     block_K = GROUP if fp8 else 32
@@ -45,7 +46,6 @@ def grouped_gemm(layout: Layout, fp8: bool, out_dtype: str, alignment: int,
             A_shared = T.alloc_shared((block_M, block_K), in_dtype)
             B_shared = T.alloc_shared((block_N, block_K), in_dtype)
             row_scale = T.alloc_fragment((block_M,), "float32")
-            column_scale = T.alloc_fragment((block_N,), "float32")
             partial = T.alloc_fragment((block_M, block_N), "float32")
             total = T.alloc_fragment((block_M, block_N), "float32")
             row0 = by * block_M
@@ -84,11 +84,11 @@ def grouped_gemm(layout: Layout, fp8: bool, out_dtype: str, alignment: int,
                                 row_scale[i] = SFA[group, row0 + i, k]
                             else:
                                 row_scale[i] = SFA[row0 + i, k]
-                        for j in T.Parallel(block_N):
-                            column_scale[j] = SFB[group, (bx * block_N + j) // GROUP, k]
+                        # block_N divides 128: one weight scale per block and K group
+                        scale = SFB[group, bx * block_N // GROUP, k]
                         T.gemm(A_shared, B_shared, partial, transpose_B=True, clear_accum=True)
                         for i, j in T.Parallel(block_M, block_N):
-                            total[i, j] += partial[i, j] * (row_scale[i] * column_scale[j])
+                            total[i, j] += partial[i, j] * (row_scale[i] * scale)
                     else:
                         T.gemm(A_shared, B_shared, total, transpose_B=True)
             for i, j in T.Parallel(block_M, block_N):
