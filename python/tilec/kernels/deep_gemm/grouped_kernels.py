@@ -91,16 +91,21 @@ def grouped_gemm(layout: Layout, fp8: bool, out_dtype: str, alignment: int,
                             total[i, j] += partial[i, j] * (row_scale[i] * scale)
                     else:
                         T.gemm(A_shared, B_shared, total, transpose_B=True)
-            for i, j in T.Parallel(block_M, block_N):
-                row, column = row0 + i, bx * block_N + j
-                if row < M and column < N:
-                    if masked:
-                        if row < end:
-                            D[group, row, column] = total[i, j]
-                    elif layout == "psum":
-                        D[row, column] = T.if_then_else(row < end, total[i, j], 0.0)
-                    else:
-                        D[row, column] = total[i, j]
+            columns = slice(bx * block_N, (bx + 1) * block_N)
+            if masked:
+                # a whole block of valid rows is one tile copy; the block where masked_m
+                # ends stores its valid rows one element each, leaving the rest of D
+                if row0 + block_M <= end:
+                    T.copy(total, D[group, row0:row0 + block_M, columns])
+                else:
+                    for i, j in T.Parallel(block_M, block_N):
+                        if row0 + i < end and bx * block_N + j < N:
+                            D[group, row0 + i, bx * block_N + j] = total[i, j]
+            else:
+                if layout == "psum":
+                    for i, j in T.Parallel(block_M, block_N):
+                        total[i, j] = T.if_then_else(row0 + i < end, total[i, j], 0.0)
+                T.copy(total, D[row0:row0 + block_M, columns])
 
     if fp8:
 
