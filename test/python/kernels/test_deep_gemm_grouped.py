@@ -169,3 +169,23 @@ def test_cublaslt_baseline_matches():
     assert torch.allclose(d, c + a.float() @ b.float().T, rtol=1e-5, atol=1e-4)
     deep_gemm.cublaslt_gemm_tn(a.T.contiguous(), b.T.contiguous(), d)
     assert torch.allclose(d, a.float() @ b.float().T, rtol=1e-5, atol=1e-4)
+
+
+def test_m_grouped_nn_forms():
+    """NN: B stored (G, K, N), as DeepGEMM's nn functions take it (nt on B's transposed
+    view): BF16 gives the NT result bit for bit; FP8 must be K-major (SM90's rule)."""
+    torch.manual_seed(5)
+    groups, n, k, rows = 2, 72, 96, [100, 28]
+    m = 256
+    a, b = torch.randn((m, k)).bfloat16(), torch.randn((groups, n, k)).bfloat16()
+    layout = torch.full((m,), -1, dtype=torch.int32)
+    layout[:rows[0]], layout[128:128 + rows[1]] = 0, 1
+    nt, nn = torch.empty((m, n)), torch.empty((m, n))
+    deep_gemm.m_grouped_bf16_gemm_nt_contiguous(a, b, nt, layout)
+    deep_gemm.m_grouped_bf16_gemm_nn_contiguous(a, b.transpose(1, 2).contiguous(), nn, layout)
+    assert torch.equal(nt, nn)
+    a_q, b_q = deep_gemm.per_token_cast_to_fp8(a, use_ue8m0=False), _quantized_groups(b)
+    b_nn = (b_q[0].transpose(1, 2).contiguous(), b_q[1].transpose(1, 2).contiguous())
+    with pytest.raises(ValueError, match="B must be K-major"):
+        deep_gemm.m_grouped_fp8_gemm_nn_contiguous(a_q, b_nn, torch.empty((m, n)).bfloat16(),
+                                                   layout)

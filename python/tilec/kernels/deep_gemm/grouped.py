@@ -38,6 +38,8 @@ def _check(api: str, fp8: bool, a: object, b: object, d: object, layout: object,
     for name, t, rank in (("A", a, 3 if masked else 2), ("B", b, 3), ("D", d, 3 if masked else 2)):
         if len(t.shape) != rank:  # type: ignore[attr-defined]
             _fail(api, f"{name} must have {rank} dims but has shape {tuple(t.shape)}")  # type: ignore[attr-defined]
+        if name == "B" and not fp8 and not is_row_major(t) and is_row_major(t.mT):  # type: ignore[attr-defined]
+            continue  # MN-major: the transpose of a contiguous (G, K, N)
         if not is_row_major(t):
             _fail(api, f"{name} must be K-major (row-major contiguous)" if name != "D" else
                   "D must be N-major (row-major contiguous)")
@@ -80,16 +82,17 @@ def _run(api: str, fp8: bool, a: object, b: object, d: object, layout: object,
         alignment = get_mk_alignment_for_contiguous_layout()
         block_M = _block_rows(api, alignment) if layout_kind != "masked" else 64
         out = dtype_name(d)
+        b_mn = not is_row_major(b_data)
         arguments = [kernel_view(a_data, "A")]
         if fp8:
             arguments.append(kernel_view(sfa, "SFA"))
-        arguments.append(kernel_view(b_data, "B"))
+        arguments.append(kernel_view(b_data.mT if b_mn else b_data, "B"))  # type: ignore[attr-defined]
         if fp8:
             arguments.append(kernel_view(sfb, "SFB"))
         arguments += [kernel_view(layout, "layout"), kernel_view(d, "D")]
+        variant = (layout_kind, fp8, out, alignment, block_M, 64, b_mn)
         targets.launch(
-            f"deep_gemm.{api}", (layout_kind, fp8, out, alignment, block_M),
-            lambda: grouped_kernels.grouped_gemm(layout_kind, fp8, out, alignment, block_M),
+            f"deep_gemm.{api}", variant, lambda: grouped_kernels.grouped_gemm(*variant),
             targets.target_for(a_data, b_data, d), *arguments,
         )
 
@@ -104,6 +107,20 @@ def m_grouped_fp8_fp4_gemm_nt_contiguous(
     """D (M_sum, N) = A (M_sum, K) @ B[group of the row] (G, N, K).T, FP8 with scales."""
     _run("m_grouped_fp8_fp4_gemm_nt_contiguous", True, a, b, d, grouped_layout,
          "psum" if use_psum_layout else "contiguous")
+
+
+def m_grouped_fp8_fp4_gemm_nn_contiguous(
+    a: tuple[object, object], b: tuple[object, object], d: object, grouped_layout: object,
+    recipe: tuple[int, int, int] | None = None, recipe_a: tuple[int, int] | None = None,
+    recipe_b: tuple[int, int] | None = None, compiled_dims: str = "nk",
+    disable_ue8m0_cast: bool = False, use_psum_layout: bool = False,
+    ensure_zero_padding: bool = True,
+) -> None:
+    """NN: B (G, K, N) and its scales transposed, as upstream defines it; FP8 operands must
+    then be K-major (SM90's rule), so only K-major storage passes."""
+    m_grouped_fp8_fp4_gemm_nt_contiguous(
+        a, (b[0].mT, b[1].mT), d, grouped_layout, recipe, recipe_a, recipe_b,  # type: ignore[attr-defined]
+        compiled_dims, disable_ue8m0_cast, use_psum_layout, ensure_zero_padding)
 
 
 def m_grouped_fp8_fp4_gemm_nt_masked(
@@ -124,6 +141,15 @@ def m_grouped_bf16_gemm_nt_contiguous(
     """D (M_sum, N) = A (M_sum, K) @ B[group of the row] (G, N, K).T in BF16."""
     _run("m_grouped_bf16_gemm_nt_contiguous", False, a, b, d, grouped_layout,
          "psum" if use_psum_layout else "contiguous")
+
+
+def m_grouped_bf16_gemm_nn_contiguous(
+    a: object, b: object, d: object, grouped_layout: object, compiled_dims: str = "nk",
+    use_psum_layout: bool = False, ensure_zero_padding: bool = True,
+) -> None:
+    """D (M_sum, N) = A (M_sum, K) @ B[group of the row] with B (G, K, N) in BF16."""
+    m_grouped_bf16_gemm_nt_contiguous(a, b.mT, d, grouped_layout, compiled_dims,  # type: ignore[attr-defined]
+                                      use_psum_layout, ensure_zero_padding)
 
 
 def m_grouped_bf16_gemm_nt_masked(a: object, b: object, d: object, masked_m: object,
@@ -181,6 +207,7 @@ def k_grouped_bf16_gemm_tn_contiguous(
 
 # DeepGEMM's aliases.
 m_grouped_fp8_gemm_nt_contiguous = m_grouped_fp8_fp4_gemm_nt_contiguous
+m_grouped_fp8_gemm_nn_contiguous = m_grouped_fp8_fp4_gemm_nn_contiguous
 m_grouped_fp8_gemm_nt_masked = m_grouped_fp8_fp4_gemm_nt_masked
 fp8_m_grouped_gemm_nt_masked = m_grouped_fp8_fp4_gemm_nt_masked
 bf16_m_grouped_gemm_nt_masked = m_grouped_bf16_gemm_nt_masked

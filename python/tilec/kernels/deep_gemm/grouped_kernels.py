@@ -27,10 +27,12 @@ Layout = Literal["contiguous", "psum", "masked"]
 
 
 def grouped_gemm(layout: Layout, fp8: bool, out_dtype: str, alignment: int,
-                 block_M: int = 64, block_N: int = 64) -> T.PrimFunc:
+                 block_M: int = 64, block_N: int = 64, b_mn_major: bool = False) -> T.PrimFunc:
     """The kernel for one layout, bf16 (`fp8=False`) or FP8 with 1x128 scales for A
-    and 128x128 scales for each group's B."""
+    and 128x128 scales for each group's B; a bf16 B may be MN-major, stored (G, K, N)
+    (the NN form)."""
     assert GROUP % block_N == 0, "a block's columns share one weight scale"
+    assert not (fp8 and b_mn_major), "FP8 operands are K-major"
     G, M, N, K = T.symbolic("G"), T.symbolic("M"), T.symbolic("N"), T.symbolic("K")
     in_dtype = "float8_e4m3" if fp8 else "bfloat16"
     block_K = GROUP if fp8 else 32
@@ -44,7 +46,8 @@ def grouped_gemm(layout: Layout, fp8: bool, out_dtype: str, alignment: int,
         with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), G if masked else 1,
                       threads=128) as (bx, by, bz):
             A_shared = T.alloc_shared((block_M, block_K), in_dtype)
-            B_shared = T.alloc_shared((block_N, block_K), in_dtype)
+            B_shared = T.alloc_shared((block_K, block_N) if b_mn_major else (block_N, block_K),
+                                      in_dtype)
             row_scale = T.alloc_fragment((block_M,), "float32")
             partial = T.alloc_fragment((block_M, block_N), "float32")
             total = T.alloc_fragment((block_M, block_N), "float32")
@@ -76,8 +79,12 @@ def grouped_gemm(layout: Layout, fp8: bool, out_dtype: str, alignment: int,
                                A_shared)
                     else:
                         T.copy(A[row0:row0 + block_M, k * block_K:(k + 1) * block_K], A_shared)
-                    T.copy(B[group, bx * block_N:(bx + 1) * block_N,
-                             k * block_K:(k + 1) * block_K], B_shared)
+                    if b_mn_major:
+                        T.copy(B[group, k * block_K:(k + 1) * block_K,
+                                 bx * block_N:(bx + 1) * block_N], B_shared)
+                    else:
+                        T.copy(B[group, bx * block_N:(bx + 1) * block_N,
+                                 k * block_K:(k + 1) * block_K], B_shared)
                     if fp8:
                         for i in T.Parallel(block_M):
                             if masked:
@@ -90,7 +97,7 @@ def grouped_gemm(layout: Layout, fp8: bool, out_dtype: str, alignment: int,
                         for i, j in T.Parallel(block_M, block_N):
                             total[i, j] += partial[i, j] * (row_scale[i] * scale)
                     else:
-                        T.gemm(A_shared, B_shared, total, transpose_B=True)
+                        T.gemm(A_shared, B_shared, total, transpose_B=not b_mn_major)
             columns = slice(bx * block_N, (bx + 1) * block_N)
             if masked:
                 # a whole block of valid rows is one tile copy; the block where masked_m
@@ -125,7 +132,7 @@ def grouped_gemm(layout: Layout, fp8: bool, out_dtype: str, alignment: int,
     @T.prim_func
     def m_grouped_bf16_gemm(
         A: T.Tensor((*rows_of, K), in_dtype),
-        B: T.Tensor((G, N, K), in_dtype),
+        B: T.Tensor((G, K, N) if b_mn_major else (G, N, K), in_dtype),
         Layout: T.Tensor(layout_shape, "int32"),
         D: T.Tensor((*rows_of, N), out_dtype),
     ):
