@@ -725,6 +725,12 @@ def _negate(value: ir.Value) -> ir.Value:
 def _broadcast(source: ir.Value, dims: list[int], tile: ir.Value, extents: list[int]) -> None:
     """`tile[p] = source[p[dims]]` for a leading or trailing run `dims`."""
     rank = len(extents)
+    zero = irb.index(0)
+    if len(dims) == rank:
+        # Nothing to broadcast (a 1-D iteration's coordinate): a copy, since the
+        # tile is written on afterwards and `source` may be the shared iota.
+        ascend.copy(source, [zero] * rank, tile, [zero] * rank, extents)
+        return
     if dims == list(range(len(dims))):
         wide = _collapsed(tile, [list(range(len(dims))), list(range(len(dims), rank))])
         narrow = _collapsed(source, [list(range(len(dims)))])
@@ -734,7 +740,6 @@ def _broadcast(source: ir.Value, dims: list[int], tile: ir.Value, extents: list[
     inner = math.prod(extents[rank - len(dims) :])
     rows = _collapsed(tile, [list(range(rank - len(dims))), list(range(rank - len(dims), rank))])
     row = _collapsed(source, [list(range(len(dims)))])
-    zero = irb.index(0)
     ascend.copy(row, [zero], buffers.view(rows, [0, 0], [1, inner], (0,)), [zero], [inner])
     filled = 1
     while filled < outer:

@@ -239,3 +239,26 @@ func.func @select_scalars_in_place(%x: memref<8x64xf32, #tile.scope<ub>>, %base:
   }
   return
 }
+
+// -----
+
+// In a one-dimensional iteration a coordinate needs no broadcast: the shared
+// iota is copied into the tile the offset is then added to in place.
+
+// A950-LABEL: func.func @mask_1d
+// A950: %[[IOTA:.*]] = memref.alloc() : memref<64xi32, #ascend.mem<ub>>
+// A950-NOT: memref.collapse_shape
+// A950: ascend.copy %[[IOTA]][%{{.*}}], %[[TILE:[a-z0-9_]+]][%{{.*}}] sizes [64]
+// A950: ascend.vbins adds %[[TILE]], %[[TILE]]
+// A950: ascend.vcmp lt %{{.*}}, %[[TILE]], %{{.*}} : memref<64xi1, #ascend.mem<ub>>, memref<64xi32, #ascend.mem<ub>>
+func.func @mask_1d(%x: memref<64xf32, #tile.scope<ub>>, %base: index, %n: index) {
+  %ninf = arith.constant 0xFF800000 : f32
+  tile.parallel (%j) in (64) {
+    %col = arith.addi %base, %j : index
+    %in = arith.cmpi slt, %col, %n : index
+    %a = memref.load %x[%j] : memref<64xf32, #tile.scope<ub>>
+    %v = arith.select %in, %a, %ninf : f32
+    memref.store %v, %x[%j] : memref<64xf32, #tile.scope<ub>>
+  }
+  return
+}
