@@ -37,10 +37,12 @@ from tilec import __version__
 from tilec.backends.base import Backend, Options
 from tilec.runtime.compiler import TILE_STAGE, CompiledKernel
 from tilec.runtime.signature import Param
+from tilec.runtime.stages import Replay, Stages
 from tilec.targets import TargetDescription
 
-FORMAT = 4
+FORMAT = 5
 _TILE = "kernel.tile.mlir"
+_REPLAY = "replay.mlir"
 _META = "meta.json"
 
 
@@ -141,10 +143,11 @@ class DiskCache:
                 raise ValueError("the entry has files it does not list")
             params = [Param.from_json(p) for p in meta["params"]]
             binary = self.backend.driver.load(path, meta["entry"], options)
-            stages = {
-                TILE_STAGE: (path / _TILE).read_text(),
-                self.backend.final_stage: binary.final_ir(),
-            }
+            replay = None
+            if meta["pipeline"] is not None:
+                replay = Replay((path / _REPLAY).read_text(), meta["pipeline"])
+            stages = Stages((path / _TILE).read_text(), self.backend.final_stage,
+                            binary.final_ir, replay)
         except (OSError, ValueError, KeyError, TypeError, AttributeError, ir.MLIRError):
             shutil.rmtree(path, ignore_errors=True)
             return None
@@ -158,6 +161,7 @@ class DiskCache:
             None,
             time.perf_counter() - start,
             self.backend.driver.takes_device_tensors,
+            from_cache=True,
         )
 
     def store(self, key: str, kernel: CompiledKernel) -> None:
@@ -175,6 +179,9 @@ class DiskCache:
             return
         try:
             (staging / _TILE).write_text(kernel.ir(TILE_STAGE))
+            replay = kernel.replay
+            if replay is not None:
+                (staging / _REPLAY).write_text(replay.source)
             self.backend.driver.save(kernel.binary, staging)
             files = sorted(p.name for p in staging.iterdir())
             meta = {
@@ -185,6 +192,7 @@ class DiskCache:
                 "target": self.target.spec,
                 "entry": kernel.name,
                 "params": [p.to_json() for p in kernel.params],
+                "pipeline": None if replay is None else replay.pipeline,
                 "sha256": {name: _file_digest(staging / name) for name in files},
             }
             meta["digest"] = _digest_of(meta)

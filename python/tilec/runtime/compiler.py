@@ -10,7 +10,7 @@ again: it is printed on first look (`tilec.runtime.stages`).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mlir import ir
@@ -40,10 +40,11 @@ class CompiledKernel:
         target: str,
         binary: Binary,
         launch: Launcher,
-        stages: Mapping[str, str],
+        stages: Stages,
         timings: dict[str, float] | None,
         compile_seconds: float,
         device_tensors: bool = False,
+        from_cache: bool = False,
     ):
         self.name = name
         self.params = list(params)
@@ -56,6 +57,8 @@ class CompiledKernel:
         self.compile_seconds = compile_seconds
         self.device_tensors = device_tensors
         """Whether GPU tensors are passed as they are (the driver's `takes_device_tensors`)."""
+        self.from_cache = from_cache
+        """Whether it was loaded from the disk cache rather than compiled."""
         self.out_positions: tuple[int, ...] = ()
 
     def __call__(self, *args: object) -> object:
@@ -82,6 +85,11 @@ class CompiledKernel:
         """The names `ir` accepts, in pipeline order."""
         return list(self._stages)
 
+    @property
+    def replay(self) -> Replay | None:
+        """The input and pipeline that reproduce the pass stages."""
+        return self._stages.replay
+
     def ir(self, stage: str = TILE_STAGE) -> str:
         """The IR at `stage`: "tile" (the input), a pipeline element (the IR
         after it), or the last stage (what the backend compiled)."""
@@ -94,7 +102,7 @@ class CompiledKernel:
         if self._timings is None:
             raise RuntimeError(
                 f"kernel '{self.name}' was compiled without timing=True"
-                + ("" if self._stages.get(TILE_STAGE) else " or loaded from the cache")
+                + (" (it was loaded from the cache)" if self.from_cache else "")
             )
         return dict(self._timings)
 

@@ -77,6 +77,11 @@ class Stages(Mapping[str, str]):
         self._passes = stage_names(replay.pipeline) if replay else []
         self._texts: dict[str, str] = {}
 
+    @property
+    def replay(self) -> Replay | None:
+        """What reproduces the pass stages (kept with a cached kernel)."""
+        return self._replay
+
     def __iter__(self) -> Iterator[str]:
         yield TILE_STAGE
         yield from (name for name in self._passes if name != self._final_stage)
