@@ -324,6 +324,22 @@ class _Compiler:
 
         return False, run
 
+    def _memref_collapse_shape(self, op, ins, outs):
+        """Merged dims of a contiguous buffer (a tile seen as one row), aliasing it."""
+        groups = [len(g) for g in ir.ArrayAttr(op.attributes["reassociation"])]
+        (source,) = ins
+        (out,) = outs
+
+        def run(env):
+            view, shape, dim = env[source].view(), [], 0
+            for count in groups:
+                shape.append(int(np.prod(view.shape[dim : dim + count])))
+                dim += count
+            view.shape = shape  # raises rather than copy: the result aliases the source
+            env[out] = view
+
+        return False, run
+
     def _memref_subview(self, op, ins, outs):
         """A strided window of a buffer (a thread's row of a per-thread tile), aliasing it;
         unit dims the result type drops are dropped from the left."""
@@ -822,7 +838,7 @@ _ELEMENTWISE: dict[str, Callable] = {
     "ceildivsi": _ceil_div, "ceildivui": _ceil_div,
     "floordivsi": lambda a, b: np.int64(int(a) // int(b)),
     "andi": lambda a, b: a & b, "ori": lambda a, b: a | b, "xori": lambda a, b: a ^ b,
-    "shli": lambda a, b: a << b,
+    "shli": lambda a, b: a << b, "shrsi": lambda a, b: a >> b,
     "maxsi": max, "minsi": min, "maxui": max, "minui": min,
     "addf": lambda a, b: a + b, "subf": lambda a, b: a - b, "mulf": lambda a, b: a * b,
     "divf": lambda a, b: a / b, "negf": lambda a: -a, "remf": np.fmod,

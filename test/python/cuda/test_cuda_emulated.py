@@ -555,3 +555,22 @@ def test_atomic_adds_into_shared_tiles_are_shared_atomics():
         assert "red.global" not in source and "atom.shared.add" in source
         if find_ptxas() is not None:
             assert compiled.resources().spill_stores == 0
+
+
+def test_reshaped_views_and_signed_shifts_match_numpy():
+    """A 2-D tensor seen as one row (memref.collapse_shape) and an arithmetic right
+    shift of negative values (arith.shrsi), as the library's kernels use them."""
+    rows, cols = 6, 40
+
+    @T.prim_func
+    def halve(X: T.Tensor((rows, cols), "int32"), Out: T.Tensor((rows * cols,), "int32")):
+        with T.Kernel(1, threads=64) as _:
+            flat = T.reshape(X, (rows * cols,))
+            for i in T.Parallel(rows * cols):
+                Out[i] = T.shift_right(flat[i], 2)
+
+    x = np.arange(-120, 120, dtype=np.int32).reshape(rows, cols) * 7
+    out = np.zeros(rows * cols, np.int32)
+    kernel = emulate(halve, x, out)
+    assert "memref.collapse_shape" in kernel.ir("cse") and "arith.shrsi" in kernel.ir("cse")
+    np.testing.assert_array_equal(out, x.reshape(-1) >> 2)
