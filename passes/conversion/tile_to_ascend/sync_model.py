@@ -292,11 +292,11 @@ class Model:
             return S, [self.access(buffer, name == "memref.store", indices,
                                    [1] * len(indices))]
         if name == "ascend.cross_core_set_flag":
-            return self._pipe_attr(op), [self._handed_over(op, False)]
+            return self._pipe_attr(op), self._handed_over(op, False)
         if name == "ascend.cross_core_wait_flag":
             pipe = self._pipe_attr(op) if "pipe" in op.attributes else S
             # A wait on the scalar unit stalls the issue of everything after it.
-            return None if pipe == S else (pipe, [self._handed_over(op, True)])
+            return None if pipe == S else (pipe, self._handed_over(op, True))
         if name in _SCALAR_ONLY or name in _NO_ACCESS:
             return None
         if any(isinstance(v.type, ir.MemRefType) for v in operands):
@@ -329,25 +329,40 @@ class Model:
         groups = self._copy_segments(op)
         return groups[1], groups[3]
 
-    def _handed_over(self, op: ir.Operation, write: bool) -> Access:
+    def _handed_over(self, op: ir.Operation, write: bool) -> list[Access]:
         """What a cross-core flag hands over: a set stands for a read of it
         (after the writes the other core is to see), a wait for a write
         (before the accesses that must follow). A ring's flag names its
         workspace argument, or the [lo, hi) bytes of a ring in UB; any
         other flag stands for all of GM. Unscoped (`scoped_handoffs`
-        false), a ring's flag stands for all of its memory: more ordering,
-        fewer flags pending at once."""
+        false), a ring's flag stands for all of its memory (every workspace
+        argument, in GM): more ordering, fewer flags pending at once, and
+        still none against the kernel's own tensors, which no ring holds."""
         guarded = op.attributes.get(ascend_attr.GUARDS, None)
         in_ub = isinstance(guarded, ir.DenseI64ArrayAttr)
-        if guarded is None or not self.scoped_handoffs:
-            return self._any("ub" if in_ub else "gm", write)
-        self.has_scoped_handoffs = True
+        if guarded is None:
+            return [self._any("ub" if in_ub else "gm", write)]
         if in_ub:
+            if not self.scoped_handoffs:
+                return [self._any("ub", write)]
             lo, hi = list(guarded)
-            return Access(("space", "ub"), "ub", Region(None, lo, hi, hi - lo, None), write)
-        number = ir.IntegerAttr(guarded).value
-        return Access(("arg", number), "gm", Region(None, 0, _UNBOUNDED, _UNBOUNDED, None),
-                      write)
+            self.has_scoped_handoffs = True
+            return [Access(("space", "ub"), "ub", Region(None, lo, hi, hi - lo, None), write)]
+        numbers = [ir.IntegerAttr(guarded).value]
+        if self.scoped_handoffs:
+            self.has_scoped_handoffs = True
+        else:
+            numbers = self._workspace_arguments()
+        return [Access(("arg", number), "gm", Region(None, 0, _UNBOUNDED, _UNBOUNDED, None),
+                       write) for number in numbers]
+
+    def _workspace_arguments(self) -> list[int]:
+        """The positions of the kernel's GM workspace arguments (its rings' memory)."""
+        func = self.func
+        attrs = ir.ArrayAttr(func.attributes["arg_attrs"]) if "arg_attrs" in func.attributes \
+            else []
+        return [n for n, attr in enumerate(attrs)
+                if ascend_attr.WORKSPACE in ir.DictAttr(attr)]
 
     def _any(self, space: str, write: bool) -> Access:
         return Access(("any", space), space, Region(None, 0, _UNBOUNDED, _UNBOUNDED, None),

@@ -37,7 +37,7 @@ from tilec.runtime.jit import JitKernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the ports, by module name
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cuda"))
-from simt import EmulationError, run_launches
+from simt import run_launches
 
 TARGETS = ["ascend:910b", "ascend:950", "cuda-emulator"]
 ASCEND = ("ascend:910b", "ascend:950")
@@ -125,9 +125,6 @@ XFAILS = {
     ("topk", ("ascend:910b",)): (
         CompileError, "no ascend lowering of tile.reduce: ReduceMax on the 910b takes f16, f32, "
         "not i32"),
-    ("mha_fwd_varlen", ("ascend:910b",)): (
-        CompileError, "finding: AscendC has no HardEvent for a flag from S to FIX (at k_len, "
-        "read from cu_seqlens_k; the 950 runs it)"),
     ("mha_bwd_bhsd", ASCEND): (CompileError, f"element stores into a gemm operand: {MIXED}"),
     ("block_sparse_attn", ALL): (CompileError, "element type i1 (bool) is not supported"),
     ("sparse_mla_fwd", ALL): (CompileError, "element type i1 (bool) is not supported"),
@@ -151,10 +148,6 @@ XFAILS = {
     ("blocksparse_gemm", ALL): (CompileError, "element type i1 (bool) is not supported"),
     ("convolution", ASCEND): (CompileError, f"im2col stores into a gemm operand: {MIXED}"),
     ("convolution_im2col", ASCEND): (CompileError, f"T.im2col into a gemm operand: {MIXED}"),
-    ("convolution", ("cuda-emulator",)): (
-        EmulationError, "finding: simt.py has no 'memref.collapse_shape'"),
-    ("convolution_im2col", ("cuda-emulator",)): (
-        EmulationError, "finding: simt.py has no 'memref.collapse_shape'"),
     ("gemm_fp8", ("ascend:910b", "cuda-emulator")): (
         CompileError, "element type f8E4M3FN is not supported"),
     ("gemm_fp8", ("ascend:950",)): (
@@ -173,7 +166,6 @@ XFAILS = {
         CompileError, "element type f8E4M3FN is not supported"),
     ("dequant_gemm", ASCEND): (
         CompileError, f"'tile.copy' of the packed weights needs a vector core: {MIXED}"),
-    ("dequant_gemm", ("cuda-emulator",)): (EmulationError, "finding: simt.py has no 'arith.shrsi'"),
     ("fusedmoe", ("ascend:950",)): (
         CompileError, "ub overflow: 256.00 KiB needed, 247.75 KiB available"),
     ("topk_selector", ALL): (
