@@ -5,6 +5,7 @@ from tilec.passes import (  # noqa: F401
     guard_accesses,
     pipelines_builtin,
     verify_kernels,
+    widen_bools,
 )
 from tilec.passes.conversion import tile_to_ascend, tile_to_cuda  # noqa: F401
 from tilec.passes.conversion.tile_to_cpu import (  # noqa: F401
@@ -15,5 +16,4 @@ from tilec.passes.conversion.tile_to_cpu import (  # noqa: F401
     guard_division,
     hoist_allocas,
     pipelines,
-    widen_bools,
 )

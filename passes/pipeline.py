@@ -328,7 +328,7 @@ def _python_pass(leaf: _Leaf, tilec_pass: Pass):
 # Upstream passes that lower memrefs to LLVM. MemRefToLLVM asserts (and
 # aborts the process) on a memref whose elements are narrower than a byte,
 # so a check in front of each turns such IR into a located error; on cpu,
-# tile-cpu-widen-bools makes bool tensors and tiles byte-sized first. A memory
+# tile-widen-bools makes bool tensors and tiles byte-sized first. A memory
 # space without an address space (another target's) fails there without a
 # location, so it is refused in front too.
 _MEMREF_TO_LLVM = frozenset({"finalize-memref-to-llvm", "convert-to-llvm"})
@@ -351,7 +351,7 @@ def _refuse_sub_byte_memrefs(op: ir.Operation, external_pass) -> None:
             if isinstance(element, ir.IntegerType) and ir.IntegerType(element).width < 8:
                 inner.location.emit_error(
                     f"a memref of {element} cannot be lowered to LLVM (its elements are "
-                    "narrower than a byte); widen it first (tile-cpu-widen-bools)"
+                    "narrower than a byte); widen it first (tile-widen-bools)"
                 )
                 found = True
                 return ir.WalkResult.INTERRUPT

@@ -5,7 +5,7 @@ Each element is added with its own `memref.atomic_rmw` (an LLVM
 region. Elements whose destination lies past the end of `dst` are skipped
 (`scf.if`), matching the op's edge semantics; a bound known statically to
 hold needs no check. Bools (bytes marked `tile.bool_any` by
-tile-cpu-widen-bools) are or-ed; 8-bit floats, for which no atomic add
+tile-widen-bools) are or-ed; 8-bit floats, for which no atomic add
 exists, are added in a compare-and-swap loop (`memref.generic_atomic_rmw`)
 in f32 and rounded, which tile-cpu-emulate-fp8 turns into byte code.
 
@@ -32,7 +32,7 @@ from mlir.dialects import arith, memref, scf
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
-from tilec.passes.conversion.tile_to_cpu.widen_bools import BOOL_ANY
+from tilec.passes.widen_bools import BOOL_ANY
 from tilec.targets import CpuTarget
 
 

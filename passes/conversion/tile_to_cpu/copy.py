@@ -16,7 +16,7 @@ the innermost copy dimension is a dropped unit dimension of one operand,
 each element is a one-lane vector with the same masking. Element types are
 converted with arith casts between the load and the store; a side that
 holds bools as bytes (`tile.bool_src`/`tile.bool_dst`, see
-tile-cpu-widen-bools) converts through i1.
+tile-widen-bools) converts through i1.
 
 Before:
 
@@ -48,7 +48,7 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_semantics import copy_dims, copy_sizes, may_pad_rest
 from tilec.passes.conversion.tile_to_cpu.fill import fill
-from tilec.passes.conversion.tile_to_cpu.widen_bools import BOOL_DST, BOOL_SRC
+from tilec.passes.widen_bools import BOOL_DST, BOOL_SRC
 from tilec.targets import CpuTarget
 
 

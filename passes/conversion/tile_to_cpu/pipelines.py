@@ -31,7 +31,7 @@ def tile_to_cpu(target: CpuTarget) -> str:
     allocation per task, not one per block). bf16 casts are expanded to
     integer code because x86 has no bf16 conversion instructions and the JIT
     would need compiler-rt for them. Bools become bytes on tile IR, before
-    the tile ops are lowered (tile-cpu-widen-bools); 8-bit floats are
+    the tile ops are lowered (tile-widen-bools); 8-bit floats are
     computed on in f32 (their math extended before tile-cpu-expand-exp, so
     an f8 exp is the polynomial too) and stored as bytes once no tile op is
     left (tile-cpu-emulate-fp8). `lower-affine` lowers the offsets of subviews
@@ -42,7 +42,7 @@ def tile_to_cpu(target: CpuTarget) -> str:
         f"tile-verify-kernels{{target={target.spec}}}",
         "tile-canonicalize-ops",
         "tile-guard-accesses",
-        "tile-cpu-widen-bools",
+        "tile-widen-bools",
         *(f"convert-tile-to-cpu{{ops={ops}{variant}}}" for ops in OP_STAGES),
         "math-extend-to-supported-types{extra-types=f16,bf16 target-type=f32}",
         "tile-cpu-expand-exp",

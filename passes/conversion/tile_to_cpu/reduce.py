@@ -8,7 +8,7 @@ and combines whole rows into it, so both read memory contiguously.
 propagate NaN (`arith.maximumf`/`minimumf`); `abssum`/`absmax` apply
 `math.absf`/`absi` to each element first.
 
-Bools (bytes, tile-cpu-widen-bools) marked `tile.bool_any` are summed as
+Bools (bytes, tile-widen-bools) marked `tile.bool_any` are summed as
 an or: a sum is max, a running sum an `arith.ori`.
 
 A cumsum along a dimension other than the last carries a vector of running
@@ -42,7 +42,7 @@ from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_semantics import ReduceKind
-from tilec.passes.conversion.tile_to_cpu.widen_bools import BOOL_ANY
+from tilec.passes.widen_bools import BOOL_ANY
 from tilec.targets import CpuTarget
 
 

@@ -40,6 +40,7 @@ def tile_to_cuda(target: CudaTarget, opt_level: int = 3, fast_math: bool = False
             f"tile-verify-kernels{{target={target.spec}}}",
             "tile-canonicalize-ops",
             "tile-guard-accesses",
+            "tile-widen-bools{conversions=false}",
             f"tile-cuda-infer-layouts{{arch={target.arch}}}",
             # On the tile IR, before the lowering multiplies the ops to walk.
             f"tile-cuda-fast-math{{everywhere={'true' if fast_math else 'false'}}}",

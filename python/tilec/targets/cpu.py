@@ -35,7 +35,7 @@ class CpuTarget(TargetDescription):
 
     vector_bytes: int = 32
     cores: int = 1
-    # Bools are stored as bytes (tile-cpu-widen-bools); 8-bit floats are
+    # Bools are stored as bytes (tile-widen-bools); 8-bit floats are
     # bytes computed on in f32 (tile-cpu-emulate-fp8).
     element_types: frozenset[str] = INT_TYPES | FLOAT_TYPES | FP8_TYPES | {"i1"}
 

@@ -41,7 +41,7 @@ class CudaTarget(TargetDescription):
         smem, ptx, fp8, wgmma = _ARCHES[arch]
         return CudaTarget(
             arch,
-            element_types=INT_TYPES | FLOAT_TYPES | (FP8_TYPES if fp8 else frozenset()),
+            element_types=INT_TYPES | FLOAT_TYPES | {"i1"} | (FP8_TYPES if fp8 else frozenset()),
             max_threads=1024,
             thread_multiple=32,
             max_grid=((1 << 31) - 1, 65535, 65535),

@@ -35,7 +35,7 @@ func.func @scalar_static(%sum: memref<4xi32>, %v: i32) {
 
 // -----
 
-// Bools marked by tile-cpu-widen-bools are or-ed; 8-bit floats are added in f32 in a
+// Bools marked by tile-widen-bools are or-ed; 8-bit floats are added in f32 in a
 // compare-and-swap loop and rounded.
 // CHECK-LABEL: func.func @bytes
 // CHECK: memref.atomic_rmw ori %{{.*}}, %{{.*}}[%{{.*}}] : (i8, memref<?xi8>) -> i8

@@ -112,7 +112,7 @@ func.func @column(%A: memref<?x?xf32>, %i: index, %j: index) {
 
 // -----
 
-// A side of bools held as bytes (tile-cpu-widen-bools) converts through
+// A side of bools held as bytes (tile-widen-bools) converts through
 // i1: a number is true when nonzero (NaN too), a bool is 0 or 1.
 // CHECK-LABEL: func.func @into_bool_bytes
 // CHECK: %[[V:.*]] = vector.load %{{.*}} : memref<4x8xf32>, vector<8xf32>

@@ -29,7 +29,7 @@ func.func @scale(%A: memref<?x?xf32>, %s: f32) attributes {tile.entry} {
   return
 }
 
-// Bools and 8-bit floats end as bytes (tile-cpu-widen-bools,
+// Bools and 8-bit floats end as bytes (tile-widen-bools,
 // tile-cpu-emulate-fp8): no f8 type is left for LLVM, which has none.
 // CHECK-LABEL: llvm.func @narrow
 // NARROW-NOT: f8E

@@ -2,7 +2,7 @@
 ml_dtypes: copies global -> tile -> global with conversions, element-wise
 T.Parallel code, fp8 gemm operands, sums of bools (ors) and fp8 atomic adds,
 on ragged shapes. Bools are bytes
-(`tile-cpu-widen-bools`); 8-bit floats are bytes converted by exact integer
+(`tile-widen-bools`); 8-bit floats are bytes converted by exact integer
 code (`tile-cpu-emulate-fp8`). No bool or fp8 kernel may abort the process."""
 
 from __future__ import annotations

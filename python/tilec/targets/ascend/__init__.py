@@ -35,7 +35,7 @@ class AscendTarget(TargetDescription):
         return AscendTarget(
             profile_name,
             scopes=frozenset(Scope),
-            element_types=frozenset({"f16", "bf16", "f32", "i8", "i16", "i32", "i64"} | fp8),
+            element_types=frozenset({"i1", "f16", "bf16", "f32", "i8", "i16", "i32", "i64"} | fp8),
             tile_bytes={
                 scope: profile.capacity[space] - profile.reserved.get(space, 0)
                 for scope, space in _BUFFER.items()

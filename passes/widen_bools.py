@@ -1,7 +1,8 @@
-"""tile-cpu-widen-bools: bool (i1) tensors and tiles are bytes on cpu.
+"""tile-widen-bools: bool (i1) tensors and tiles are bytes.
 
 numpy stores a bool in one byte, and MLIR's LLVM lowering has no memory
-layout for i1 elements (MemRefToLLVM asserts and aborts the process). On
+layout for i1 elements (MemRefToLLVM asserts and aborts the process, on cpu
+and for NVVM alike); AscendC has no bool tensors either. On
 tile IR, before the tile ops are lowered, this pass rewrites every memref of
 i1 — function arguments (a numpy bool array's descriptor is that of an i8
 array), `tile.alloc` tiles, workspaces and views — to a memref of i8 that
@@ -17,7 +18,9 @@ reduce sum is any, a cumsum the running any, and an atomic add an atomic or;
 the pass marks them `tile.bool_any` for their lowerings, which combine the
 bytes with an or instead of adding them (a byte would wrap at 256). A gemm
 of bools is an error, and so is any other op on a bool memref that the pass
-does not know.
+does not know. Only the cpu lowerings read the marks so far: with
+`conversions=false` (cuda, ascend) an op that would need one is a located
+error rather than a silently wrong byte.
 
 Before:
 
@@ -46,7 +49,7 @@ from mlir import ir
 
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.registry import Pass, emit_error, register_pass
+from tilec.passes.registry import Pass, emit_error, option, register_pass
 
 # The unit attributes that mark a converting tile.copy's side of bytes.
 BOOL_SRC = "tile.bool_src"
@@ -97,19 +100,28 @@ def _rewrite_load(op: ir.Operation) -> None:
     loaded.replace_all_uses_except(value, value.owner.operation)
 
 
-def _rewrite_copy(op: ir.Operation) -> None:
+def _mark(op: ir.Operation, mark: str, conversions: bool, what: str) -> None:
+    if not conversions:
+        raise emit_error(op, f"{what} is not supported on this target yet (bools are stored as "
+                             f"bytes; only plain loads, stores and copies of them are)")
+    op.attributes[mark] = ir.UnitAttr.get()
+
+
+def _rewrite_copy(op: ir.Operation, conversions: bool) -> None:
     src_rank = ir.MemRefType(op.operands[0].type).rank
     src_bools = _holds_bools(op.operands[0].type)
     dst_bools = _holds_bools(op.operands[1 + src_rank].type)
     if src_bools != dst_bools:
-        op.attributes[BOOL_SRC if src_bools else BOOL_DST] = ir.UnitAttr.get()
+        other = ir.MemRefType(op.operands[1 + src_rank if src_bools else 0].type).element_type
+        _mark(op, BOOL_SRC if src_bools else BOOL_DST, conversions,
+              f"a tile.copy {'from bools to' if src_bools else 'to bools from'} {other}")
     dst_rank = ir.MemRefType(op.operands[1 + src_rank].type).rank
     pad = 2 + src_rank + dst_rank
     if src_bools and len(op.operands) > pad:
         _widen_operand(op, pad)
 
 
-def _rewrite(op: ir.Operation) -> None:
+def _rewrite(op: ir.Operation, conversions: bool) -> None:
     """Makes `op`, which touches a bool memref, work on its bytes (the
     memref types themselves are widened afterwards)."""
     name = op.name
@@ -120,32 +132,37 @@ def _rewrite(op: ir.Operation) -> None:
     elif name in _STORED_VALUE:
         _widen_operand(op, _STORED_VALUE[name])
     elif name == "tile.copy":
-        _rewrite_copy(op)
+        _rewrite_copy(op, conversions)
     elif name == "tile.reduce":
-        if str(tile.reduce_kind_of(op.attributes["kind"])) not in _BYTE_EXACT_REDUCTIONS:
-            op.attributes[BOOL_ANY] = ir.UnitAttr.get()
+        kind = str(tile.reduce_kind_of(op.attributes["kind"]))
+        if kind not in _BYTE_EXACT_REDUCTIONS:
+            _mark(op, BOOL_ANY, conversions, f"a {kind} reduction of bools")
     elif name in _SUMS:
+        _mark(op, BOOL_ANY, conversions, f"'{name}' of bools")
         if name == "tile.atomic_add" and not isinstance(op.operands[0].type, ir.MemRefType):
             _widen_operand(op, 0)
-        op.attributes[BOOL_ANY] = ir.UnitAttr.get()
     else:
         raise emit_error(
-            op, f"'{name}' on bool memrefs is not supported on cpu (bools are stored as bytes)"
+            op, f"'{name}' on bool memrefs is not supported (bools are stored as bytes)"
         )
 
 
 @register_pass
 @dataclass(frozen=True)
-class CpuWidenBoolsPass(Pass):
+class WidenBoolsPass(Pass):
     """Stores bool tensors and tiles as bytes, converting at each access."""
 
-    argument = "tile-cpu-widen-bools"
+    argument = "tile-widen-bools"
     anchor = "func.func"
-    summary = "Store bool (i1) tensors and tiles as bytes, converting at each access (cpu)"
+    summary = "Store bool (i1) tensors and tiles as bytes, converting at each access"
+
+    conversions: bool = option(
+        True, "mark the ops that convert between bools and other values (copies, sums) for "
+              "the target's lowerings; false: such an op is an error")
 
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:
             for inner in irb.every_op(op):
                 if _touches_bools(inner):
-                    _rewrite(inner)
+                    _rewrite(inner, self.conversions)
             irb.retype(op, _widened)

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s -split-input-file --tile-cpu-widen-bools | filecheck %s
+// RUN: tile-opt %s -split-input-file --tile-widen-bools | filecheck %s
 
 // A bool memref argument becomes a byte memref; a load gives byte != 0 and
 // a store writes the bool's byte (0 or 1).
