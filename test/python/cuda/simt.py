@@ -938,7 +938,9 @@ def run_launches(module: ir.Module, entry: str, args: Sequence[object],
     env: dict = {}
     block = func.regions[0].blocks[0]
     for value, arg in zip(block.arguments, args, strict=True):
-        env[compiler.slot(value)] = arg if isinstance(arg, np.ndarray) else np.int64(arg)
+        # a scalar takes its parameter's type (a float scale stays a float)
+        env[compiler.slot(value)] = arg if isinstance(arg, np.ndarray) \
+            else _dtype(value.type).type(arg)
     env["globals"] = [arg for arg in args if isinstance(arg, np.ndarray)]
     for op in block.operations:
         op = op.operation

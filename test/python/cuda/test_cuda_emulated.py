@@ -574,3 +574,20 @@ def test_reshaped_views_and_signed_shifts_match_numpy():
     kernel = emulate(halve, x, out)
     assert "memref.collapse_shape" in kernel.ir("cse") and "arith.shrsi" in kernel.ir("cse")
     np.testing.assert_array_equal(out, x.reshape(-1) >> 2)
+
+
+def test_float_scalar_arguments_keep_their_value():
+    """A T.float32 parameter reaches the kernel as the float it is (the emulator's
+    harness once truncated every scalar to an integer: 0.125 became 0)."""
+    n = 40
+
+    @T.prim_func
+    def scale(X: T.Tensor((n,), "float32"), s: T.float32, Out: T.Tensor((n,), "float32")):
+        with T.Kernel(1, threads=64) as _:
+            for i in T.Parallel(n):
+                Out[i] = X[i] * s
+
+    x = np.linspace(-3, 3, n, dtype=np.float32)
+    out = np.zeros(n, np.float32)
+    emulate(scale, x, 0.125, out)
+    np.testing.assert_array_equal(out, x * np.float32(0.125))
