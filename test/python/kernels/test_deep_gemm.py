@@ -50,6 +50,15 @@ def _torch_per_block_cast(x, use_ue8m0, gran_k=128):
     return q, sf.view(view.size(0), view.size(2))
 
 
+def _torch_per_channel_cast(x, use_ue8m0, gran_k=128):
+    """DeepGEMM's `per_channel_cast_to_fp8` (one scale per column and gran_k rows)."""
+    m, n = x.shape
+    view = x.view(-1, gran_k, n)
+    sf = view.abs().float().amax(dim=1).view(-1, n).clamp(1e-4) / 448.0
+    sf = _torch_ceil_to_ue8m0(sf) if use_ue8m0 else sf
+    return (view * (1.0 / sf.unsqueeze(1))).to(torch.float8_e4m3fn).view(m, n), sf
+
+
 def _bits(t):
     return t.contiguous().view(torch.uint8) if t.element_size() == 1 else t.contiguous().view(
         torch.int32 if t.element_size() == 4 else torch.int16)
@@ -72,6 +81,20 @@ def test_casts_match_deep_gemm_bit_for_bit(m, n, use_ue8m0):
         assert torch.equal(_bits(ours[0]), _bits(theirs[0]))
         assert torch.equal(_bits(ours[1]), _bits(theirs[1]))
     assert [launch.kernel for launch in last_report()] == ["per_block_cast_to_fp8"]
+
+
+@pytest.mark.parametrize("use_ue8m0", [False, True])
+def test_per_channel_cast_matches_deep_gemm_bit_for_bit(use_ue8m0):
+    g = torch.Generator().manual_seed(7)
+    x = (torch.randn((256, 300), generator=g) * torch.logspace(-3, 3, 300)).to(torch.bfloat16)
+    x[:128, 3] = 0  # a column group of zeros takes the 1e-4 floor
+    ours, theirs = deep_gemm.per_channel_cast_to_fp8(x, use_ue8m0), _torch_per_channel_cast(
+        x, use_ue8m0)
+    assert ours[1].shape == theirs[1].shape == (2, 300)
+    assert torch.equal(_bits(ours[0]), _bits(theirs[0]))
+    assert torch.equal(_bits(ours[1]), _bits(theirs[1]))
+    with pytest.raises(ValueError, match="multiple of gran_k"):
+        deep_gemm.per_channel_cast_to_fp8(x[:100], use_ue8m0)
 
 
 def _dequantized_bound(a, b, ref):

@@ -7,7 +7,9 @@ Implemented: the dense BF16 GEMMs (`bf16_gemm_nt/nn/tn/tt`); the FP8 GEMMs
 128x128 (or per-row) scales or SM100's UE8M0 exponents packed four to an int32,
 and FP8 x FP4 (e2m1, SM100's mixed recipe); the M-grouped GEMMs of MoE layers
 (contiguous, psum and masked layouts, BF16 and FP8) and the K-grouped BF16 GEMM of
-their weight gradients; the FP8 and FP4 casts of `deep_gemm.utils`, `calc_diff`,
+their weight gradients, and the K-grouped FP8 GEMMs (TN and NT); the scale layouts
+(`transform_sf_into_required_layout`, MN-major TMA-aligned float32 or packed UE8M0);
+the FP8 and FP4 casts of `deep_gemm.utils`, `calc_diff`,
 the cuBLASLt baselines, and the configuration getters.
 """
 
@@ -42,6 +44,7 @@ from .grouped import (
     m_grouped_fp8_gemm_nt_contiguous,
     m_grouped_fp8_gemm_nt_masked,
 )
+from .k_grouped import k_grouped_fp8_gemm_nt_contiguous, k_grouped_fp8_gemm_tn_contiguous
 from .utils import *  # noqa: F403 - upstream re-exports its utils at the top level
 from .utils import __all__ as _utils_all
 
@@ -49,6 +52,8 @@ __all__ = [
     "bf16_m_grouped_gemm_nt_masked",
     "fp8_m_grouped_gemm_nt_masked",
     "k_grouped_bf16_gemm_tn_contiguous",
+    "k_grouped_fp8_gemm_nt_contiguous",
+    "k_grouped_fp8_gemm_tn_contiguous",
     "m_grouped_bf16_gemm_nn_contiguous",
     "m_grouped_bf16_gemm_nt_contiguous",
     "m_grouped_bf16_gemm_nt_masked",

@@ -94,6 +94,37 @@ def per_block_cast(in_dtype: str, use_ue8m0: bool, gran_k: int = 128) -> T.PrimF
     return per_block_cast_to_fp8
 
 
+def per_channel_cast(in_dtype: str, use_ue8m0: bool, gran_k: int = 128,
+                     block_N: int = 64) -> T.PrimFunc:
+    """X (M, N), M a multiple of gran_k -> X_fp8 (M, N) and SF (M / gran_k, N): one scale
+    per column and gran_k rows."""
+    M, N = T.symbolic("M"), T.symbolic("N")
+
+    @T.prim_func
+    def per_channel_cast_to_fp8(
+        X: T.Tensor((M, N), in_dtype),
+        Y: T.Tensor((M, N), "float8_e4m3"),
+        SF: T.Tensor((T.ceildiv(M, gran_k), N), "float32"),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, gran_k), threads=128) as (bx, by):
+            x = T.alloc_fragment((gran_k, block_N), in_dtype)
+            amax = T.alloc_fragment((block_N,), "float32")
+            inverse = T.alloc_fragment((block_N,), "float32")
+            y = T.alloc_fragment((gran_k, block_N), "float8_e4m3")
+            T.copy(X[by * gran_k, bx * block_N], x)
+            T.reduce_absmax(x, amax, dim=0)
+            for j in T.Parallel(block_N):
+                sf = _scale(amax[j], use_ue8m0)
+                inverse[j] = 1.0 / sf
+                if bx * block_N + j < N:
+                    SF[by, bx * block_N + j] = sf
+            for i, j in T.Parallel(gran_k, block_N):
+                y[i, j] = T.cast(T.cast(x[i, j], "float32") * inverse[j], "float8_e4m3")
+            T.copy(y, Y[by * gran_k, bx * block_N])
+
+    return per_channel_cast_to_fp8
+
+
 def pack_ue8m0(block: int = 32) -> T.PrimFunc:
     """SF (M, G) float32 powers of two -> (M, ceil(G / 4)) int32: the exponent bytes of
     four consecutive groups in one word, the first group in the low byte (DeepGEMM's

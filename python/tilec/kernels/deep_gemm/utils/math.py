@@ -91,6 +91,29 @@ def per_token_cast_to_fp4(x: object, use_ue8m0: bool, gran_k: int = 128,
         return y, _packed(x, sf, use_packed_ue8m0, target)
 
 
+def per_channel_cast_to_fp8(x: object, use_ue8m0: bool,
+                            gran_k: int = 128) -> tuple[object, object]:
+    """x (m, n), m a multiple of gran_k -> (float8_e4m3fn (m, n), float32 scales
+    (m / gran_k, n)): one scale per column and gran_k rows (the K-grouped GEMMs' operands)."""
+    api = "per_channel_cast_to_fp8"
+    dtype = _checked(api, x)
+    m, n = tuple(x.shape)  # type: ignore[attr-defined]
+    if m % gran_k:
+        raise ValueError(f"deep_gemm.{api}: x's rows ({m}) must be a multiple of gran_k "
+                         f"({gran_k})")
+    with targets.library_call():
+        y = empty_like_framework(x, (m, n), "float8_e4m3fn")
+        sf = empty_like_framework(x, (m // gran_k, n), "float32")
+        if m and n:
+            targets.launch(
+                f"deep_gemm.{api}", (dtype, use_ue8m0, gran_k),
+                lambda: cast_kernels.per_channel_cast(dtype, use_ue8m0, gran_k),
+                targets.target_for(x), kernel_view(x, "x"), kernel_view(y, "out"),
+                kernel_view(sf, "sf"),
+            )
+        return y, sf
+
+
 def per_block_cast_to_fp8(x: object, use_ue8m0: bool,
                           gran_k: int = 128) -> tuple[object, object]:
     """x (m, n) -> (float8_e4m3fn (m, n), float32 scales (ceil(m / gran_k), ceil(n / gran_k)))."""
