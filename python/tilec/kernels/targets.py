@@ -109,6 +109,13 @@ def _compiled_for(kernel: object, target: str) -> CompiledKernel:
     return load_or_build(module, description, backend, options)
 
 
+def has_float64(target: str) -> bool:
+    """Whether `target` computes in float64, which the library's bit-exact float32 helpers
+    (a correctly rounded exp, a fused multiply-add) use; the NPUs have no float64."""
+    description, _, _ = backends.configure(target, {})
+    return "f64" in description.element_types
+
+
 class TargetUnsupported(NotImplementedError):
     """A library op the chosen target cannot run; the message names the op, the target
     and what to do instead."""

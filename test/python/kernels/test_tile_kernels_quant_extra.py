@@ -236,8 +236,7 @@ def test_checks():
 
 
 def test_ascend():
-    """The per-channel casts run on the simulator; the SwiGLU ones need float64 (their
-    e^x), which tilec's ascend target has no type for."""
+    """The per-channel casts run on the simulator bit for bit."""
     x = _x((40, 192), torch.bfloat16)
     with use_target("ascend:950"):
         transposed = quant.per_channel_cast_and_transpose(x, "e4m3", 32, round_sf=True)
@@ -246,3 +245,28 @@ def test_ascend():
     data, sf = _ref_cast(x, (32, 1), True)
     _assert_same(transposed, (data.T.contiguous(), sf))
     _assert_same(fused, _ref_cast(x, (128, 1)))
+
+
+def _assert_within_an_ulp(got, ref):
+    """FP8 data whose codes are the reference's or a neighbour (same sign), and float32
+    scales within a few ulps: the NPU's float32 e^x is not the correctly rounded one."""
+    (data, sf), (ref_data, ref_sf) = got, ref
+    codes, ref_codes = data.view(torch.uint8).int(), ref_data.view(torch.uint8).int()
+    assert data.shape == ref_data.shape and sf.shape == ref_sf.shape
+    assert ((codes - ref_codes).abs() <= 1).all()
+    assert (codes != ref_codes).float().mean() < 0.01
+    torch.testing.assert_close(sf, ref_sf, rtol=2.0**-20, atol=0)
+
+
+def test_swiglu_casts_on_ascend():
+    """The SwiGLU casts on the simulated 950, with the NPU's float32 e^x (it has no
+    float64), against the exact ones."""
+    x = _x((5, 2 * 128), torch.bfloat16) * 3
+    wide = _x((40, 2 * 64), torch.bfloat16, seed=8) * 3
+    with use_target("ascend:950"):
+        per_token = quant.swiglu_forward_and_per_token_cast(x, "e4m3", 128)
+        per_channel = quant.swiglu_forward_and_per_channel_cast_and_transpose(wide, "e4m3", 128)
+        assert [launch.target for launch in last_report()] == ["ascend:950"]
+    _assert_within_an_ulp(per_token, quant.swiglu_forward_and_per_token_cast(x, "e4m3", 128))
+    _assert_within_an_ulp(per_channel, quant.swiglu_forward_and_per_channel_cast_and_transpose(
+        wide, "e4m3", 128))

@@ -139,10 +139,11 @@ def reduce_fused(x: object, topk_weights: object | None, token_topk_to_pos: obje
                 x, (num_tokens, num_topk), "float32")
             scales = x_sf if x_sf is not None else empty_like_framework(
                 x, (num_expanded_tokens,), "float32")
-            variant = (dtype, num_topk, topk_weights is not None, x_sf is not None)
+            target = targets.target_for(x, token_topk_to_pos)
+            variant = (dtype, num_topk, topk_weights is not None, x_sf is not None,
+                       targets.has_float64(target))
             targets.launch(f"tile_kernels.moe.{api}", variant,
-                           lambda: fused_kernels.reduce_weighted(*variant),
-                           targets.target_for(x, token_topk_to_pos),
+                           lambda: fused_kernels.reduce_weighted(*variant), target,
                            kernel_view(x, "x"), kernel_view(weights, "topk_weights"),
                            kernel_view(token_topk_to_pos, "token_topk_to_pos"),
                            kernel_view(scales, "x_sf"), kernel_view(out, "out"))

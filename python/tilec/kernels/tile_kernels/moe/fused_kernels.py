@@ -153,11 +153,14 @@ def expand_scatter(dtype: str, num_topk: int) -> T.PrimFunc:
     return expand_to_fused_scatter
 
 
-def fma_f32(a, b, c):
+def fma_f32(a, b, c, exact: bool = True):
     """a * b + c in float32 with one rounding (CUDA's contracted multiply-add, which the
     reference's `elementwise_fma` asks for). The exact product and sum are formed in
     float64 and rounded to odd (Boldo and Melquiond), which makes the final rounding
-    to float32 the correct one; tilec has no fused multiply-add of its own."""
+    to float32 the correct one; tilec has no fused multiply-add of its own. Without
+    `exact` (a target with no float64), two float32 roundings."""
+    if not exact:
+        return a * b + c
     product = T.cast(a, "float64") * T.cast(b, "float64")  # exact: 24 + 24 bits
     addend = T.cast(c, "float64")
     total = product + addend
@@ -170,9 +173,11 @@ def fma_f32(a, b, c):
     return T.cast(T.reinterpret(odd, "float64"), "float32")
 
 
-def reduce_weighted(dtype: str, num_topk: int, with_weights: bool, with_x_sf: bool) -> T.PrimFunc:
+def reduce_weighted(dtype: str, num_topk: int, with_weights: bool, with_x_sf: bool,
+                    exact: bool = True) -> T.PrimFunc:
     """Out[t, :] = sum over placed slots k, in order, of X[pos, :] * s_k (one fma each,
-    from zero), s_k = W[t, k] (or 1) times XSF[pos] (when given); cast to X's dtype."""
+    from zero), s_k = W[t, k] (or 1) times XSF[pos] (when given); cast to X's dtype.
+    Without `exact` (no float64 on the target) each fma rounds twice."""
     N, P, H = T.symbolic("num_tokens"), T.symbolic("num_expanded_tokens"), T.symbolic("hidden")
 
     @T.prim_func
@@ -197,7 +202,7 @@ def reduce_weighted(dtype: str, num_topk: int, with_weights: bool, with_x_sf: bo
                         scale = scale * XSF[pos]
                     T.copy(X[pos, bx * HIDDEN_TILE], row)
                     for i in T.Parallel(HIDDEN_TILE):
-                        acc[i] = fma_f32(row[i], scale, acc[i])
+                        acc[i] = fma_f32(row[i], scale, acc[i], exact)
             for i in T.Parallel(HIDDEN_TILE):
                 result[i] = T.cast(acc[i], dtype)
             T.copy(result, Out[by, bx * HIDDEN_TILE])

@@ -1,6 +1,7 @@
-"""`tile_kernels.quant.cast_back`: dequantize e4m3 data with float32 scales of any block
-size, in either scale layout (row-major, or column-major as the casts return it), to
-bfloat16 or float32: float32(x) * sf of its block, rounded to the output dtype."""
+"""`tile_kernels.quant.cast_back`: dequantize e4m3 or e2m1 (int8, two a byte) data with
+float32 or packed UE8M0 (int32) scales of any block size, in any scale layout
+(row-major, or column-major as the casts return it), to bfloat16 or float32:
+float32(x) * sf of its block, rounded to the output dtype."""
 
 from __future__ import annotations
 
@@ -26,17 +27,19 @@ def cast_back(x: QuantTensor, fmt: str, x_block_size: tuple[int, int],
             fail(api, f"unsupported special format {x_special_fmt!r}")
         unsupported(api, "x_special_fmt='e5m6'")
     data, sf = x
-    if dtype_name(data) != "float8_e4m3fn":
-        unsupported(api, f"data of dtype {dtype_name(data)} (FP4 is int8-packed e2m1)")
-    if dtype_name(sf) != "float32":
-        unsupported(api, f"scales of dtype {dtype_name(sf)} (packed UE8M0 is int32)")
+    if dtype_name(data) not in ("float8_e4m3fn", "int8"):
+        fail(api, f"data must be e4m3 or int8 (two e2m1 a byte) but is {dtype_name(data)}")
+    if dtype_name(sf) not in ("float32", "int32"):
+        fail(api, f"sf must be float32 or int32 (packed UE8M0) but is {dtype_name(sf)}")
     if len(data.shape) != 2 or len(sf.shape) != 2:  # type: ignore[attr-defined]
         fail(api, "data and sf must be 2-D")
     if not is_row_major(data):
         fail(api, "data must be contiguous")
+    fp4, packed = dtype_name(data) == "int8", dtype_name(sf) == "int32"
     num_tokens, hidden = tuple(data.shape)  # type: ignore[attr-defined]
+    hidden *= 2 if fp4 else 1
     rows, columns = x_block_size
-    needed = (ceil_div(num_tokens, rows), ceil_div(hidden, columns))
+    needed = (ceil_div(num_tokens, rows), ceil_div(hidden, columns * (4 if packed else 1)))
     if any(have < need for have, need in zip(tuple(sf.shape), needed, strict=True)):  # type: ignore[attr-defined]
         fail(api, f"sf {tuple(sf.shape)} has fewer than the {needed} blocks of data "  # type: ignore[attr-defined]
                   f"{(num_tokens, hidden)} in {tuple(x_block_size)} blocks")
@@ -45,9 +48,10 @@ def cast_back(x: QuantTensor, fmt: str, x_block_size: tuple[int, int],
         out = empty_like_framework(data, (num_tokens, hidden), out_dtype)
         if num_tokens and hidden:
             sf_view, sf_strides = flat(sf, "sf")
+            variant = (out_dtype, rows, columns, fp4, packed)
             targets.launch(
-                f"tile_kernels.quant.{api}", (out_dtype, rows, columns),
-                lambda: kernels.cast_back(out_dtype, rows, columns),
+                f"tile_kernels.quant.{api}", variant,
+                lambda: kernels.cast_back(*variant),
                 targets.target_for(data, sf), kernel_view(data, "x"), sf_view,
                 kernel_view(out, "out"), *sf_strides,
             )

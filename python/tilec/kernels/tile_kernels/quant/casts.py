@@ -19,7 +19,16 @@ from tilec.kernels.tensors import (
 )
 
 from . import kernels
-from .common import alloc_scales, ceil_div, checked_input, fail, flat, unsupported
+from .common import (
+    alloc_scales,
+    ceil_div,
+    checked_input,
+    data_shape,
+    fail,
+    flat,
+    scale_args,
+    unsupported,
+)
 from .types import QuantTensor
 
 
@@ -36,7 +45,7 @@ def _given_scales(api: str, sf: object, shape: tuple[int, int], column_major: bo
 def _per_token(api: str, x: object, fmt: str, num_per_channels: int, x_block_size: object,
                column_major: bool, round_sf: bool, use_packed_ue8m0: bool,
                mode: kernels.Mode, sf: object = None) -> tuple[object, object]:
-    dtype = checked_input(api, x, fmt, use_packed_ue8m0, x_block_size)
+    dtype = checked_input(api, x, fmt, use_packed_ue8m0, x_block_size, column_major, round_sf)
     num_tokens, hidden = tuple(x.shape)  # type: ignore[attr-defined]
     if num_per_channels not in (16, 32, 64, 128) and not (
             num_per_channels == hidden and hidden % 64 == 0):
@@ -48,18 +57,20 @@ def _per_token(api: str, x: object, fmt: str, num_per_channels: int, x_block_siz
     if sf is not None:
         _given_scales(api, sf, sf_shape, column_major)
     with targets.library_call():
-        out = empty_like_framework(x, (num_tokens, hidden), "float8_e4m3fn")
+        out = empty_like_framework(x, *data_shape(fmt, num_tokens, hidden))
+        storage = sf
         if sf is None:
-            sf = alloc_scales(x, *sf_shape, column_major)
+            sf, storage = alloc_scales(x, *sf_shape, column_major, use_packed_ue8m0)
         if num_tokens and hidden:
             x_view, (row_stride, _) = flat(x, "x")
-            sf_view, sf_strides = flat(sf, "sf")
-            block_M = max(1, 4096 // num_per_channels)
+            sf_view, sf_row, sf_column = scale_args(sf, storage, use_packed_ue8m0)
+            variant = (dtype, num_per_channels, round_sf, mode, max(1, 4096 // num_per_channels),
+                       fmt, use_packed_ue8m0)
             targets.launch(
-                f"tile_kernels.quant.{api}", (dtype, num_per_channels, round_sf, mode),
-                lambda: kernels.per_token_cast(dtype, num_per_channels, round_sf, mode, block_M),
-                targets.target_for(x), x_view, kernel_view(out, "out"), sf_view, row_stride,
-                *sf_strides,
+                f"tile_kernels.quant.{api}", variant,
+                lambda: kernels.per_token_cast(*variant),
+                targets.target_for(x), x_view, kernel_view(out, "out"),
+                sf_view, row_stride, sf_row, sf_column,
             )
         return out, sf
 
@@ -97,7 +108,7 @@ def per_token_cast_with_precomputed_sf(x: object, fmt: str, num_per_channels: in
 def _per_block(api: str, x: object, fmt: str, block_size: tuple[int, int], column_major: bool,
                round_sf: bool, use_packed_ue8m0: bool, mode: kernels.Mode,
                sf: object = None) -> tuple[object, object]:
-    dtype = checked_input(api, x, fmt, use_packed_ue8m0)
+    dtype = checked_input(api, x, fmt, use_packed_ue8m0, None, column_major, round_sf)
     if not is_row_major(x):
         fail(api, "x must be contiguous")
     rows, columns = block_size
@@ -108,16 +119,17 @@ def _per_block(api: str, x: object, fmt: str, block_size: tuple[int, int], colum
     if sf is not None:
         _given_scales(api, sf, sf_shape, column_major)
     with targets.library_call():
-        out = empty_like_framework(x, (num_tokens, hidden), "float8_e4m3fn")
+        out = empty_like_framework(x, *data_shape(fmt, num_tokens, hidden))
+        storage = sf
         if sf is None:
-            sf = alloc_scales(x, *sf_shape, column_major)
+            sf, storage = alloc_scales(x, *sf_shape, column_major, use_packed_ue8m0)
         if num_tokens and hidden:
-            sf_view, sf_strides = flat(sf, "sf")
+            variant = (dtype, rows, columns, round_sf, mode, fmt, use_packed_ue8m0)
             targets.launch(
-                f"tile_kernels.quant.{api}", (dtype, rows, columns, round_sf, mode),
-                lambda: kernels.per_block_cast(dtype, rows, columns, round_sf, mode),
-                targets.target_for(x), kernel_view(x, "x"), kernel_view(out, "out"), sf_view,
-                *sf_strides,
+                f"tile_kernels.quant.{api}", variant,
+                lambda: kernels.per_block_cast(*variant),
+                targets.target_for(x), kernel_view(x, "x"), kernel_view(out, "out"),
+                *scale_args(sf, storage, use_packed_ue8m0),
             )
         return out, sf
 
@@ -154,7 +166,7 @@ def per_channel_cast(x: object, fmt: str, num_per_tokens: int,
     """x (num_tokens, hidden) contiguous -> (e4m3 (num_tokens, hidden), float32 scales
     (ceil(num_tokens / num_per_tokens), hidden)); upstream's only block is 128 tokens."""
     api = "per_channel_cast"
-    dtype = checked_input(api, x, fmt)
+    dtype = checked_input(api, x, fmt, formats=("e4m3",))
     if not is_row_major(x):
         fail(api, "x must be contiguous")
     if num_per_tokens != 128:

@@ -46,7 +46,7 @@ def per_channel_cast_and_transpose(x: object, fmt: str, num_per_tokens: int,
     """x (num_tokens, hidden) contiguous -> (e4m3 (hidden, num_tokens) = the transpose of
     per_channel_cast's data, float32 scales (ceil(num_tokens / num_per_tokens), hidden))."""
     api = "per_channel_cast_and_transpose"
-    checked_input(api, x, fmt)
+    checked_input(api, x, fmt, formats=("e4m3",))
     if not is_row_major(x):
         fail(api, "x must be contiguous")
     if num_per_tokens not in (32, 128):
@@ -80,7 +80,7 @@ def per_channel_cast_fused(x: object, fmt: str, num_per_tokens: int, round_sf: b
     else:
         if num_per_channels is not None:
             fail(api, "num_per_channels is for a quantized x only")
-        checked_input(api, x, fmt)
+        checked_input(api, x, fmt, formats=("e4m3",))
     if len(x.shape) != 2 or not is_row_major(x):  # type: ignore[attr-defined]
         fail(api, "x must be a contiguous 2-D tensor")
     if pos_to_token is not None and (dtype_name(pos_to_token) != "int32"

@@ -49,7 +49,9 @@ def swiglu_forward_and_per_token_cast(
     clamped_count (int64 (3,)) then gains how many were clamped (gate above, up above,
     up below)."""
     api = "swiglu_forward_and_per_token_cast"
-    dtype = checked_input(api, x, fmt, use_packed_ue8m0)
+    if use_packed_ue8m0:
+        unsupported(api, "use_packed_ue8m0=True (UE8M0 scales packed into int32)")
+    dtype = checked_input(api, x, fmt, formats=("e4m3",))
     if not is_row_major(x):
         fail(api, "x must be contiguous")
     num_tokens, width = tuple(x.shape)  # type: ignore[attr-defined]
@@ -78,18 +80,20 @@ def swiglu_forward_and_per_token_cast(
     with targets.library_call():
         out = empty_like_framework(x, (num_tokens, hidden), "float8_e4m3fn")
         sf = alloc_scales(x, num_tokens, ceil_div(hidden, num_per_channels),
-                          use_tma_aligned_col_major_sf)
+                          use_tma_aligned_col_major_sf)[0]
         if num_tokens and hidden:
             with_weight, clamp = pos_to_token_topk is not None, swiglu_clamp_value is not None
             count = clamped_count is not None
             index_dummy = kernel_view(empty_like_framework(x, (1,), "int32"), "dummy")
             sf_view, sf_strides = flat(sf, "sf")
+            target = targets.target_for(x)
             variant = (dtype, num_per_channels, with_weight, pos_to_expert is not None, clamp,
-                       count, round_sf, floor, max(1, 4096 // num_per_channels))
+                       count, round_sf, floor, max(1, 4096 // num_per_channels),
+                       targets.has_float64(target))
             targets.launch(
                 f"tile_kernels.quant.{api}", variant,
                 lambda: swiglu_kernels.swiglu_forward_and_per_token_cast(*variant),
-                targets.target_for(x), kernel_view(x, "x"), kernel_view(out, "out"), sf_view,
+                target, kernel_view(x, "x"), kernel_view(out, "out"), sf_view,
                 kernel_view(pos_to_token_topk, "pos_to_token_topk") if with_weight
                 else index_dummy,
                 flat(topk_weights, "topk_weights")[0] if with_weight
@@ -157,7 +161,8 @@ def swiglu_backward_and_per_token_cast(
                            flat(token_topk_to_pos, "token_topk_to_pos")[0], weight_grad_view)
         if num_expand_tokens and hidden:
             clamp = swiglu_clamp_value is not None
-            variant = (num_per_channels, clamp, round_sf, max(1, 1024 // num_per_channels))
+            variant = (num_per_channels, clamp, round_sf, max(1, 1024 // num_per_channels),
+                       targets.has_float64(target))
             targets.launch(
                 f"tile_kernels.quant.{api}", variant,
                 lambda: swiglu_kernels.swiglu_backward_and_per_token_cast(*variant), target,

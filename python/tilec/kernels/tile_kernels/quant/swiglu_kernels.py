@@ -4,7 +4,9 @@ of `tile_kernels.torch.swiglu` followed by `tile_kernels.torch.cast`.
 SwiGLU of a row [left | right] is left / (1 + e^-left) * right in float32. e^x is
 rounded once from float64 (`exp_f32`): tilec's float32 exp is a faster approximation
 that is 1 ulp off in about a fifth of the cases, and a correctly rounded e^x is the
-one both a reference and a kernel can agree on, whatever libm either side uses.
+one both a reference and a kernel can agree on, whatever libm either side uses. The
+kernels take `exact`: false on a target without float64 (the NPUs), where e^x and the
+backward's fused multiply-add are float32 ones, within an ulp of the exact values.
 """
 
 from __future__ import annotations
@@ -15,15 +17,15 @@ from ..moe.fused_kernels import fma_f32
 from .kernels import AMAX_FLOOR, quantize, scale_and_factor
 
 
-def exp_f32(x):
-    """e^x for a float32 x, correctly rounded to float32."""
-    return T.cast(T.exp(T.cast(x, "float64")), "float32")
+def exp_f32(x, exact: bool = True):
+    """e^x for a float32 x, correctly rounded to float32 where `exact`."""
+    return T.cast(T.exp(T.cast(x, "float64")), "float32") if exact else T.exp(x)
 
 
 def swiglu_forward_and_per_token_cast(in_dtype: str, width: int, with_weight: bool,
                                       with_pos_to_expert: bool, clamp: bool, count: bool,
                                       round_sf: bool, floor: float,
-                                      block_M: int) -> T.PrimFunc:
+                                      block_M: int, exact: bool = True) -> T.PrimFunc:
     """X (M, 2H) contiguous -> Y (M, H) e4m3 and SF (through its storage and strides,
     one scale per row and `width` columns) of v = swiglu(X) (times the row's routing
     weight W[PosToTokenTopk[row]], 0 where that is < 0). Rows with PosToExpert < 0 are
@@ -69,7 +71,7 @@ def swiglu_forward_and_per_token_cast(in_dtype: str, width: int, with_weight: bo
                 if clamp:
                     left = T.min(left, C)
                     right = T.min(T.max(right, -C), C)
-                value = left / (1.0 + exp_f32(-left)) * right
+                value = left / (1.0 + exp_f32(-left, exact)) * right
                 if with_weight:
                     value = value * weight[i]
                 inside = (bx * width + j < H) & (kept[i] == 1)
@@ -105,7 +107,7 @@ def swiglu_forward_and_per_token_cast(in_dtype: str, width: int, with_weight: bo
 
 
 def swiglu_backward_and_per_token_cast(num_per_channels: int, clamp: bool, round_sf: bool,
-                                       block_M: int) -> T.PrimFunc:
+                                       block_M: int, exact: bool = True) -> T.PrimFunc:
     """X (M, 2H) e4m3 with SF (M, 2H / num_per_channels), G (M, H) bfloat16 -> the
     reference's swiglu_backward: Out = bfloat16(act * w), XGrad = bfloat16([dgate | dup]),
     its per-token cast (XGradQ, XGradSF) from float32, and WGrad[PosToTokenTopk[row]] =
@@ -154,12 +156,12 @@ def swiglu_backward_and_per_token_cast(num_per_channels: int, clamp: bool, round
                         x = T.if_then_else(x_clamped, C, x)
                         y = T.if_then_else(y > C, C, T.if_then_else(y < -C, -C, y))
                     g = T.cast(G[row, column], "float32")
-                    tmp = 1.0 + exp_f32(-x)
+                    tmp = 1.0 + exp_f32(-x, exact)
                     s = 1.0 / tmp
                     act = x / tmp * y
                     product[i, j] = g * act
                     gws = g * w[i] * s
-                    dx = gws * y * fma_f32(x, 1.0 - s, 1.0)
+                    dx = gws * y * fma_f32(x, 1.0 - s, 1.0, exact)
                     dy = gws * x
                     if clamp:
                         dx = T.if_then_else(x_clamped, 0.0, dx)
