@@ -1,0 +1,339 @@
+"""FlashMLA's decoding as tilec kernels: a split-KV flash-decoding kernel per cache
+format (dense BF16/FP16 pages read through the block table; sparse FP8 tokens named by
+top-k indices), the kernel that merges the splits, and the scheduler that decides how
+many splits each batch gets.
+
+The split kernels write a float32 partial output and a base-2 log-sum-exp per (batch,
+split, KV head, row); `combine` merges a batch's splits into the final bfloat16/fp16
+output and natural-log LSE. Rows are upstream's: the s_q x (h_q / h_k) queries that share
+one KV head form one tile (`m = s_q_index * heads_per_kv + head_in_group`), so each
+page read serves all of them.
+
+Inputs whose strides upstream accepts arbitrarily (q, the block table, the indices, a
+padded FP8 cache) are passed as flat views of their memory plus element strides, so no
+copy is made; offsets are computed in `index` (64-bit) arithmetic.
+
+Scores are accumulated in float32 and kept in log2 units (`q.k * scale * log2(e)`); P
+is rounded to the cache dtype for the P @ V gemm, as upstream's kernels do. A row that
+has seen no visible key keeps a max of -inf; its exponentials use 0 instead so that no
+`-inf - -inf` appears, and its partial LSE stays -inf.
+"""
+
+from __future__ import annotations
+
+import tilec.language as T
+
+D_V = 512  # the latent (NoPE) part, also V
+D_ROPE = 64  # the RoPE tail of q and K
+BLOCK_N = 64  # keys per step (upstream's page block)
+OVERHEAD_BLOCKS = 5  # upstream's fixed cost of a split, in key blocks
+FP8_TOKEN_BYTES = D_V + 4 * 4 + 2 * D_ROPE  # 512 e4m3, 4 float32 scales, 64 bfloat16
+FP8_TILE = 128  # NoPE values per scale
+LOG2E = 1.4426950408889634
+LN2 = 0.6931471805599453
+NEG_INF = float("-inf")
+
+
+def schedule(has_lengths: bool) -> T.PrimFunc:
+    """Meta (B, 2) = (number of splits, keys per split) of each batch: upstream's
+    balancing, which charges every batch its key blocks plus a fixed overhead and gives
+    each of `parts` workers an equal share, so a long sequence is cut into several
+    splits and short ones stay whole. Lengths come from `Lengths` (cache_seqlens or
+    topk_length, clamped to `limit`) or are all `limit` (a fixed top-k)."""
+    B = T.symbolic("B")
+
+    @T.prim_func
+    def flash_mla_schedule(
+        Lengths: T.Tensor((B,), "int32"),
+        Meta: T.Tensor((B, 2), "int32"),
+        limit: T.int32,
+        parts: T.int32,
+    ):
+        with T.Kernel(1, threads=32) as _:
+            total = T.alloc_var("int32")
+            total = 0
+            for i in T.serial(B):
+                length = T.min(Lengths[i], limit) if has_lengths else limit
+                total += T.ceildiv(T.max(length, 0), BLOCK_N) + OVERHEAD_BLOCKS
+            share = T.ceildiv(total, parts)
+            for i in T.serial(B):
+                length = T.max(T.min(Lengths[i], limit) if has_lengths else limit, 0)
+                blocks = T.ceildiv(length, BLOCK_N)
+                splits = T.min(T.max(T.ceildiv(blocks, share), 1), parts)
+                Meta[i, 0] = splits
+                Meta[i, 1] = T.ceildiv(blocks, splits) * BLOCK_N
+
+    return flash_mla_schedule
+
+
+@T.macro
+def _load_q(Q, q_nope, q_rope, first_row, rows: int, M, base_of_row) -> None:
+    """Rows first_row .. first_row + rows of the tile (zeros past M)."""
+    for i, d in T.Parallel(rows, D_V):
+        m = T.min(first_row + i, M - 1)
+        q_nope[i, d] = T.if_then_else(first_row + i < M, Q[base_of_row(m) + d], 0)
+    for i, d in T.Parallel(rows, D_ROPE):
+        m = T.min(first_row + i, M - 1)
+        q_rope[i, d] = T.if_then_else(first_row + i < M, Q[base_of_row(m) + D_V + d], 0)
+
+
+@T.macro
+def _attend_step(q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, m_run, m_prev,
+                 alpha, l_run, l_blk, visible, rows: int, scale_log2) -> None:
+    """One key block: scores, mask (`visible(i, j)`), online softmax, P @ V."""
+    T.gemm(q_nope, k_nope, acc_s, transpose_B=True, clear_accum=True)
+    T.gemm(q_rope, k_rope, acc_s, transpose_B=True)
+    for i, j in T.Parallel(rows, BLOCK_N):
+        acc_s[i, j] = T.if_then_else(visible(i, j), acc_s[i, j] * scale_log2, NEG_INF)
+    T.copy(m_run, m_prev)
+    T.reduce_max(acc_s, m_run, dim=1, clear=False)
+    for i in T.Parallel(rows):
+        alpha[i] = T.exp2(m_prev[i] - T.if_then_else(m_run[i] == NEG_INF, 0.0, m_run[i]))
+    for i, j in T.Parallel(rows, BLOCK_N):
+        acc_s[i, j] = T.exp2(acc_s[i, j] - T.if_then_else(m_run[i] == NEG_INF, 0.0, m_run[i]))
+    T.reduce_sum(acc_s, l_blk, dim=1)
+    for i in T.Parallel(rows):
+        l_run[i] = l_run[i] * alpha[i] + l_blk[i]
+    for i, d in T.Parallel(rows, D_V):
+        acc_o[i, d] *= alpha[i]
+    T.copy(acc_s, p_tile)
+    T.gemm(p_tile, k_nope, acc_o)
+
+
+@T.macro
+def _store_partial(acc_o, m_run, l_run, OAcc, LAcc, at, row_ok, rows: int) -> None:
+    """The split's normalized output and base-2 LSE (-inf when it saw no key) for the
+    tile rows `row_ok(i)`, at accumulator index `at(i)`."""
+    for i, d in T.Parallel(rows, D_V):
+        if row_ok(i):
+            OAcc[(*at(i), d)] = T.if_then_else(l_run[i] > 0, acc_o[i, d] / l_run[i], 0.0)
+    for i in T.Parallel(rows):
+        if row_ok(i):
+            LAcc[at(i)] = T.if_then_else(
+                l_run[i] > 0, T.log2(l_run[i]) + m_run[i], NEG_INF)
+
+
+def _tiles(rows: int, dtype: str):
+    q_nope = T.alloc_shared((rows, D_V), dtype)
+    q_rope = T.alloc_shared((rows, D_ROPE), dtype)
+    k_nope = T.alloc_shared((BLOCK_N, D_V), dtype)
+    k_rope = T.alloc_shared((BLOCK_N, D_ROPE), dtype)
+    p_tile = T.alloc_shared((rows, BLOCK_N), dtype)
+    acc_s = T.alloc_fragment((rows, BLOCK_N), "float32")
+    acc_o = T.alloc_fragment((rows, D_V), "float32")
+    stats = [T.alloc_fragment((rows,), "float32") for _ in range(5)]
+    T.clear(acc_o)
+    T.fill(stats[0], NEG_INF)  # running max
+    T.clear(stats[3])  # running sum
+    return q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, stats
+
+
+def dense_split(dtype: str, causal: bool, rows: int) -> T.PrimFunc:
+    """Partial attention of one (KV head, tile of `rows` query rows, split, batch) over
+    the keys [split * chunk, min((split + 1) * chunk, seqlen)) of its batch, read
+    page by page through the block table. Causal rows see keys up to
+    seqlen - s_q + their query index (upstream's tril(s_k - s_q)). A key position
+    past the row's end is clamped to the last valid token before its page is looked up,
+    so no read goes past cache_seqlens (the tail of the last page may be garbage)."""
+    B, NS, HK, M = T.symbolic("B"), T.symbolic("NS"), T.symbolic("HK"), T.symbolic("M")
+    QN, KN, TN = T.symbolic("QN"), T.symbolic("KN"), T.symbolic("TN")
+
+    @T.prim_func
+    def flash_mla_dense_split(
+        Q: T.Tensor((QN,), dtype),
+        KCache: T.Tensor((KN,), dtype),
+        BlockTable: T.Tensor((TN,), "int32"),
+        SeqLens: T.Tensor((B,), "int32"),
+        Meta: T.Tensor((B, 2), "int32"),
+        OAcc: T.Tensor((B, NS, HK, M, D_V), "float32"),
+        LAcc: T.Tensor((B, NS, HK, M), "float32"),
+        q_sb: T.int32, q_ss: T.int32, q_sh: T.int32,
+        k_sblk: T.int32, k_stok: T.int32, k_sh: T.int32,
+        bt_sb: T.int32, page: T.int32, s_q: T.int32, heads_per_kv: T.int32,
+        scale_log2: T.float32,
+        max_blocks: T.int32,
+    ):
+        with T.Kernel(HK * T.ceildiv(M, rows), NS, B, threads=128) as (bx, split, b):
+            q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, stats = _tiles(rows, dtype)
+            m_run, m_prev, alpha, l_run, l_blk = stats
+            row_end = T.alloc_fragment((rows,), "int32")
+            key_base = T.alloc_fragment((BLOCK_N,), "int64")
+            hk = bx // T.ceildiv(M, rows)
+            first_row = (bx % T.ceildiv(M, rows)) * rows
+            seqlen = SeqLens[b]
+            chunk = Meta[b, 1]
+            start = split * chunk
+            end = T.min(start + chunk, seqlen)
+            if split < Meta[b, 0]:
+                _load_q(Q, q_nope, q_rope, first_row, rows, M, lambda m: (
+                    b * q_sb + (m // heads_per_kv) * q_ss
+                    + (hk * heads_per_kv + m % heads_per_kv) * q_sh))
+                for i in T.Parallel(rows):
+                    row_end[i] = end
+                    if causal:
+                        row_end[i] = T.min(
+                            end, seqlen - s_q + 1 + T.min(first_row + i, M - 1) // heads_per_kv)
+                for step in T.serial(T.ceildiv(T.max(end - start, 0), BLOCK_N)):
+                    key0 = start + step * BLOCK_N
+                    for j in T.Parallel(BLOCK_N):
+                        token = T.min(key0 + j, seqlen - 1)
+                        block = BlockTable[b * bt_sb + T.min(token // page, max_blocks - 1)]
+                        key_base[j] = (T.cast(block, "int64") * k_sblk
+                                       + (token % page) * k_stok + hk * k_sh)
+                    for j, d in T.Parallel(BLOCK_N, D_V):
+                        k_nope[j, d] = KCache[key_base[j] + d]
+                    for j, d in T.Parallel(BLOCK_N, D_ROPE):
+                        k_rope[j, d] = KCache[key_base[j] + D_V + d]
+                    _attend_step(q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, m_run,
+                                 m_prev, alpha, l_run, l_blk,
+                                 lambda i, j, key0=key0: key0 + j < row_end[i], rows, scale_log2)
+                _store_partial(acc_o, m_run, l_run, OAcc, LAcc,
+                               lambda i: (b, split, hk, first_row + i),
+                               lambda i: first_row + i < M, rows)
+
+    return flash_mla_dense_split
+
+
+def _e4m3_value(byte):
+    """An e4m3fn byte's value, decoded from its bits (sign, 4 exponent bits of bias 7,
+    3 mantissa bits; exponent 0 is subnormal, all ones is NaN), since 8-bit float loads
+    are not lowered on every target."""
+    bits = T.cast(byte, "int32") & 0xFF
+    sign, exponent, mantissa = bits >> 7, (bits >> 3) & 15, bits & 7
+    normal = T.reinterpret((sign << 31) | ((exponent + 120) << 23) | (mantissa << 20),
+                           "float32")
+    subnormal = T.cast(mantissa, "float32") * (2.0 ** -9) * T.cast(1 - 2 * sign, "float32")
+    nan = T.reinterpret(T.cast(0x7FC00000, "int32"), "float32")
+    return T.if_then_else(exponent == 0, subnormal,
+                          T.if_then_else((exponent == 15) & (mantissa == 7), nan, normal))
+
+
+def sparse_fp8_split(rows: int, has_lengths: bool) -> T.PrimFunc:
+    """Partial attention of one (tile of `rows` heads and a query token, split, batch)
+    over the slots [split * chunk, min((split + 1) * chunk, topk_length)) of the token's
+    index list, with the FP8 cache dequantized while it is gathered: NoPE value *
+    its tile's float32 scale, rounded to bfloat16 (exact for upstream's power-of-two
+    scales), and the bfloat16 RoPE tail as it is. A slot is valid when its index is in
+    [0, num_blocks * page); an invalid one is gathered as zeros from a clamped address
+    and masked, so no NaN of an unused token reaches the product.
+
+    The cache comes as three views of one byte range: e4m3 bytes `Nope`, float32 `Scales`
+    and bfloat16 `Rope`; a token's record starts at byte block * k_sblk + offset * 656."""
+    B, NS, SQ, H = T.symbolic("B"), T.symbolic("NS"), T.symbolic("SQ"), T.symbolic("H")
+    KN, K4, K2 = T.symbolic("KN"), T.symbolic("K4"), T.symbolic("K2")
+    QN, IN = T.symbolic("QN"), T.symbolic("IN")
+
+    @T.prim_func
+    def flash_mla_sparse_fp8_split(
+        Q: T.Tensor((QN,), "bfloat16"),
+        Nope: T.Tensor((KN,), "uint8"),
+        Scales: T.Tensor((K4,), "float32"),
+        Rope: T.Tensor((K2,), "bfloat16"),
+        Indices: T.Tensor((IN,), "int32"),
+        Lengths: T.Tensor((B,), "int32"),
+        Meta: T.Tensor((B, 2), "int32"),
+        OAcc: T.Tensor((B, NS, SQ, H, D_V), "float32"),
+        LAcc: T.Tensor((B, NS, SQ, H), "float32"),
+        q_sb: T.int32, q_ss: T.int32, q_sh: T.int32,
+        k_sblk: T.int32, page: T.int32, num_tokens: T.int32,
+        i_sb: T.int32, i_ss: T.int32, topk: T.int32,
+        scale_log2: T.float32,
+    ):
+        with T.Kernel(SQ * T.ceildiv(H, rows), NS, B, threads=128) as (bx, split, b):
+            q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, stats = _tiles(
+                rows, "bfloat16")
+            m_run, m_prev, alpha, l_run, l_blk = stats
+            valid = T.alloc_fragment((BLOCK_N,), "int32")  # 0/1: ascend has no i1 tiles
+            key_base = T.alloc_fragment((BLOCK_N,), "int64")
+            sq = bx // T.ceildiv(H, rows)
+            first_head = (bx % T.ceildiv(H, rows)) * rows
+            length = T.min(Lengths[b], topk) if has_lengths else topk
+            chunk = Meta[b, 1]
+            start = split * chunk
+            end = T.min(start + chunk, length)
+            if split < Meta[b, 0]:
+                _load_q(Q, q_nope, q_rope, first_head, rows, H,
+                        lambda h: b * q_sb + sq * q_ss + h * q_sh)
+                for step in T.serial(T.ceildiv(T.max(end - start, 0), BLOCK_N)):
+                    slot0 = start + step * BLOCK_N
+                    for j in T.Parallel(BLOCK_N):
+                        index = Indices[b * i_sb + sq * i_ss + T.min(slot0 + j, topk - 1)]
+                        valid[j] = T.if_then_else(
+                            slot0 + j < end and index >= 0 and index < num_tokens, 1, 0)
+                        token = T.if_then_else(valid[j] == 1, index, 0)
+                        key_base[j] = (T.cast(token // page, "int64") * k_sblk
+                                       + (token % page) * FP8_TOKEN_BYTES)
+                    for j, d in T.Parallel(BLOCK_N, D_V):
+                        value = _e4m3_value(Nope[key_base[j] + d]) * Scales[
+                            key_base[j] // 4 + D_V // 4 + d // FP8_TILE]
+                        k_nope[j, d] = T.if_then_else(valid[j] == 1, T.cast(value, "bfloat16"), 0)
+                    for j, d in T.Parallel(BLOCK_N, D_ROPE):
+                        k_rope[j, d] = T.if_then_else(
+                            valid[j] == 1, Rope[key_base[j] // 2 + (D_V + 16) // 2 + d], 0)
+                    _attend_step(q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, m_run,
+                                 m_prev, alpha, l_run, l_blk, lambda i, j: valid[j] == 1, rows,
+                                 scale_log2)
+                _store_partial(acc_o, m_run, l_run, OAcc, LAcc,
+                               lambda i: (b, split, sq, first_head + i),
+                               lambda i: first_head + i < H, rows)
+
+    return flash_mla_sparse_fp8_split
+
+
+def combine(out_dtype: str, has_sink: bool) -> T.PrimFunc:
+    """Out and LSE of one (row, KV head, batch) from its batch's splits: LSE = log of
+    the sum of the splits' exp(LSE), the output their LSE-weighted mean. A row no key
+    reached gets LSE +inf and a zero output (upstream's values). With a sink (per query
+    head, natural units) the output is scaled by 1 / (1 + exp(sink - LSE)).
+
+    The row's (query index, head) is (m // heads_per_kv, hk * heads_per_kv + m %
+    heads_per_kv); `Lse` is a flat view written through its element strides, so the
+    caller chooses upstream's layout (b, h_q, s_q) with its strides."""
+    B, NS, HK, M = T.symbolic("B"), T.symbolic("NS"), T.symbolic("HK"), T.symbolic("M")
+    SQ, HQ, LN, SN = T.symbolic("SQ"), T.symbolic("HQ"), T.symbolic("LN"), T.symbolic("SN")
+
+    @T.prim_func
+    def flash_mla_combine(
+        OAcc: T.Tensor((B, NS, HK, M, D_V), "float32"),
+        LAcc: T.Tensor((B, NS, HK, M), "float32"),
+        Meta: T.Tensor((B, 2), "int32"),
+        Sink: T.Tensor((SN,), "float32"),
+        Out: T.Tensor((B, SQ, HQ, D_V), out_dtype),
+        Lse: T.Tensor((LN,), "float32"),
+        l_sb: T.int32, l_sh: T.int32, l_ss: T.int32, heads_per_kv: T.int32,
+    ):
+        with T.Kernel(M, HK, B, threads=128) as (m, hk, b):
+            acc = T.alloc_fragment((D_V,), "float32")
+            top = T.alloc_var("float32")
+            total = T.alloc_var("float32")
+            lse = T.alloc_var("float32")
+            lse2 = T.alloc_var("float32")
+            factor = T.alloc_var("float32")
+            splits = Meta[b, 0]
+            sq = m // heads_per_kv
+            head = hk * heads_per_kv + m % heads_per_kv
+            top = NEG_INF
+            for s in T.serial(splits):
+                top = T.max(top, LAcc[b, s, hk, m])
+            T.clear(acc)
+            if top == NEG_INF:
+                lse = float("inf")
+            else:
+                total = 0.0
+                for s in T.serial(splits):
+                    total += T.exp2(LAcc[b, s, hk, m] - top)
+                lse2 = T.log2(total) + top
+                lse = lse2 * LN2
+                for s in T.serial(splits):
+                    factor = T.exp2(LAcc[b, s, hk, m] - lse2)
+                    for d in T.Parallel(D_V):
+                        acc[d] += factor * OAcc[b, s, hk, m, d]
+                if has_sink:
+                    factor = 1.0 / (1.0 + T.exp(Sink[head] - lse))
+                    for d in T.Parallel(D_V):
+                        acc[d] *= factor
+            for d in T.Parallel(D_V):
+                Out[b, sq, head, d] = T.cast(acc[d], out_dtype)
+            Lse[b * l_sb + head * l_sh + sq * l_ss] = lse
+
+    return flash_mla_combine
