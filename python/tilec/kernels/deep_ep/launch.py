@@ -1,0 +1,78 @@
+"""Running the EP kernels on a call's tensors, and the host-side helpers (allocation,
+integer views, small metadata) the buffers share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from tilec.kernels import targets
+from tilec.kernels.tensors import host_int32, kernel_view
+
+from . import kernels
+
+# payload dtype -> integer dtype of its width: rows are moved as bits, never as values
+_BITS = {
+    torch.bfloat16: torch.int16,
+    torch.float8_e4m3fn: torch.uint8,
+    torch.float32: torch.int32,
+    torch.int64: torch.int64,
+    torch.int32: torch.int32,
+}
+
+
+def bits(tensor: torch.Tensor) -> torch.Tensor:
+    """`tensor` viewed as integers of its width (a copy then moves its exact bits)."""
+    return tensor.view(_BITS[tensor.dtype])
+
+
+def run(api: str, variant: tuple[object, ...], build: Callable[[], object], *args: object) -> None:
+    """Launches `build()`'s kernel on `args` (torch tensors or scalars), on the target of
+    the tensors."""
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    views = [kernel_view(a, api) if isinstance(a, torch.Tensor) else a for a in args]
+    targets.launch(f"deep_ep.{api}", variant, build, targets.target_for(*tensors), *views)
+
+
+def int32(like: torch.Tensor, values: list[int]) -> torch.Tensor:
+    return host_int32(like, values)  # type: ignore[return-value]
+
+
+def exclusive_sum(values: list[int]) -> list[int]:
+    out, total = [], 0
+    for value in values:
+        out.append(total)
+        total += value
+    return out
+
+
+def gather_rows(
+    src: torch.Tensor, row_of: torch.Tensor, num_rows_padded: int | None = None
+) -> torch.Tensor:
+    """Rows `row_of[p]` of the 2-D `src` (zero where -1); with `num_rows_padded`, in the
+    column-major layout (strides (1, num_rows_padded)) DeepGEMM's TMA reads."""
+    num_rows, width = row_of.shape[0], src.shape[1]
+    if num_rows_padded is None:
+        out = torch.empty((num_rows, width), dtype=src.dtype, device=src.device)
+        storage = out
+    else:
+        storage = torch.empty((width, num_rows_padded), dtype=src.dtype, device=src.device)
+        out = storage.as_strided((num_rows, width), (1, num_rows_padded))
+    if num_rows > 0 and width > 0:
+        dtype = str(_BITS[src.dtype]).removeprefix("torch.")
+        transposed = num_rows_padded is not None
+        run(
+            "gather_rows",
+            (dtype, transposed),
+            lambda: kernels.gather_rows(dtype, transposed),
+            bits(src),
+            row_of,
+            bits(storage),
+        )
+    return out
+
+
+def identity(like: torch.Tensor, n: int) -> torch.Tensor:
+    """The map 0, 1, ..., n-1 (host metadata)."""
+    return int32(like, list(range(n)))
