@@ -1,9 +1,10 @@
 """Drop-in registration: code that imports DeepSeek's package names gets tilec's.
 
-`install_as_upstream()` puts `tilec.kernels.deep_gemm` and `tilec.kernels.tile_kernels`
-(and their submodules) in `sys.modules` as `deep_gemm` and `tile_kernels`, so a
-framework's imports and the upstream projects' own test files run against tilec,
-unless the real package is importable, which is then left to win.
+`install_as_upstream()` puts `tilec.kernels.deep_gemm`, `tile_kernels`, `flash_mla`,
+`deep_select` and `deep_ep` (and their submodules) in `sys.modules` under the upstream
+names, so a framework's imports and the upstream projects' own test files run against
+tilec, unless the real package is importable, which is then left to win. Packages that
+need torch (deep_ep, deep_select) are skipped where torch is not installed.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import pkgutil
 import sys
 
 # upstream name -> tilec's package
-PACKAGES = {"deep_gemm": "tilec.kernels.deep_gemm", "tile_kernels": "tilec.kernels.tile_kernels"}
+PACKAGES = {name: f"tilec.kernels.{name}"
+            for name in ("deep_gemm", "tile_kernels", "flash_mla", "deep_select", "deep_ep")}
 
 
 def install_as_upstream() -> dict[str, str]:
@@ -27,7 +29,12 @@ def install_as_upstream() -> dict[str, str]:
             continue
         if present is None and importlib.util.find_spec(upstream) is not None:
             continue
-        package = importlib.import_module(ours)
+        try:
+            package = importlib.import_module(ours)
+        except ModuleNotFoundError as missing:
+            if missing.name != "torch":
+                raise
+            continue
         modules = {upstream: package}
         for info in pkgutil.walk_packages(package.__path__, f"{ours}."):
             modules[upstream + info.name.removeprefix(ours)] = importlib.import_module(info.name)

@@ -245,12 +245,13 @@ def test_on_the_simulated_npu(profile, monkeypatch):
     assert calc_diff(d, a.float() @ b.float().T) < 1e-3
 
 
-def test_install_as_upstream_registers_deep_gemm(monkeypatch):
+def test_install_as_upstream_registers_every_library(monkeypatch):
     import sys
 
     import tilec.kernels
 
-    for name in [n for n in sys.modules if n.split(".")[0] in ("deep_gemm", "tile_kernels")]:
+    upstream = ("deep_gemm", "tile_kernels", "flash_mla", "deep_select", "deep_ep")
+    for name in [n for n in sys.modules if n.split(".")[0] in upstream]:
         monkeypatch.delitem(sys.modules, name)
     registered = tilec.kernels.install_as_upstream()
     try:
@@ -266,6 +267,19 @@ def test_install_as_upstream_registers_deep_gemm(monkeypatch):
 
         assert deep_gemm.fp8_gemm_nt is deep_gemm.fp8_fp4_gemm_nt
         assert upstream_calc_diff is calc_diff and per_token_cast_to_fp8 is not None
+        # the other libraries, as their users import them
+        from deep_ep import ElasticBuffer
+        from deep_ep.utils.envs import init_dist
+        from deep_select import topk
+        from flash_mla import flash_mla_sparse_fwd, flash_mla_with_kvcache
+        from flash_mla.flash_mla_interface import get_mla_metadata
+
+        assert ElasticBuffer.__module__ == "tilec.kernels.deep_ep.elastic"
+        assert init_dist.__module__ == "tilec.kernels.deep_ep.utils.envs"
+        assert topk.__module__ == "tilec.kernels.deep_select.interface"
+        assert flash_mla_with_kvcache.__module__ == "tilec.kernels.flash_mla.decode"
+        assert flash_mla_sparse_fwd.__module__ == "tilec.kernels.flash_mla.prefill"
+        assert get_mla_metadata.__module__ == "tilec.kernels.flash_mla.metadata"
     finally:
         for name in registered:
             sys.modules.pop(name, None)
