@@ -12,6 +12,27 @@ from .kernels import quantize, scale_and_factor
 from .swiglu_kernels import exp_f32
 
 
+@T.macro
+def _cast_columns(x, amax, factor, y, Y, SF, bx, by, N, rows: int, block_N: int,
+                  transpose: bool, round_sf: bool) -> None:
+    """The e4m3 cast of the float32 tile x (rows, block_N) at block (bx, by): one scale
+    per column of the N columns, stored in SF, and the data in Y (transposed or not)."""
+    T.reduce_absmax(x, amax, dim=0)
+    for j in T.Parallel(block_N):
+        sf, inverse = scale_and_factor(amax[j], round_sf)
+        factor[j] = inverse
+        if bx * block_N + j < N:
+            SF[by, bx * block_N + j] = sf
+    if transpose:
+        for j, i in T.Parallel(block_N, rows):
+            y[j, i] = quantize(x[i, j], factor[j])
+        T.copy(y, Y[bx * block_N, by * rows])
+    else:
+        for i, j in T.Parallel(rows, block_N):
+            y[i, j] = quantize(x[i, j], factor[j])
+        T.copy(y, Y[by * rows, bx * block_N])
+
+
 def per_channel_cast_fused(in_dtype: str, num_per_tokens: int, num_per_channels: int,
                            with_sf: bool, expand: bool, transpose: bool, round_sf: bool,
                            block_N: int = 64) -> T.PrimFunc:
@@ -48,20 +69,8 @@ def per_channel_cast_fused(in_dtype: str, num_per_tokens: int, num_per_channels:
                 if with_sf:
                     value = value * XSF[at, T.min(column, N - 1) // num_per_channels]
                 x[i, j] = T.if_then_else(valid, value, 0.0)
-            T.reduce_absmax(x, amax, dim=0)
-            for j in T.Parallel(block_N):
-                sf, inverse = scale_and_factor(amax[j], round_sf)
-                factor[j] = inverse
-                if bx * block_N + j < N:
-                    SF[by, bx * block_N + j] = sf
-            if transpose:
-                for j, i in T.Parallel(block_N, rows):
-                    y[j, i] = quantize(x[i, j], factor[j])
-                T.copy(y, Y[bx * block_N, by * rows])
-            else:
-                for i, j in T.Parallel(rows, block_N):
-                    y[i, j] = quantize(x[i, j], factor[j])
-                T.copy(y, Y[by * rows, bx * block_N])
+            _cast_columns(x, amax, factor, y, Y, SF, bx, by, N, rows, block_N, transpose,
+                          round_sf)
 
     return per_channel_cast_fused
 
@@ -100,19 +109,7 @@ def swiglu_forward_and_per_channel_cast(num_per_tokens: int, clamp: bool, transp
                              "float32")
                 inside = (by * rows + i < M) & (bx * block_N + j < H)
                 x[i, j] = T.if_then_else(inside, act, 0.0)
-            T.reduce_absmax(x, amax, dim=0)
-            for j in T.Parallel(block_N):
-                sf, inverse = scale_and_factor(amax[j], round_sf)
-                factor[j] = inverse
-                if bx * block_N + j < H:
-                    SF[by, bx * block_N + j] = sf
-            if transpose:
-                for j, i in T.Parallel(block_N, rows):
-                    y[j, i] = quantize(x[i, j], factor[j])
-                T.copy(y, Y[bx * block_N, by * rows])
-            else:
-                for i, j in T.Parallel(rows, block_N):
-                    y[i, j] = quantize(x[i, j], factor[j])
-                T.copy(y, Y[by * rows, bx * block_N])
+            _cast_columns(x, amax, factor, y, Y, SF, bx, by, H, rows, block_N, transpose,
+                          round_sf)
 
     return swiglu_forward_and_per_channel_cast
