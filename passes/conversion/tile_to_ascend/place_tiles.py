@@ -18,6 +18,10 @@ NPU's buffers, so the place of each `tile.alloc` is inferred from its uses
   element-wise add puts onto the (UB) tile (`fresh_accumulators`);
 - a copy of an accumulator into a gemm operand goes through a UB tile of
   its own (see `_check_handoffs`);
+- a gemm operand that vector work writes (filled element by element: a
+  scaled, masked or gathered tile) lives in UB, and the gemms read an L1
+  twin a whole-tile copy refreshes after each write (`_stage_up`): a mix
+  kernel whose vector cores hand the tile up, as attention's P;
 - a copy through a view of a tile that only adds unit dims (the DSL's
   view for a region whose tile dims are not its trailing ones) moves onto
   the tile, so cube tiles stay 2-D and the AIVs can split UB tiles by
@@ -158,6 +162,9 @@ class _Tile:
     """An accumulator that vector work reads: the kernel is a mix kernel."""
     through_ub: list[ir.Operation] = field(default_factory=list)
     """Copies of this accumulator into a cube tile, to go through UB."""
+    staged_up: bool = False
+    """A gemm operand that vector work writes: it lives in UB, and an L1 twin
+    the gemms read is copied from it after each write (`_stage_up`)."""
 
 
 def _users(value: ir.Value, found: _Tile) -> None:
@@ -348,6 +355,11 @@ def _place(tiles: dict[ir.Value, _Tile]) -> list[_Fold]:
             # Vector work on the accumulator: a mix kernel, split by
             # tile-ascend-split-cores (the tile goes through a GM workspace).
             found.mixed = True
+        elif cube == {"l1"} and "vector" in roles and _gemms_read_it_whole(found, value):
+            # Vector work writes a gemm operand (a tile filled element by element):
+            # the tile is the vector cores', handed up to an L1 twin for the gemms.
+            found.staged_up = found.mixed = True
+            cube = set()
         elif cube and "vector" in roles:
             op = next(op for op, n in found.uses if _role(op, n) == "vector")
             what = "accumulator" if "l0c" in cube else "operand"
@@ -356,7 +368,9 @@ def _place(tiles: dict[ir.Value, _Tile]) -> list[_Fold]:
         found.place = cube.pop() if cube else None
     folds = []
     for found in tiles.values():
-        if found.place is None:
+        if found.place is None and found.staged_up:
+            found.place = "ub"
+        elif found.place is None:
             fold = _fold_of(found, tiles)
             if fold is not None:
                 folds.append(fold)
@@ -414,6 +428,42 @@ def _through_ub(copy: ir.Operation) -> None:
     copy.erase()
 
 
+def _gemms_read_it_whole(found: _Tile, value: ir.Value) -> bool:
+    """Whether every gemm that uses the tile reads it as an operand, itself (no view)."""
+    return all(op.operands[n] == value for op, n in found.uses if op.name == "tile.gemm")
+
+
+def _writer_in_block(op: ir.Operation) -> ir.Operation:
+    """The op a use inside a `tile.parallel` body belongs to: the parallel itself."""
+    while op.parent is not None and op.parent.name == "tile.parallel":
+        op = op.parent.operation if hasattr(op.parent, "operation") else op.parent
+    return op
+
+
+def _stage_up(found: _Tile) -> None:
+    """The tile (now UB) keeps its vector uses; the gemms read an L1 twin, which a
+    whole-tile copy refreshes after every op that may write the tile (any use but a
+    load or a copy out of it), as `tile-ascend-split-cores` hands attention's P up."""
+    value = found.alloc.results[0]
+    type_ = ir.MemRefType(value.type)
+    with ir.InsertionPoint(found.alloc), found.alloc.location:
+        twin = tile.alloc(tile.memref_type(type_.shape, type_.element_type, tile.Scope.l1))
+        zeros = [irb.index(0) for _ in type_.shape]
+    writers: list[ir.Operation] = []
+    for op, number in found.uses:
+        if op.name == "tile.gemm":
+            op.operands[number] = twin
+            continue
+        if op.name == "memref.load" or (op.name == "tile.copy" and number == 0):
+            continue
+        writer = _writer_in_block(op)
+        if not _in(writers, writer):
+            writers.append(writer)
+    for writer in writers:
+        with ir.InsertionPoint.after(writer), writer.location:
+            tile.copy(value, zeros, twin, zeros)
+
+
 def _in(ops: list[ir.Operation], op: ir.Operation | None) -> bool:
     """`op in ops` (an Operation does not compare with None)."""
     return op is not None and any(o == op for o in ops)
@@ -459,6 +509,8 @@ def _rewrite(tiles: dict[ir.Value, _Tile], folds: list[_Fold]) -> None:
     for found in tiles.values():
         for copy in found.through_ub:
             _through_ub(copy)
+        if found.staged_up:
+            _stage_up(found)
     for value, found in tiles.items():
         if found.place in ON_CHIP_SPACES and found.views:
             drop_unit_dim_views(value)

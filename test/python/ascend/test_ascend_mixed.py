@@ -183,6 +183,45 @@ def test_epilogue_through_a_shared_tile(profile):
     assert kernel.report().ok
 
 
+def scaled_operand_gemm(M, N, K, block=32):
+    """C = (2 A) @ B^T with the A tile written element by element (rows past M zero):
+    a gemm operand the vector cores fill, handed up to the cube every K step."""
+
+    @T.prim_func
+    def kernel(A: T.Tensor((M, K), "float16"), B: T.Tensor((N, K), "float16"),
+               C: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(N, block), T.ceildiv(M, block), threads=128) as (bx, by):
+            a = T.alloc_shared((block, block), "float16")
+            b = T.alloc_shared((block, block), "float16")
+            c = T.alloc_fragment((block, block), "float32")
+            T.clear(c)
+            for k in T.serial(T.ceildiv(K, block)):
+                for i, j in T.Parallel(block, block):
+                    row = T.min(by * block + i, M - 1)
+                    a[i, j] = T.if_then_else(by * block + i < M, A[row, k * block + j] * 2.0,
+                                             0.0)
+                T.copy(B[bx * block, k * block], b)
+                T.gemm(a, b, c, transpose_B=True)
+            T.copy(c, C[by * block, bx * block])
+
+    return kernel
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_gemm_operand_the_vector_cores_write(profile):
+    M, N, K = 70, 40, 96
+    kernel = tilec.compile(scaled_operand_gemm(M, N, K), target="ascend", profile=profile)
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((M, K)).astype(np.float16)
+    B = rng.standard_normal((N, K)).astype(np.float16)
+    C = np.zeros((M, N), np.float32)
+    kernel(A, B, C)
+    np.testing.assert_allclose(C, (2 * A.astype(np.float32)) @ B.astype(np.float32).T,
+                               rtol=1e-5, atol=1e-4)
+    assert kernel.report().ok
+    assert "ascend.kernel = #ascend.core<mix>" in _ascend_ir(kernel)
+
+
 def test_the_kernel_is_a_mix_kernel_with_a_workspace():
     kernel = tilec.compile(epilogue_gemm(64, 64, 64), target="ascend", profile="910b")
     text = _ascend_ir(kernel)
