@@ -24,7 +24,8 @@ import torch
 import torch.distributed as dist
 
 from . import comm, kernels
-from .launch import bits, exclusive_sum, gather_rows, identity, int32, run
+from .checks import Rejected, agree_or_raise, check_matrix
+from .launch import exclusive_sum, gather_rows, identity, int32, pack_rows, run
 from .utils.event import EventHandle, EventOverlap
 
 SF_BLOCK = 128  # hidden elements per FP8 scale factor
@@ -66,10 +67,6 @@ class EPHandle:
     _lane_pos: torch.Tensor | None = field(default=None, repr=False)  # [num_recv, K] expanded rows
     _row_of: torch.Tensor | None = field(default=None, repr=False)  # [num_expanded] received row
     _elem_of: torch.Tensor | None = field(default=None, repr=False)  # [num_expanded] row * K + lane
-
-
-class _Rejected(ValueError):
-    pass
 
 
 class ElasticBuffer:
@@ -175,21 +172,13 @@ class ElasticBuffer:
     # ---- dispatch ------------------------------------------------------------------
 
     def _fail(self, api: str, message: str) -> None:
-        raise _Rejected(f"deep_ep.ElasticBuffer.{api}: {message}")
+        raise Rejected(f"deep_ep.ElasticBuffer.{api}: {message}")
 
     def _agree(self, api: str, error: Exception | None, values: list[int]) -> list[list[int]]:
         """Shares whether this rank accepted its input; raises on every rank if one did not."""
-        rejected, rows = comm.agree(
-            self.group, error is not None, values, self.num_cpu_timeout_secs, api
+        return agree_or_raise(
+            self.group, f"ElasticBuffer.{api}", error, values, self.num_cpu_timeout_secs
         )
-        if error is not None:
-            raise error
-        if rejected:
-            raise ValueError(
-                f"deep_ep.ElasticBuffer.{api}: rank(s) {rejected} rejected their input "
-                "(see their error); nothing was sent"
-            )
-        return rows
 
     def _check_matrix(
         self,
@@ -200,17 +189,7 @@ class ElasticBuffer:
         rows: int | None = None,
         cols: int | None = None,
     ) -> tuple[int, int]:
-        if not isinstance(tensor, torch.Tensor) or tensor.dim() != 2:
-            self._fail(api, f"{name} must be a 2-D tensor")
-        if tensor.dtype != dtype:
-            self._fail(api, f"{name} must be {dtype} but is {tensor.dtype}")
-        if not tensor.is_contiguous():
-            self._fail(api, f"{name} must be contiguous")
-        if (rows is not None and tensor.shape[0] != rows) or (
-            cols is not None and tensor.shape[1] != cols
-        ):
-            self._fail(api, f"{name} has shape {tuple(tensor.shape)}, expected ({rows}, {cols})")
-        return tensor.shape[0], tensor.shape[1]
+        return check_matrix(f"ElasticBuffer.{api}", name, tensor, dtype, rows, cols)
 
     def _check_x(self, api: str, x: object) -> tuple[torch.Tensor, torch.Tensor | None, int, int]:
         data, sf = x if isinstance(x, tuple) else (x, None)
@@ -341,7 +320,7 @@ class ElasticBuffer:
                         api, f"topk_idx has {invalid.item()} entries outside [-1, {num_experts})"
                     )
                 counts = count.tolist()
-        except _Rejected as exc:
+        except Rejected as exc:
             error = exc
         rows = self._agree(api, error, counts)
         if handle is not None:
@@ -383,20 +362,9 @@ class ElasticBuffer:
         num_tokens, num_topk = topk_idx.shape
         num_send, num_recv, device = sum(send_counts), sum(recv_counts), data.device
 
-        def exchange(src: torch.Tensor, width: int) -> torch.Tensor:
-            send = torch.empty((num_send, width), dtype=src.dtype, device=device)
-            if num_tokens > 0 and num_send > 0 and width > 0:
-                dtype = str(bits(src).dtype).removeprefix("torch.")
-                run(
-                    "pack_rows",
-                    (dtype,),
-                    lambda: kernels.pack_rows(dtype),
-                    bits(src),
-                    slot,
-                    offsets,
-                    bits(send),
-                )
-            recv = torch.empty((num_recv, width), dtype=src.dtype, device=device)
+        def exchange(src: torch.Tensor) -> torch.Tensor:
+            send = pack_rows(src, slot, offsets, num_send)
+            recv = torch.empty((num_recv, src.shape[1]), dtype=src.dtype, device=device)
             self._all_to_all(recv, send, recv_counts, send_counts, "dispatch")
             return recv
 
@@ -418,11 +386,11 @@ class ElasticBuffer:
                 self.rank_idx,
                 num_max_tokens_per_rank,
             )
-        recv_x = exchange(data, data.shape[1])
-        recv_sf = exchange(sf, sf.shape[1]) if sf is not None else None
+        recv_x = exchange(data)
+        recv_sf = exchange(sf) if sf is not None else None
         recv_idx = torch.empty((num_recv, num_topk), dtype=torch.int64, device=device)
         self._all_to_all(recv_idx, send_idx, recv_counts, send_counts, "dispatch")
-        recv_w = exchange(topk_weights, num_topk) if topk_weights is not None else None
+        recv_w = exchange(topk_weights) if topk_weights is not None else None
         recv_src = torch.empty((num_recv,), dtype=torch.int32, device=device)
         self._all_to_all(recv_src, send_src, recv_counts, send_counts, "dispatch")
         return recv_x, recv_sf, recv_idx, recv_w, recv_src, dst_slot
@@ -640,7 +608,7 @@ class ElasticBuffer:
                 self._fail(api, "bias must be one tensor or a tuple of two")
             for b in biases:
                 self._check_matrix(api, "bias", b, torch.bfloat16, num_tokens, hidden)
-        except _Rejected as exc:
+        except Rejected as exc:
             error = exc
         self._agree(api, error, [])
         return self._combine(x, handle, topk_weights, biases)

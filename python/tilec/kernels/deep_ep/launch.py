@@ -73,6 +73,26 @@ def gather_rows(
     return out
 
 
+def pack_rows(
+    src: torch.Tensor, slot: torch.Tensor | None, offsets: torch.Tensor, num_send: int
+) -> torch.Tensor:
+    """The per-destination blocks of the 2-D `src`: row t at `offsets[d] + slot[t, d]`
+    for every rank d with `slot[t, d] >= 0` (`num_send` rows in all)."""
+    send = torch.empty((num_send, src.shape[1]), dtype=src.dtype, device=src.device)
+    if src.shape[0] > 0 and num_send > 0 and src.shape[1] > 0:
+        dtype = str(bits(src).dtype).removeprefix("torch.")
+        run(
+            "pack_rows",
+            (dtype,),
+            lambda: kernels.pack_rows(dtype),
+            bits(src),
+            slot,
+            offsets,
+            bits(send),
+        )
+    return send
+
+
 def identity(like: torch.Tensor, n: int) -> torch.Tensor:
     """The map 0, 1, ..., n-1 (host metadata)."""
     return int32(like, list(range(n)))
