@@ -431,3 +431,27 @@ def _bad_inputs(rank: int, world: int, group) -> None:
 
 def test_bad_input_raises_on_every_rank():
     assert _spawn("_bad_inputs", 2) < TIMEOUT_SECS
+
+
+def _a_rank_stalls_or_dies(rank: int, world: int, group) -> None:
+    """Rank 1 stalls past the buffer's timeout, then exits without the collective: rank
+    0's dispatch raises within the timeout, naming the collective, instead of hanging."""
+    import tilec.kernels.deep_ep as deep_ep
+
+    buffer = deep_ep.ElasticBuffer(
+        group, num_max_tokens_per_rank=8, hidden=256, num_cpu_timeout_secs=2
+    )
+    x = torch.zeros((8, 256), dtype=torch.bfloat16)
+    idx = torch.zeros((8, 2), dtype=torch.int64)
+    if rank == 1:
+        time.sleep(3)
+        os._exit(0)  # dies without a word to its peer
+    start = time.monotonic()
+    with pytest.raises(TimeoutError, match=r"deep_ep\.dispatch: the agreement all-gather .*2"):
+        buffer.dispatch(x=x, topk_idx=idx, num_experts=8)
+    assert time.monotonic() - start < 4
+    os._exit(0)  # the group is broken: no orderly shutdown
+
+
+def test_a_stalled_or_dead_rank_raises_instead_of_hanging():
+    assert _spawn("_a_rank_stalls_or_dies", 2) < 30
