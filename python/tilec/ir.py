@@ -44,9 +44,10 @@ def parse_module(
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise error(f"{source_name}: input is not UTF-8 text (byte {exc.start})") from None
-    too_deep = nesting_error(data.decode("utf-8"), source_name)
-    if too_deep is not None:
-        raise CompileError(too_deep)
+    text = data.decode("utf-8")
+    crashing = nesting_error(text, source_name) or dense_array_error(text, source_name)
+    if crashing is not None:
+        raise CompileError(crashing)
     with collect(ctx) as diagnostics:
         module = _native.parse_module(ctx, data, source_name)
     if module is None:
@@ -84,4 +85,27 @@ def nesting_error(text: str, source_name: str = "<string>"):
                                   line, column)
         elif char in "}])>":
             depth = max(0, depth - 1)
+    return None
+
+
+_DENSE_ARRAYS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|\barray<\s*([^\s:>]+)')
+"""String literals and comments (skipped), and the element type of a dense array."""
+_ARRAY_ELEMENTS = re.compile(r"[su]?i\d+|f16|bf16|f32|f64|f80|f128|tf32|f8E\w+|f6E\w+|f4E\w+")
+
+
+def dense_array_error(text: str, source_name: str = "<string>"):
+    """A Diagnostic at the first `array<T: ...>` whose T is neither an integer nor a
+    float type, or None. MLIR's parser asks such a type for its bit width and aborts
+    the process (an assertion in Type::getIntOrFloatBitWidth) instead of reporting it."""
+    from tilec.diagnostics import Diagnostic
+
+    for token in _DENSE_ARRAYS.finditer(text):
+        element = token.group(1)
+        if element is None or _ARRAY_ELEMENTS.fullmatch(element):
+            continue
+        at = token.start(1)
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        return Diagnostic("error", f"a dense array's elements must be integers or floats, "
+                                   f"not '{element}'", source_name, line, column)
     return None
