@@ -190,6 +190,7 @@ SLOW = {
     ("naive_gemv", ("cuda-emulator",)),  # per-thread code: a block-wide loop over the threads
     ("gemm_streamk", ("cuda-emulator",)),  # 74 s: 108 programs
     ("fusedmoe", ("cuda-emulator",)),  # 176 s: 8 experts' padded groups
+    ("sparse_mla_fwd", ("cuda-emulator",)),  # 23 s: two gemms per key block in every thread
     ("gqa_decode", ("cuda-emulator",)),  # 34 s
     ("mamba_chunk_scan", ("cuda-emulator",)),  # 22 s
     ("mha_inference", ("cuda-emulator",)),  # 16 s
