@@ -88,8 +88,9 @@ def nesting_error(text: str, source_name: str = "<string>"):
     return None
 
 
-_DENSE_ARRAYS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|\barray<\s*([^\s:>]+)')
-"""String literals and comments (skipped), and the element type of a dense array."""
+_DENSE_ARRAYS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|(?<![\w.!])array<\s*([^\s:>]+)')
+"""String literals and comments (skipped), and the element type of a dense array
+(`array<T: ...>`, not a type such as `!llvm.array<N x T>`)."""
 _ARRAY_ELEMENTS = re.compile(r"[su]?i\d+|f16|bf16|f32|f64|f80|f128|tf32|f8E\w+|f6E\w+|f4E\w+")
 
 

@@ -98,6 +98,10 @@ def test_a_dense_array_of_a_type_without_a_width_is_a_located_error(tmp_path):
                "not 'index'" in run.stderr
     with pytest.raises(CompileError, match="not 'index'"):
         tilec.compile(text, target="cpu")
+    # LLVM's array type is not a dense array
+    from tilec.ir import dense_array_error
+
+    assert dense_array_error("llvm.mlir.global internal @g() : !llvm.array<0 x i8>") is None
     # element types MLIR takes still parse (the verifier then judges the op)
     with pytest.raises(CompileError, match=r"2:3: error: 'tile\.copy' op expected"):
         tilec.compile(text.replace("array<index:", "array<i32:"), target="cpu")
