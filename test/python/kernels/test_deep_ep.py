@@ -24,24 +24,26 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _entry(local_rank: int, num_ranks: int, body_name: str) -> None:
+def _entry(local_rank: int, num_ranks: int, module: str, body_name: str) -> None:
     torch.set_num_threads(1)
+    import importlib
+
     from tilec.kernels.deep_ep.utils.envs import init_dist
 
     rank, world, group = init_dist(local_rank, num_ranks)
     assert (rank, world) == (local_rank, num_ranks)
-    globals()[body_name](rank, world, group)
+    getattr(importlib.import_module(module), body_name)(rank, world, group)
     torch.distributed.destroy_process_group()
 
 
-def _spawn(body_name: str, num_ranks: int) -> float:
-    """Runs `body_name(rank, world, group)` on `num_ranks` ranks; fails on any rank's
-    error or after TIMEOUT_SECS. Returns the seconds it took."""
+def _spawn(body_name: str, num_ranks: int, module: str = __name__) -> float:
+    """Runs `module.body_name(rank, world, group)` on `num_ranks` ranks; fails on any
+    rank's error or after TIMEOUT_SECS. Returns the seconds it took."""
     os.environ.update(
         MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()), EP_DIST_TIMEOUT_SECS="20"
     )
     start = time.monotonic()
-    context = mp.spawn(_entry, args=(num_ranks, body_name), nprocs=num_ranks, join=False)
+    context = mp.spawn(_entry, args=(num_ranks, module, body_name), nprocs=num_ranks, join=False)
     while not context.join(timeout=1):
         if time.monotonic() - start > TIMEOUT_SECS:
             for process in context.processes:

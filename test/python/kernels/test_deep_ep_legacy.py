@@ -8,37 +8,11 @@ seeds, so the reference needs no communication."""
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
 import torch
-import torch.multiprocessing as mp
-from test_deep_ep import TIMEOUT_SECS, _bits, _free_port, _same
-
-
-def _entry(local_rank: int, num_ranks: int, body_name: str) -> None:
-    torch.set_num_threads(1)
-    from tilec.kernels.deep_ep.utils.envs import init_dist
-
-    rank, world, group = init_dist(local_rank, num_ranks)
-    globals()[body_name](rank, world, group)
-    torch.distributed.destroy_process_group()
-
-
-def _spawn_here(body_name: str, num_ranks: int) -> None:
-    """test_deep_ep's `_spawn` for this module's bodies."""
-    os.environ.update(
-        MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()), EP_DIST_TIMEOUT_SECS="20"
-    )
-    start = time.monotonic()
-    context = mp.spawn(_entry, args=(num_ranks, body_name), nprocs=num_ranks, join=False)
-    while not context.join(timeout=1):
-        if time.monotonic() - start > TIMEOUT_SECS:
-            for process in context.processes:
-                process.kill()
-            pytest.fail(f"{body_name} on {num_ranks} ranks did not finish in {TIMEOUT_SECS} s")
-
+from test_deep_ep import _bits, _same, _spawn
 
 # ---- inputs and the reference, restated from DeepEP's kernels ------------------------
 
@@ -417,7 +391,7 @@ def _bad_inputs(rank: int, world: int, group) -> None:
 
 
 def test_v1_buffer_matches_reference():
-    _spawn_here("_all_cases", 2)
+    _spawn("_all_cases", 2, __name__)
 
 
 def _four_ranks(rank: int, world: int, group) -> None:
@@ -456,4 +430,4 @@ def _four_ranks(rank: int, world: int, group) -> None:
 
 @pytest.mark.slow
 def test_v1_buffer_four_ranks():
-    _spawn_here("_four_ranks", 4)
+    _spawn("_four_ranks", 4, __name__)

@@ -25,7 +25,7 @@ import torch.distributed as dist
 
 from . import comm, kernels
 from .checks import Rejected, agree_or_raise, check_matrix
-from .launch import exclusive_sum, gather_rows, identity, int32, pack_rows, run
+from .launch import dispatch_layout, exclusive_sum, gather_rows, identity, int32, pack_rows, run
 from .utils.event import EventHandle, EventOverlap
 
 SF_BLOCK = 128  # hidden elements per FP8 scale factor
@@ -299,27 +299,9 @@ class ElasticBuffer:
                     api, "cumulative_local_expert_recv_stats must be int32 [num_local_experts]"
                 )
             if handle is None and num_tokens > 0:
-                slot = torch.empty(
-                    (num_tokens, self.num_ranks), dtype=torch.int32, device=data.device
-                )
-                count = torch.empty((self.num_ranks,), dtype=torch.int32, device=data.device)
-                invalid = torch.empty((1,), dtype=torch.int32, device=data.device)
-                run(
-                    "dispatch_layout",
-                    (num_topk,),
-                    lambda: kernels.dispatch_layout(num_topk),
-                    topk_idx,
-                    slot,
-                    count,
-                    invalid,
-                    num_experts // self.num_ranks,
-                    num_experts,
-                )
-                if invalid.item():
-                    self._fail(
-                        api, f"topk_idx has {invalid.item()} entries outside [-1, {num_experts})"
-                    )
-                counts = count.tolist()
+                slot, counts, invalid = dispatch_layout(topk_idx, self.num_ranks, num_experts)
+                if invalid:
+                    self._fail(api, f"topk_idx has {invalid} entries outside [-1, {num_experts})")
         except Rejected as exc:
             error = exc
         rows = self._agree(api, error, counts)

@@ -96,3 +96,18 @@ def pack_rows(
 def identity(like: torch.Tensor, n: int) -> torch.Tensor:
     """The map 0, 1, ..., n-1 (host metadata)."""
     return int32(like, list(range(n)))
+
+
+def dispatch_layout(topk_idx: torch.Tensor, num_ranks: int,
+                    num_experts: int) -> tuple[torch.Tensor, list[int], int]:
+    """(slot [T, R], tokens per rank, entries outside [-1, E)) of `topk_idx`: slot[t, d]
+    numbers, in token order, the tokens with an expert on rank d (-1 elsewhere)."""
+    num_tokens, num_topk = topk_idx.shape
+    slot = torch.empty((num_tokens, num_ranks), dtype=torch.int32, device=topk_idx.device)
+    if num_tokens == 0:
+        return slot, [0] * num_ranks, 0
+    count = torch.empty((num_ranks,), dtype=torch.int32, device=topk_idx.device)
+    invalid = torch.empty((1,), dtype=torch.int32, device=topk_idx.device)
+    run("dispatch_layout", (num_topk,), lambda: kernels.dispatch_layout(num_topk), topk_idx,
+        slot, count, invalid, num_experts // num_ranks, num_experts)
+    return slot, count.tolist(), int(invalid.item())

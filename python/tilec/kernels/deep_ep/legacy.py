@@ -38,7 +38,7 @@ import torch.distributed as dist
 from . import comm as collectives
 from . import kernels, legacy_kernels
 from .checks import Rejected, agree_or_raise, check_matrix
-from .launch import exclusive_sum, gather_rows, identity, int32, pack_rows, run
+from .launch import dispatch_layout, exclusive_sum, gather_rows, identity, int32, pack_rows, run
 from .utils.envs import DEFAULT_TIMEOUT_SECS
 from .utils.event import EventHandle, EventOverlap
 
@@ -230,29 +230,12 @@ class Buffer:
 
     def _layout(self, topk_idx: torch.Tensor, num_experts: int, where: str):
         """(slot [T, R], tokens per rank) of `topk_idx`; rejects experts outside [-1, E)."""
-        num_tokens, num_topk = topk_idx.shape
-        slot = torch.empty((num_tokens, self.group_size), dtype=torch.int32, device=topk_idx.device)
-        if num_tokens == 0:
-            return slot, [0] * self.group_size
-        count = torch.empty((self.group_size,), dtype=torch.int32, device=topk_idx.device)
-        invalid = torch.empty((1,), dtype=torch.int32, device=topk_idx.device)
-        run(
-            "dispatch_layout",
-            (num_topk,),
-            lambda: kernels.dispatch_layout(num_topk),
-            topk_idx,
-            slot,
-            count,
-            invalid,
-            num_experts // self.group_size,
-            num_experts,
-        )
-        if invalid.item():
+        slot, counts, invalid = dispatch_layout(topk_idx, self.group_size, num_experts)
+        if invalid:
             raise Rejected(
-                f"deep_ep.{where}: topk_idx has {invalid.item()} entries outside "
-                f"[-1, {num_experts})"
+                f"deep_ep.{where}: topk_idx has {invalid} entries outside [-1, {num_experts})"
             )
-        return slot, count.tolist()
+        return slot, counts
 
     def _count_experts(self, topk_idx: torch.Tensor, num_experts: int) -> torch.Tensor:
         """[E] int32: the lanes of `topk_idx` equal to each expert."""
