@@ -25,7 +25,16 @@ import torch.distributed as dist
 
 from . import comm, kernels
 from .checks import Rejected, agree_or_raise, check_matrix
-from .launch import dispatch_layout, exclusive_sum, gather_rows, identity, int32, pack_rows, run
+from .launch import (
+    dispatch_layout,
+    exclusive_sum,
+    gather_rows,
+    identity,
+    int32,
+    pack_meta,
+    pack_rows,
+    run,
+)
 from .utils.event import EventHandle, EventOverlap
 
 SF_BLOCK = 128  # hidden elements per FP8 scale factor
@@ -341,7 +350,7 @@ class ElasticBuffer:
     ):
         """Packs the per-rank blocks and exchanges them: the received rows, scale factors,
         local top-k indices, weights and source indices, and `dst_buffer_slot_idx`."""
-        num_tokens, num_topk = topk_idx.shape
+        num_topk = topk_idx.shape[1]
         num_send, num_recv, device = sum(send_counts), sum(recv_counts), data.device
 
         def exchange(src: torch.Tensor) -> torch.Tensor:
@@ -350,24 +359,9 @@ class ElasticBuffer:
             self._all_to_all(recv, send, recv_counts, send_counts, "dispatch")
             return recv
 
-        send_idx = torch.empty((num_send, num_topk), dtype=torch.int64, device=device)
-        send_src = torch.empty((num_send,), dtype=torch.int32, device=device)
-        dst_slot = torch.empty((num_tokens, num_topk), dtype=torch.int32, device=device)
-        if num_tokens > 0:
-            run(
-                "pack_meta",
-                (num_topk,),
-                lambda: kernels.pack_meta(num_topk),
-                topk_idx,
-                slot,
-                offsets,
-                send_idx,
-                send_src,
-                dst_slot,
-                num_experts // self.num_ranks,
-                self.rank_idx,
-                num_max_tokens_per_rank,
-            )
+        send_idx, send_src, dst_slot = pack_meta(topk_idx, slot, offsets, num_send,
+                                                 num_experts // self.num_ranks, self.rank_idx,
+                                                 num_max_tokens_per_rank)
         recv_x = exchange(data)
         recv_sf = exchange(sf) if sf is not None else None
         recv_idx = torch.empty((num_recv, num_topk), dtype=torch.int64, device=device)

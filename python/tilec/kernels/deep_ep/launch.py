@@ -111,3 +111,19 @@ def dispatch_layout(topk_idx: torch.Tensor, num_ranks: int,
     run("dispatch_layout", (num_topk,), lambda: kernels.dispatch_layout(num_topk), topk_idx,
         slot, count, invalid, num_experts // num_ranks, num_experts)
     return slot, count.tolist(), int(invalid.item())
+
+
+def pack_meta(topk_idx: torch.Tensor, slot: torch.Tensor, offsets: torch.Tensor, num_send: int,
+              experts_per_rank: int, rank: int = 0,
+              max_tokens: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(send_idx [S, K] int64, send_src [S] int32, dst_slot [T, K] int32): each packed
+    token's top-k indices local to its destination, its global index `rank * max_tokens
+    + t`, and DeepEP's `dst_buffer_slot_idx`."""
+    (num_tokens, num_topk), device = topk_idx.shape, topk_idx.device
+    send_idx = torch.empty((num_send, num_topk), dtype=torch.int64, device=device)
+    send_src = torch.empty((num_send,), dtype=torch.int32, device=device)
+    dst_slot = torch.empty((num_tokens, num_topk), dtype=torch.int32, device=device)
+    if num_tokens > 0:
+        run("pack_meta", (num_topk,), lambda: kernels.pack_meta(num_topk), topk_idx, slot,
+            offsets, send_idx, send_src, dst_slot, experts_per_rank, rank, max_tokens)
+    return send_idx, send_src, dst_slot

@@ -38,7 +38,16 @@ import torch.distributed as dist
 from . import comm as collectives
 from . import kernels, legacy_kernels
 from .checks import Rejected, agree_or_raise, check_matrix
-from .launch import dispatch_layout, exclusive_sum, gather_rows, identity, int32, pack_rows, run
+from .launch import (
+    dispatch_layout,
+    exclusive_sum,
+    gather_rows,
+    identity,
+    int32,
+    pack_meta,
+    pack_rows,
+    run,
+)
 from .utils.envs import DEFAULT_TIMEOUT_SECS
 from .utils.event import EventHandle, EventOverlap
 
@@ -451,23 +460,9 @@ class Buffer:
         num_send = sum(send_counts)
         if topk_idx is not None:
             num_topk = topk_idx.shape[1]
-            send_idx = torch.empty((num_send, num_topk), dtype=torch.int64, device=device)
-            send_src = torch.empty((num_send,), dtype=torch.int32, device=device)
-            if num_tokens:
-                run(
-                    "pack_meta",
-                    (num_topk,),
-                    lambda: kernels.pack_meta(num_topk),
-                    topk_idx,
-                    slot,
-                    offsets,
-                    send_idx,
-                    send_src,
-                    torch.empty((num_tokens, num_topk), dtype=torch.int32, device=device),
-                    num_tokens_per_expert.shape[0] // num_ranks,
-                    0,  # source index = 0 * max_tokens + t: the token's own index
-                    0,
-                )
+            # the source index is the token's own (rank 0, max_tokens 0)
+            send_idx, send_src, _ = pack_meta(topk_idx, slot, offsets, num_send,
+                                              num_tokens_per_expert.shape[0] // num_ranks)
             recv_idx = torch.empty((num_rows, num_topk), dtype=torch.int64, device=device)
             self._all_to_all(recv_idx[:num_recv], send_idx, recv_counts, send_counts, "dispatch")
             recv_w = receive(topk_weights)
@@ -718,23 +713,8 @@ class Buffer:
                 )
         recv_data = self._exchange(data, slot, offsets, send_counts, recv_counts)
         recv_sf = self._exchange(sf, slot, offsets, send_counts, recv_counts) if use_fp8 else None
-        send_idx = torch.empty((num_send, num_topk), dtype=torch.int64, device=device)
-        send_src = torch.empty((num_send,), dtype=torch.int32, device=device)
-        if num_tokens:
-            run(
-                "pack_meta",
-                (num_topk,),
-                lambda: kernels.pack_meta(num_topk),
-                topk_idx,
-                slot,
-                offsets,
-                send_idx,
-                send_src,
-                torch.empty((num_tokens, num_topk), dtype=torch.int32, device=device),
-                num_local,
-                0,  # source index = 0 * max_tokens + t: the token's own index
-                0,
-            )
+        # the source index is the token's own (rank 0, max_tokens 0)
+        send_idx, send_src, _ = pack_meta(topk_idx, slot, offsets, num_send, num_local)
         recv_idx = torch.empty((num_recv, num_topk), dtype=torch.int64, device=device)
         self._all_to_all(recv_idx, send_idx, recv_counts, send_counts, "low_latency_dispatch")
         recv_src = torch.empty((num_recv, 1), dtype=torch.int32, device=device)
