@@ -172,3 +172,20 @@ def test_fp8_needs_the_950_not_the_910b():
     (launch,) = last_report()
     assert launch.target == "ascend:950" and launch.sim.cycles > 0
     _check(d, c, a, b, a_deq, b_deq, ks, ends)
+
+
+def test_nt_on_the_950():
+    """SM90's NT form on the simulated 950: its element-by-element gathers of the FP8
+    operands run on the vector cores, which hand each tile up to the cube."""
+    m, n, ks = 16, 24, [128, 0, 128]
+    ends = list(itertools.accumulate(ks))
+    a, b, c, (a8, sfa), (b8, sfb), a_deq, b_deq = _generate(m, n, ks, ends, sum(ks), 128, 2)
+    flat = [torch.cat([x[end - k:end].T.flatten() for k, end in zip(ks, ends, strict=True)])
+            for x in (a8, b8)]
+    d = torch.full_like(c, float("nan"))
+    with use_target("ascend:950"):
+        deep_gemm.k_grouped_fp8_gemm_nt_contiguous((flat[0], sfa.T), (flat[1], sfb.T), d, ks,
+                                                   torch.tensor(ks, dtype=torch.int32), c)
+    (launch,) = last_report()
+    assert launch.target == "ascend:950" and launch.sim.ok
+    _check(d, c, a, b, a_deq, b_deq, ks, ends)
