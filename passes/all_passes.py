@@ -4,6 +4,7 @@ from tilec.passes import (  # noqa: F401
     canonicalize_ops,
     guard_accesses,
     pipelines_builtin,
+    promote_scalar_vars,
     verify_kernels,
     widen_bools,
 )

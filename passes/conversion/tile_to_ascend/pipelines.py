@@ -33,6 +33,7 @@ def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags
         "tile-canonicalize-ops",
         "tile-guard-accesses",
         "tile-widen-bools{conversions=false}",
+        "tile-promote-scalar-vars",
         f"tile-ascend-place-tiles{{{profile}}}",
         f"tile-ascend-split-cores{{{profile}{ahead}}}",
         f"convert-tile-to-ascend{{{profile}}}",

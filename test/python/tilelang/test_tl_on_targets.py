@@ -154,9 +154,6 @@ XFAILS = {
     ("gemm_streamk", ASCEND): (
         CompileError, f"{SPLIT}: 'tile.clear' does cube work on a tile after it is handed to "
         "the vector cores (not supported yet)"),
-    ("grouped_gemm_fwd", ASCEND): (
-        CompileError, f"{SPLIT}: 'arith.index_cast' on the other kind of core uses a value of "
-        "'memref.load'"),
     ("blocksparse_gemm", ASCEND): (
         CompileError, "a tile.gemm under a condition in a loop after the clear of its "
         "accumulator is not supported"),

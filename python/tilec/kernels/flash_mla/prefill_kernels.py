@@ -174,7 +174,6 @@ def varlen_prefill(d_qk: int, d_v: int, causal: bool, block_m: int = 32,
             shift = k_len - q_len  # query row i sees keys up to i + shift when causal
 
             T.copy(Q[q_start + first:q_start + first + block_m, h, :], q_shared)
-            T.fill(v_shared, 0)  # rows a copy clips at the tensor's end stay finite (P is 0 there)
             T.fill(acc_o, 0)
             T.fill(l_sum, 0)
             T.fill(m, -T.infinity("float32"))
