@@ -16,5 +16,6 @@ from tilec.passes.conversion.tile_to_cpu import (  # noqa: F401
     expand_exp,
     guard_division,
     hoist_allocas,
+    inline_core_scopes,
     pipelines,
 )

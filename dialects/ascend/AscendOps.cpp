@@ -594,6 +594,8 @@ LogicalResult CopyNd2NzOp::verify() {
     return failure();
   if (getTranspose() && getZz())
     return emitOpError() << "expected at most one of transpose (Nz of the transpose) and zz";
+  if (getDstRow() && (getTranspose() || getZz()))
+    return emitOpError() << "expected dst_row only with the Nz layout (no transpose, no zz)";
   int64_t rows = getSizes()[0], cols = getSizes()[1];
   if (failed(getTranspose()
                  ? verifyFractalShapeHolds(*this, getDst(), "dst", Fractal::Nz, cols, rows)

@@ -196,7 +196,7 @@ def Ascend_CopyOp : Ascend_Op<"copy", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def Ascend_CopyNd2NzOp : Ascend_Op<"copy_nd2nz"> {
+def Ascend_CopyNd2NzOp : Ascend_Op<"copy_nd2nz", [AttrSizedOperandSegments]> {
   let summary = "GM to L1 copy that converts a row-major matrix to the Nz fractal layout";
   let description = [{
     Reads the R x C region (`sizes [R, C]`) of the 2-D row-major GM matrix
@@ -209,6 +209,12 @@ def Ascend_CopyNd2NzOp : Ascend_Op<"copy_nd2nz"> {
     the rest of `dst` are zero. MTE2 pipe; AscendC `DataCopy(l1, gm, Nd2NzParams{...})`. The
     tile-to-ascend lowering produces it for a `tile.copy` of a cube operand
     from global memory; `ascend.load_l0a`/`load_l0b` consume its output.
+
+    With `dst_row` (Nz only), the region is rows `[dst_row, dst_row + R)` of
+    the matrix `dst` holds: only those rows are written (each padded with zero
+    to its 32-byte block, as Nd2Nz pads), the rest of `dst` keeps its contents.
+    A paged KV cache's rows gathered one DMA each (AscendC: the destination
+    tensor at element `dst_row * C0`, `dstNzC0Stride` the tile's rows).
 
     Two other L1 layouts serve 32-bit operands that the cube needs transposed
     (no L1 -> L0 load transposes 16 x 8 fractals out of Nz):
@@ -238,11 +244,13 @@ def Ascend_CopyNd2NzOp : Ascend_Op<"copy_nd2nz"> {
   let arguments = (ins Arg<AnyMemRef, "row-major GM matrix", [MemRead]>:$src,
                        Variadic<Index>:$src_offsets,
                        Arg<AnyMemRef, "L1 buffer in Nz layout", [MemWrite]>:$dst,
+                       Optional<Index>:$dst_row,
                        DenseI64ArrayAttr:$sizes,
                        UnitAttr:$transpose,
                        UnitAttr:$zz);
   let assemblyFormat = [{
-    $src `[` $src_offsets `]` `,` $dst `sizes` $sizes attr-dict `:` type($src) `,` type($dst)
+    $src `[` $src_offsets `]` `,` $dst (`[` $dst_row^ `]`)? `sizes` $sizes attr-dict `:`
+    type($src) `,` type($dst)
   }];
   let extraClassDeclaration = PipeMethod;
   let hasVerifier = 1;

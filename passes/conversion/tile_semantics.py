@@ -66,9 +66,16 @@ def may_pad_rest(copy: ir.Operation, dst: ir.Value,
     with its pad. A tile.copy writes only its region (TileLang's meaning: a tile
     assembled from pieces keeps every piece); where nothing else writes the tile the
     rest is undefined, and filling it keeps a later gemm over the whole tile from
-    meeting NaN garbage. So: only when `copy` is the only op that may write `dst`
-    (every other use is a read: of a tile op, of a load, or what the target's
-    `reads_only` says of its own ops)."""
+    meeting NaN garbage. So: only when `copy` writes the tile's leading corner (a
+    copy at another offset places a piece, and may run again, in a loop, for the
+    next piece: filling would erase the pieces before it) and is the only op that
+    may write `dst` (every other use is a read: of a tile op, of a load, or what the
+    target's `reads_only` says of its own ops)."""
+    src_rank = ir.MemRefType(copy.operands[0].type).rank
+    dst_rank = ir.MemRefType(dst.type).rank
+    offsets = list(copy.operands)[2 + src_rank:2 + src_rank + dst_rank]
+    if any(irb.constant_int(offset) != 0 for offset in offsets):
+        return False
     for use in dst.uses:
         user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
         if user == copy.operation:

@@ -16,7 +16,11 @@ from tilec.backends import OptionError
 from tilec.diagnostics import CompileError
 from tilec.dialects.tile import Scope
 from tilec.passes.conversion import lowering
-from tilec.targets import ASCEND_BUFFER_SCOPES, TargetError, get_target
+from tilec.targets import ASCEND_BUFFER_SCOPES, TargetError, get_target, host_spec
+from tilec.targets import cpu as cpu_target
+
+HOST_CPU = host_spec("cpu")
+"""What `cpu` (and no target) compiles for here."""
 
 N = T.symbolic("N")
 
@@ -39,8 +43,9 @@ def odd_block(X: T.Tensor((N,), "float32")):
 
 
 def test_scopes_come_from_the_dialect_enum():
-    assert get_target("cpu").scopes == frozenset(Scope) - ASCEND_BUFFER_SCOPES
-    assert get_target("cuda:sm_90a").scopes == get_target("cpu").scopes
+    # tilelang-ascend's named buffers (T.alloc_L1, T.alloc_ub, ...) are ordinary tiles on cpu
+    assert get_target("cpu").scopes == frozenset(Scope)
+    assert get_target("cuda:sm_90a").scopes == frozenset(Scope) - ASCEND_BUFFER_SCOPES
     assert get_target("ascend:910b").scopes == frozenset(Scope)
 
 
@@ -62,7 +67,7 @@ def test_unknown_targets_name_the_candidates(spec, message):
 def test_default_target_without_a_gpu_is_cpu(monkeypatch):
     monkeypatch.delenv("TILEC_TARGET", raising=False)
     kernel = tilec.compile(double)
-    assert kernel.target == "cpu:avx2"
+    assert kernel.target == host_spec("cpu")
     x = np.arange(100, dtype=np.float32)
     y = np.zeros_like(x)
     kernel(x, y)
@@ -79,8 +84,27 @@ def test_tilec_target_overrides_the_default(monkeypatch):
         tilec.compile(double)
 
 
+@pytest.mark.parametrize("flags, best", [
+    ({"avx2", "fma"}, "cpu:avx2"),
+    ({"avx2", "avx512f"}, "cpu:avx2"),  # AVX-512 without the rest of x86-64-v4
+    ({"avx2", "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"}, "cpu:avx512"),
+])
+def test_cpu_is_the_best_variant_the_host_runs(monkeypatch, flags, best):
+    monkeypatch.setattr(cpu_target, "host_flags", lambda: frozenset(flags))
+    monkeypatch.delenv("TILEC_TARGET", raising=False)
+    assert tilec.compile(double).target == best
+    assert tilec.compile(double, target="cpu").target == best
+    assert tilec.jit(double, target="cpu").target == best
+    # a variant named is kept, in the target or in $TILEC_TARGET
+    assert tilec.compile(double, target="cpu:avx2").target == "cpu:avx2"
+    monkeypatch.setenv("TILEC_TARGET", "cpu:avx2")
+    assert tilec.compile(double).target == "cpu:avx2"
+    # pass options and tile-opt pipelines keep the first variant on every host
+    assert get_target("cpu").spec == "cpu:avx2"
+
+
 def test_wider_vectors_on_avx512():
-    narrow = tilec.compile(double, target="cpu").ir("convert-tile-to-cpu{ops=tile.copy}")
+    narrow = tilec.compile(double, target="cpu:avx2").ir("convert-tile-to-cpu{ops=tile.copy}")
     wide = tilec.compile(double, target="cpu:avx512")
     assert "vector<8xf32>" in narrow
     assert "vector<16xf32>" in wide.ir("convert-tile-to-cpu{ops=tile.copy target=cpu:avx512}")
@@ -109,7 +133,7 @@ def test_registered_targets_check_the_kernel_first():
     [
         (
             {"fast": True},
-            r"unknown compile options for target cpu:avx2: fast \(options: timing, opt_level\)",
+            rf"unknown compile options for target {HOST_CPU}: fast \(options: timing, opt_level\)",
         ),
         ({"opt_level": 9}, "compile option 'opt_level' must be 0 to 3 but got 9"),
         ({"opt_level": -1}, "compile option 'opt_level' must be 0 to 3 but got -1"),
@@ -188,5 +212,5 @@ def test_a_tile_no_machine_can_hold_is_an_error_at_its_line():
     lines = Path(__file__).read_text().splitlines()
     assert diagnostic.file == __file__
     assert lines[diagnostic.line - 1].endswith('"float32")  # HUGE')
-    assert "a fragment tile of 68719476736 bytes does not fit on cpu:avx2" in diagnostic.message
+    assert f"a fragment tile of 68719476736 bytes does not fit on {HOST_CPU}" in diagnostic.message
 

@@ -278,5 +278,7 @@ class AllocToBuffer(TileOpLowering):
             type_ = cube_buffer_type(type_)
         with function_entry(op), op.location:
             new = memref.alloc(type_, [], [])
+        if ascend_attr.OFFSET in op.attributes:  # T.annotate_address: planning keeps it
+            new.owner.attributes[ascend_attr.OFFSET] = op.attributes[ascend_attr.OFFSET]
         op.results[0].replace_all_uses_with(new)
         op.erase()

@@ -4,7 +4,9 @@ Each path of the cube has its instruction:
 
 - global -> L1: `ascend.copy_nd2nz` (row-major to Nz; reads past the tensor's
   edge and the fractal padding are zero, so ragged tiles need nothing else),
-  also of a region smaller than the tile (see below),
+  also of a region smaller than the tile (see below), and of rows into the
+  tile at a row offset (`dst_row`: a paged KV cache gathered row by row,
+  each row one DMA that writes only its rows),
   or to the layout the gemm lowering chose for a 32-bit operand it must
   transpose (`buffers.l1_layout`: `{zz}` on the 910b, `{transpose}`, the
   Nz of the region's transpose, on the 950);
@@ -124,6 +126,14 @@ def global_matrix(
     2-D, else the rank-reducing view at the dropped (unit) dims' offsets,
     whole along the two it keeps (so reads past their edges stay zero)."""
     type_ = ir.MemRefType(gm.type)
+    if type_.rank == 1 and _is_identity(type_):  # a flat tensor: the 1 x N matrix
+        length = type_.shape[0]
+        result = ir.MemRefType.get([1, length], type_.element_type,
+                                   memory_space=type_.memory_space)
+        dynamic = [memref.dim(gm, irb.index(0))] if length == ir.ShapedType.get_dynamic_size() \
+            else []
+        matrix = memref.expand_shape(result, gm, [[0, 1]], dynamic, [1, length])
+        return matrix, [irb.index(0), offsets[0]]
     if type_.rank == 2:
         return gm, offsets
     drop = set()
@@ -145,6 +155,11 @@ def global_matrix(
     )
     matrix = memref.subview(gm, view_offsets, view_sizes, [1] * type_.rank, result_type=result)
     return matrix, [offsets[d] for d in keep]
+
+
+def _is_identity(type_: ir.MemRefType) -> bool:
+    return isinstance(type_.layout, ir.AffineMapAttr) and \
+        type_.get_strides_and_offset() == ([1] * type_.rank, 0)
 
 
 def _zero_offsets(offsets: list[ir.Value]) -> bool:
@@ -223,14 +238,16 @@ class CopyOnCube(TileOpLowering):
                                  f"of a {'x'.join(map(str, shape))} {space(tile)} "
                                  f"tile: cube copies move whole tiles (only one from GM into "
                                  f"L1 may move a smaller region)")
-        if extent != shape:
+        if extent != shape and (path[0] != "gm" or _zero_offsets(dst_offsets)):
             _check_rest_unwritten(op, dst, extent)
         if pad and not is_zero_constant(pad[0]):
             raise emit_error(op, "copies into L1 pad with zero only")
         src_type, dst_type = ir.MemRefType(src.type), ir.MemRefType(dst.type)
         if path == ("gm", "l1"):
-            if not _zero_offsets(dst_offsets):
-                raise emit_error(op, "a copy into L1 starts at the tile's first element")
+            if not _zero_offsets(dst_offsets) and (
+                    irb.constant_int(dst_offsets[-1]) != 0 or l1_layout(dst) is not None):
+                raise emit_error(op, "a copy into L1 starts at the tile's first element or at "
+                                     "one of its rows (the whole width, in the Nz layout)")
             if src_type.element_type != dst_type.element_type:
                 raise emit_error(op, f"a copy into L1 does not convert: {src_type.element_type} "
                                      f"-> {dst_type.element_type}")
@@ -261,7 +278,9 @@ class CopyOnCube(TileOpLowering):
                 matrix, offsets = global_matrix(plan.src, plan.src_offsets, _extent(
                     op, plan.src, plan.dst))
                 layout = l1_layout(plan.dst)
+                row = None if _zero_offsets(plan.dst_offsets) else plan.dst_offsets[0]
                 ascend.copy_nd2nz(matrix, offsets, fractal_view(plan.dst), plan.sizes,
+                                  dst_row=row,
                                   transpose=True if layout == L1_TRANSPOSED else None,
                                   zz=True if layout == L1_ZZ else None)
             elif plan.path[0] == "l0c":

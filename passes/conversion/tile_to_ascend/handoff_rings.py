@@ -17,8 +17,16 @@ Two kinds of handoff, both found from uses:
 Ring r uses cross-core flags 2r ("ready", producer -> consumer) and 2r+1
 ("free", consumer -> producer), in mode 2 (the AIC and both its AIVs);
 ids stop below the profile's budget, so 11-14 stay free for
-`ascend.sync_all`. Slot positions come from the loops both cores run
-alike, so the cores agree without exchanging anything:
+`ascend.sync_all`. Where a kernel hands over more tiles than there are
+pairs (attention decode with its Q and K halves), consecutive handoffs in
+one block and one direction share a pair (`_share_flags`): the producer
+waits for "free" before the first copy of the group and sets "ready" after
+the last, the consumer the other way round. No other handoff lies between
+them, so neither core waits for the other inside a group and sharing adds
+no cycle to the wait graph; it only hands the group's tiles over together.
+
+Slot positions come from the loops both cores run alike, so the cores agree
+without exchanging anything:
 
 - a handoff directly in the kernel body uses the trip number of the
   grid-stride loop, k = (block - block_idx) / block_num: slot k mod slots.
@@ -50,7 +58,7 @@ block. Up handoffs still go through GM.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mlir import ir
 from mlir.dialects import arith, memref, scf
@@ -116,14 +124,34 @@ class Handoff:
     cols: int
     in_ub: bool = False
     """A down handoff whose ring is in UB (the fixpipe writes the AIVs' UBs)."""
+    group: list[Handoff] | None = field(default=None, compare=False, repr=False)
+    """The handoffs that share this one's pair of flags, in order (None: alone)."""
+    pair: int = -1
+    """The number of the pair of flags (ring numbers where no flags are shared)."""
 
     @property
     def ready(self) -> int:
-        return 2 * self.ring
+        return 2 * self.pair
 
     @property
     def free(self) -> int:
-        return 2 * self.ring + 1
+        return 2 * self.pair + 1
+
+    @property
+    def members(self) -> list[Handoff]:
+        return self.group or [self]
+
+    @property
+    def first(self) -> bool:
+        """The first of its group: the producer waits for "free" and the consumer
+        for "ready" here."""
+        return self.members[0] is self
+
+    @property
+    def last(self) -> bool:
+        """The last of its group: the producer sets "ready" and the consumer
+        "free" here."""
+        return self.members[-1] is self
 
 
 def _is_vector_use(op: ir.Operation, number: int) -> bool:
@@ -189,17 +217,41 @@ def find_handoffs(kernel: ir.Operation, order: dict[ir.Operation, int],
                                        "copied whole")
             found.append((False, src[0], copy, ir.MemRefType(dst[0].type).element_type))
     found.sort(key=lambda item: order[item[2]])
-    if 2 * len(found) > flag_ids:
-        raise emit_error(found[0][2], f"tile-ascend-split-cores: {len(found)} tiles handed "
-                                      f"between the cores need {2 * len(found)} cross-core flags, "
-                                      f"more than the {flag_ids} there are")
     handoffs = []
     for ring, (down, value, site, element) in enumerate(found):
         rows, cols = _shape(site, value)
         _ring_loop(kernel, site)  # checks where it is
         handoffs.append(Handoff(ring, down, value, site, order[site], element, rows, cols,
                                 in_ub=down and direct))
+    _share_flags(handoffs, flag_ids)
     return handoffs
+
+
+def _can_share(before: Handoff, after: Handoff) -> bool:
+    """Whether two handoffs, consecutive in program order, may share a pair of
+    flags: same direction and kind of ring, sites in the same block."""
+    return (before.down == after.down and before.in_ub == after.in_ub
+            and before.site.block == after.site.block)
+
+
+def _share_flags(handoffs: list[Handoff], flag_ids: int) -> None:
+    """Gives each handoff its pair of flags, merging consecutive handoffs that
+    `_can_share` (earliest first) until the pairs fit in `flag_ids`."""
+    groups = [[hand] for hand in handoffs]
+    while 2 * len(groups) > flag_ids:
+        at = next((i for i in range(len(groups) - 1)
+                   if _can_share(groups[i][-1], groups[i + 1][0])), None)
+        if at is None:
+            raise emit_error(handoffs[0].site, f"tile-ascend-split-cores: {len(handoffs)} tiles "
+                                               f"handed between the cores need "
+                                               f"{2 * len(groups)} cross-core flags, more than "
+                                               f"the {flag_ids} there are (handoffs share flags "
+                                               f"only when consecutive, in one block, one way)")
+        groups[at] += groups.pop(at + 1)
+    for pair, group in enumerate(groups):
+        for hand in group:
+            hand.pair = pair
+            hand.group = group if len(group) > 1 else None
 
 
 def mark_sites(handoffs: list[Handoff]) -> None:
@@ -304,69 +356,88 @@ def _i64(value: int) -> ir.IntegerAttr:
     return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
 
 
-def _guarding(op: ir.OpView, hand: Handoff, ring: ir.Value) -> ir.OpView:
-    """Marks a flag of the ring `ring`: with the number of its GM workspace
-    argument (sync_model.GUARDS), or as a flag of a UB ring (the memory
-    planner turns that into the ring's bytes)."""
+def _guarding(op: ir.OpView, hand: Handoff, rings: dict[int, ir.Value]) -> ir.OpView:
+    """Marks a flag of `hand`'s pair with the memory of every ring that shares
+    it (`rings`: each ring's workspace): the numbers of their GM workspace
+    arguments (sync_model reads `ascend.guards`), or their UB ring numbers
+    (the memory planner turns those into the rings' bytes). One ring's mark
+    is a plain integer."""
     attrs = op.operation.attributes
     if hand.in_ub:
-        attrs[UB_RING] = _i64(hand.ring)
+        marks = [_i64(member.ring) for member in hand.members]
+        name = UB_RING
     else:
-        attrs[ascend_attr.GUARDS] = _i64(ir.BlockArgument(ring).arg_number)
+        marks = [_i64(ir.BlockArgument(rings[member.ring]).arg_number)
+                 for member in hand.members]
+        name = ascend_attr.GUARDS
+    attrs[name] = marks[0] if len(marks) == 1 else ir.ArrayAttr.get(marks)
     return op
 
 
-def _set_flag(pipe: str, flag: int, hand: Handoff, ring: ir.Value) -> ir.OpView:
+def ring_numbers(flag: ir.Operation) -> list[int]:
+    """The UB rings a flag's `ascend.ub_ring` mark names."""
+    mark = flag.attributes[UB_RING]
+    marks = list(ir.ArrayAttr(mark)) if isinstance(mark, ir.ArrayAttr) else [mark]
+    return [ir.IntegerAttr(m).value for m in marks]
+
+
+def _set_flag(pipe: str, flag: int, hand: Handoff, rings: dict[int, ir.Value]) -> ir.OpView:
     return _guarding(ascend.cross_core_set_flag(MIX_MODE, ascend.pipe_attr(pipe), flag),
-                     hand, ring)
+                     hand, rings)
 
 
-def _wait_flag(flag: int, pipe: str, hand: Handoff, ring: ir.Value) -> ir.OpView:
-    return _guarding(ascend.cross_core_wait_flag(flag, pipe=ascend.pipe_attr(pipe)), hand, ring)
+def _wait_flag(flag: int, pipe: str, hand: Handoff, rings: dict[int, ir.Value]) -> ir.OpView:
+    return _guarding(ascend.cross_core_wait_flag(flag, pipe=ascend.pipe_attr(pipe)), hand, rings)
 
 
 def build(kernel: ir.Operation, site: ir.Operation, hand: Handoff, value: ir.Value,
-          workspace: ir.Value, producer: bool, slots: int) -> None:
+          rings: dict[int, ir.Value], producer: bool, slots: int) -> None:
     """One core's side of a handoff at `site` in its copy `kernel` of the
     kernel, whose copy of the handed tile is `value`: the producer copies
     it into its slot, the consumer out of it (into the L1 tile of an up
-    handoff). `workspace` is the ring: the GM workspace argument, or this
-    core's UB ring tile (`ub_ring`)."""
+    handoff). `rings[r]` is ring r: the GM workspace argument, or this
+    core's UB ring tile (`ub_ring`). The flags are the group's: waited for
+    at its first handoff, set at its last."""
     loop = _ring_loop(kernel, site)
     produce, consume = _pipes(hand)
+    workspace = rings[hand.ring]
     with ir.InsertionPoint(site), site.location:
         zero = irb.index(0)
         where = _grid_position(kernel, hand, slots) if loop is None \
             else _loop_position(loop, hand, slots)
         if producer:
-            _when(where.wait_free, lambda: _wait_flag(hand.free, produce, hand, workspace))
+            if hand.first:
+                _when(where.wait_free, lambda: _wait_flag(hand.free, produce, hand, rings))
             if hand.in_ub:
                 fixpipe = tile.copy(value, [zero, zero], workspace, [where.row, zero],
                                     sizes=[hand.rows, hand.cols])
                 fixpipe.operation.attributes[DUAL_DST] = ir.UnitAttr.get()
             else:
                 tile.copy(value, [zero, zero], workspace, [where.row, zero])
-            ready = _set_flag(produce, hand.ready, hand, workspace)
-            if not hand.down and loop is not None:
-                ready.attributes[STAGE_END] = ir.UnitAttr.get()
+            if hand.last:
+                ready = _set_flag(produce, hand.ready, hand, rings)
+                if not hand.down and loop is not None:
+                    ready.attributes[STAGE_END] = ir.UnitAttr.get()
         else:
             target = value if hand.down else copy_operands(site)[2][0]
-            wait = _wait_flag(hand.ready, consume, hand, workspace)
-            if not hand.down and loop is not None:
-                wait.attributes[STAGE_START] = ir.UnitAttr.get()
+            if hand.first:
+                wait = _wait_flag(hand.ready, consume, hand, rings)
+                if not hand.down and loop is not None:
+                    wait.attributes[STAGE_START] = ir.UnitAttr.get()
             copy = tile.copy(workspace, [where.row, zero], target, [zero, zero])
-            free = _when(where.set_free, lambda: _set_flag(consume, hand.free, hand, workspace))
-            if hand.in_ub:
+            free = _when(where.set_free, lambda: _set_flag(consume, hand.free, hand, rings)) \
+                if hand.last else None
+            if hand.in_ub and free is not None and hand.group is None:
                 for op in (copy.operation, free):
                     op.attributes[_SLOT_COPY] = _i64(hand.ring)
-            elif hand.down:
+            elif hand.down and not hand.in_ub:
                 copy.operation.attributes[_GM_RECEIVE] = ir.UnitAttr.get()
-    if producer and loop is not None:
-        _drain(loop, hand, slots, produce, workspace)
+    if producer and loop is not None and hand.last:
+        _drain(loop, hand, slots, produce, rings)
 
 
 def _drain(loop: ir.Operation, hand: Handoff, slots: int, pipe: str,
-           ring: ir.Value) -> None:
+           rings: dict[int, ir.Value]) -> None:
     """After `loop`, the producer takes the "free" sets of the last
     min(slots, trips) uses of the ring."""
     lower, upper, step = list(loop.operands)[:3]
@@ -376,7 +447,7 @@ def _drain(loop: ir.Operation, hand: Handoff, slots: int, pipe: str,
         pending = arith.minui(trips, irb.index(slots))
         drain = scf.ForOp(irb.index(0), pending, irb.index(1))
         with ir.InsertionPoint(drain.body):
-            _wait_flag(hand.free, pipe, hand, ring)
+            _wait_flag(hand.free, pipe, hand, rings)
             scf.YieldOp([])
 
 

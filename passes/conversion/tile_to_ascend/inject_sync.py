@@ -101,8 +101,8 @@ from tilec.passes.conversion.tile_to_ascend.sync_walk import (
 from tilec.passes.registry import Pass, PassFailure, emit_error, option, register_pass
 from tilec.sim.interpreter import keyword
 from tilec.targets.ascend import attributes as ascend_attr
-from tilec.targets.ascend.machine import ordered_pipes
-from tilec.targets.ascend.profiles import get_profile
+from tilec.targets.ascend.machine import PIPE_IDS, ordered_pipes
+from tilec.targets.ascend.profiles import Profile, get_profile
 
 _TERMINATORS = frozenset({"scf.yield", "func.return"})
 
@@ -244,20 +244,32 @@ class _Planner:
 
 
 def _assign_events(syncs: list[Sync], interference: set[tuple[Sync, Sync]],
-                   ids: int) -> tuple[Sync, set[Sync]] | None:
-    """Event ids per source pipe: interfering syncs differ. When the ids run
-    out: the flag that got none and the ones pending with it."""
+                   ids: int, held: dict[int, set[int]]) -> tuple[Sync, set[Sync]] | None:
+    """Event ids per source pipe: interfering syncs differ, and none takes an id
+    that the runtime holds for the whole kernel on its source pipe (`held`). When
+    the ids run out: the flag that got none and the ones pending with it."""
     neighbours: dict[Sync, set[Sync]] = {s: set() for s in syncs}
     for a, b in interference:
         neighbours[a].add(b)
         neighbours[b].add(a)
     for sync in sorted(syncs, key=lambda s: (s.producer.pos, s.serial)):
-        taken = {n.event for n in neighbours[sync]}
+        taken = {n.event for n in neighbours[sync]} | held.get(sync.src, set())
         event = next(e for e in range(len(syncs) + 1) if e not in taken)
         if event >= ids:
             return sync, neighbours[sync]
         sync.event = event
     return None
+
+
+def _held_by_runtime(profile: Profile, kind: str) -> dict[int, set[int]]:
+    """Per source pipe, the event ids the AscendC runtime keeps set on this kind of core
+    (`Profile.runtime_flags`; `mix`: the body either kind runs). Per source pipe, so the
+    kernel's flags stay clear of them however the hardware names a flag."""
+    held: dict[int, set[int]] = {}
+    for core in ("aic", "aiv") if kind == "mix" else (kind,):
+        for src, _, event in profile.runtime_flags.get(core, ()):
+            held.setdefault(PIPE_IDS[src], set()).add(event)
+    return held
 
 
 def _out_of_ids(sync: Sync, pending: set[Sync], ids: int, profile: str) -> PassFailure:
@@ -360,8 +372,8 @@ class AscendInjectSyncPass(Pass):
                  "before each dependent op (the slow baseline)")
 
     def run(self, op: ir.Operation) -> None:
-        if ascend_attr.KERNEL not in op.attributes:
-            return
+        if ascend_attr.KERNEL not in op.attributes or ascend_attr.AUTHOR_SYNC in op.attributes:
+            return  # not a kernel, or one its author synchronizes
         profile = get_profile(self.profile)
         ids = profile.flag_event_ids
         for body, kind in _scopes(op):
@@ -377,7 +389,8 @@ class AscendInjectSyncPass(Pass):
                     target = misuse.node.op if misuse.node is not None else op
                     raise emit_error(target, f"tile-ascend-inject-sync: internal error: "
                                              f"{misuse.message}") from None
-                short = _assign_events(planner.syncs, planner.walker.interference, ids)
+                short = _assign_events(planner.syncs, planner.walker.interference, ids,
+                                       _held_by_runtime(profile, kind))
                 if short is None or not model.has_scoped_handoffs:
                     break
             if short is not None:

@@ -7,7 +7,7 @@ from tilec.targets import AscendTarget, TargetError, get_target
 
 
 def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags",
-                   skew: int = 0) -> str:
+                   skew: int = 0, auto_sync: bool = False) -> str:
     """The pipeline text for `target` (an ascend profile).
 
     Element accesses to global tensors are guarded on tile IR, as on cpu:
@@ -24,6 +24,11 @@ def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags
     the sync pass's strategy ("barrier": the PIPE_ALL-style baseline).
     `skew` is how many iterations the cores of a mix kernel run ahead of
     each other (0: split-cores' default); the backend lowers it too.
+    Expert kernels (`T.Scope` regions, the author's flags) are split by their
+    scopes after split-cores has left them alone (it finds nothing to hand
+    over in them); with `auto_sync` false their flags stay the author's, and
+    only the steps of each DSL op are ordered (`tile-ascend-sync-within-ops`:
+    the sync pass skips such kernels).
     """
     profile = f"profile={target.variant}"
     cap = f" max-stages={max_stages}" if max_stages else ""
@@ -36,17 +41,20 @@ def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags
         "tile-promote-scalar-vars",
         f"tile-ascend-place-tiles{{{profile}}}",
         f"tile-ascend-split-cores{{{profile}{ahead}}}",
+        f"tile-ascend-split-scopes{{auto-sync={'true' if auto_sync else 'false'}}}",
         f"convert-tile-to-ascend{{{profile}}}",
         "canonicalize",
         "cse",
         f"tile-ascend-multi-buffer{{{profile}{cap}}}",
+        "tile-ascend-check-addresses",
         f"tile-ascend-plan-memory{{{profile}}}",
+        "tile-ascend-sync-within-ops",
         f"tile-ascend-inject-sync{{{profile} strategy={sync}}}",
     ])
 
 
 def _build(profile: str = AscendTarget.variants[0], max_stages: str = "0",
-           sync: str = "flags", skew: str = "0") -> str:
+           sync: str = "flags", skew: str = "0", auto_sync: str = "false") -> str:
     try:
         target = get_target(f"ascend:{profile}")
     except TargetError as exc:
@@ -55,7 +63,10 @@ def _build(profile: str = AscendTarget.variants[0], max_stages: str = "0",
         raise ValueError(f"max-stages must be a non-negative integer, not '{max_stages}'")
     if skew not in ("0", "1", "2"):
         raise ValueError(f"skew must be 1 or 2, not '{skew}'")
-    return tile_to_ascend(target, int(max_stages), sync, int(skew))  # type: ignore[arg-type]
+    if auto_sync not in ("true", "false"):
+        raise ValueError(f"auto-sync must be true or false, not '{auto_sync}'")
+    return tile_to_ascend(target, int(max_stages), sync, int(skew),  # type: ignore[arg-type]
+                          auto_sync == "true")
 
 
 register_pipeline(
@@ -65,5 +76,7 @@ register_pipeline(
     {"profile": "the ascend profile: 910b (default) or 950",
      "max-stages": "cap on the slots of multi-buffered loops (0: as the kernel asks)",
      "sync": "flags (default) or barrier (a PIPE_ALL barrier between dependent ops)",
-     "skew": "iterations the cores of a mix kernel run ahead of each other: 1 or 2 (default)"},
+     "skew": "iterations the cores of a mix kernel run ahead of each other: 1 or 2 (default)",
+     "auto-sync": "true: tilec's flags replace an expert kernel's own (TL_ASCEND_AUTO_SYNC); "
+                  "false (default): they stay as written"},
 )

@@ -66,6 +66,7 @@ from tilec.passes.canonicalize_ops import is_zero_constant
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend.fresh_accumulators import rewrite_fresh_accumulators
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
+from tilec.passes.conversion.tile_to_ascend.split_scopes import scopes_of
 from tilec.passes.conversion.tile_to_ascend.unit_dim_views import drop_unit_dim_views
 from tilec.passes.registry import Pass, emit_error, register_pass
 
@@ -478,7 +479,9 @@ def _parallel_of(op: ir.Operation) -> ir.Operation | None:
 
 def _check_one_core_kind(tiles: dict[ir.Value, _Tile]) -> None:
     kernels: dict[ir.Operation, dict[str, _Tile]] = {}
-    mixed = [_kernel_of(found.alloc) for found in tiles.values() if found.mixed]
+    # An expert kernel's T.Scope regions say which core runs what (split-scopes).
+    mixed = [_kernel_of(found.alloc) for found in tiles.values()
+             if found.mixed or scopes_of(_kernel_of(found.alloc))]
     for found in tiles.values():
         if _in(mixed, _kernel_of(found.alloc)):
             continue

@@ -64,7 +64,7 @@ from mlir import ir
 from tilec.diagnostics import Diagnostic
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_ascend.handoff_rings import UB_RING
+from tilec.passes.conversion.tile_to_ascend.handoff_rings import UB_RING, ring_numbers
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
 from tilec.passes.registry import Pass, PassFailure, emit_error, register_pass
 from tilec.targets.ascend import attributes as ascend_attr
@@ -234,8 +234,8 @@ def _copy(op: ir.Operation) -> Access:
 
 
 def _copy_nd2nz(op: ir.Operation) -> Access:
-    operands = list(op.operands)
-    return [(operands[0], _whole)], [(operands[-1], _whole)]
+    view = op.opview
+    return [(view.src, _whole)], [(view.dst, _whole)]
 
 
 def _load(to_l0a: bool) -> Callable[[ir.Operation], Access]:
@@ -576,15 +576,14 @@ class AscendPlanMemoryPass(Pass):
 
 def _guard_rings(func: ir.Operation, plans: list[Buffer]) -> None:
     """The flags of each UB ring get the ring's bytes."""
-    spans = {ir.IntegerAttr(b.alloc.attributes[UB_RING]).value:
-             ir.DenseI64ArrayAttr.get([b.offset, b.offset + b.nbytes], func.context)
+    spans = {ir.IntegerAttr(b.alloc.attributes[UB_RING]).value: [b.offset, b.offset + b.nbytes]
              for b in plans if UB_RING in b.alloc.attributes}
     if not spans:
         return
     for flag in irb.collect(func, {"ascend.cross_core_set_flag", "ascend.cross_core_wait_flag"}):
         if UB_RING in flag.attributes:
-            ring = ir.IntegerAttr(flag.attributes[UB_RING]).value
-            flag.attributes[ascend_attr.GUARDS] = spans[ring]
+            bounds = [bound for ring in ring_numbers(flag) for bound in spans[ring]]
+            flag.attributes[ascend_attr.GUARDS] = ir.DenseI64ArrayAttr.get(bounds, func.context)
             del flag.attributes[UB_RING]
 
 

@@ -27,6 +27,7 @@ from mlir.dialects import arith, scf
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_semantics import copy_dims, copy_sizes
+from tilec.passes.conversion.tile_to_ascend.core_sides import VIEWS
 from tilec.passes.conversion.tile_to_ascend.handoff_rings import UB_RING
 from tilec.passes.conversion.tile_to_ascend.place_tiles import (
     CUBE_SPACES,
@@ -55,6 +56,8 @@ def _row_use(use: ir.OpOperand, candidates: set[ir.Value], rows: int) -> str | N
         if region is None or access[1] != region.regions[0].blocks[0].arguments[0] \
                 or extents[0] != rows:
             return "must be indexed by the rows of its tile.parallel"
+        if _writes_a_whole_tile(region, candidates):
+            return "shares a tile.parallel with the writes of a tile the AIVs do not split"
         return None
     if op.name == "tile.reduce":
         dim = ir.IntegerAttr(op.attributes["dim"]).value
@@ -75,6 +78,19 @@ def _row_use(use: ir.OpOperand, candidates: set[ir.Value], rows: int) -> str | N
     if op.name in ("tile.fill", "tile.clear"):
         return None
     return f"is used by '{op.name}'"
+
+
+def _writes_a_whole_tile(region: ir.Operation, candidates: set[ir.Value]) -> bool:
+    """Whether `region` stores into a UB tile the AIVs do not split: halving the
+    region for a split tile would leave each AIV with half of that whole tile
+    computed (a gather's index tile written beside its half-tile of keys)."""
+    for store in irb.collect(region, "memref.store"):
+        target = store.operands[1]
+        while isinstance(target, ir.OpResult) and target.owner.name in VIEWS:
+            target = target.owner.operands[0]
+        if scope_name(target) == "ub" and target not in candidates:
+            return True
+    return False
 
 
 def _is_ub_ring(value: ir.Value) -> bool:

@@ -212,7 +212,7 @@ def _build_core(core: str, clone: ir.Operation, handoffs: list[Handoff],
             hand = handoffs[ring]
             value = handed[ring] if hand.down else site.operands[0]
             producer = (core == "aic") == hand.down
-            handoff_rings.build(clone, site, hand, value, rings[ring], producer, slots)
+            handoff_rings.build(clone, site, hand, value, rings, producer, slots)
             if core == "aiv" and not any(value == v for v in forced):
                 forced.append(value)
         del site.attributes[HANDOFF]

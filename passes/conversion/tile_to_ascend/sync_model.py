@@ -268,8 +268,9 @@ class Model:
                           self.access(dst, True, dst_offsets, sizes)]
         if name == "ascend.copy_nd2nz":
             sizes = list(op.attributes["sizes"])
-            return MTE2, [self.access(operands[0], False, operands[1:-1], sizes),
-                          self.access(operands[-1], True)]
+            view = op.opview
+            return MTE2, [self.access(view.src, False, list(view.src_offsets), sizes),
+                          self.access(view.dst, True)]
         if name in ("ascend.load_l0a", "ascend.load_l0b"):
             return MTE1, [self.access(operands[0], False), self.access(operands[1], True)]
         if name == "ascend.mmad":
@@ -345,10 +346,12 @@ class Model:
         if in_ub:
             if not self.scoped_handoffs:
                 return [self._any("ub", write)]
-            lo, hi = list(guarded)
+            bounds = list(guarded)  # [lo, hi) of each ring sharing the flag
             self.has_scoped_handoffs = True
-            return [Access(("space", "ub"), "ub", Region(None, lo, hi, hi - lo, None), write)]
-        numbers = [ir.IntegerAttr(guarded).value]
+            return [Access(("space", "ub"), "ub", Region(None, lo, hi, hi - lo, None), write)
+                    for lo, hi in zip(bounds[::2], bounds[1::2], strict=True)]
+        marks = list(ir.ArrayAttr(guarded)) if isinstance(guarded, ir.ArrayAttr) else [guarded]
+        numbers = [ir.IntegerAttr(mark).value for mark in marks]
         if self.scoped_handoffs:
             self.has_scoped_handoffs = True
         else:

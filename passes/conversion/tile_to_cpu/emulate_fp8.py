@@ -118,7 +118,7 @@ def _f32_bits(value: float) -> int:
     return struct.unpack("<i", struct.pack("<f", value))[0]
 
 
-def _format_of(type_: ir.Type) -> _Format | None:
+def fp8_format(type_: ir.Type) -> _Format | None:
     """The f8 format of a scalar, vector or memref type's elements, if any."""
     if isinstance(type_, ir.ShapedType):
         type_ = ir.ShapedType(type_).element_type
@@ -127,7 +127,7 @@ def _format_of(type_: ir.Type) -> _Format | None:
 
 def _as_bytes(type_: ir.Type) -> ir.Type:
     """`type_` with i8 in place of its f8 elements."""
-    if _format_of(type_) is None:
+    if fp8_format(type_) is None:
         return type_
     byte = ir.IntegerType.get_signless(8)
     if isinstance(type_, ir.MemRefType):
@@ -239,7 +239,7 @@ class _Conversion:
 def _planned(op: ir.Operation) -> _Conversion | None:
     """What `op` becomes; raises at `op` when it has f8 values and no meaning on bytes."""
     values = [*op.operands, *irb.defined_values(op)]
-    formats = [f for f in map(_format_of, (v.type for v in values)) if f is not None]
+    formats = [f for f in map(fp8_format, (v.type for v in values)) if f is not None]
     if not formats or op.name in _BYTE_OPS:
         return None
     if op.name in ("arith.extf", "arith.truncf", "arith.constant"):

@@ -35,11 +35,14 @@ def tile_to_cpu(target: CpuTarget) -> str:
     computed on in f32 (their math extended before tile-cpu-expand-exp, so
     an f8 exp is the polynomial too) and stored as bytes once no tile op is
     left (tile-cpu-emulate-fp8). `lower-affine` lowers the offsets of subviews
-    (a thread's row of a per-thread tile, `tilec.language.threads`).
+    (a thread's row of a per-thread tile, `tilec.language.threads`). A
+    tilelang-ascend expert kernel of one kind of core runs as sequential code
+    (tile-cpu-inline-core-scopes).
     """
     variant = "" if target.variant == CpuTarget.variants[0] else f" target={target.spec}"
     tile_passes = [
         f"tile-verify-kernels{{target={target.spec}}}",
+        "tile-cpu-inline-core-scopes",
         "tile-canonicalize-ops",
         "tile-guard-accesses",
         "tile-widen-bools",

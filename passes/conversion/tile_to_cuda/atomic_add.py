@@ -17,7 +17,7 @@ dropped. Where one thread adds two adjacent 16-bit floats of a row (the
 the destination and the pair's address is 4-byte aligned, else two scalar
 adds. A scalar source is added once per block, by thread 0, as the cpu
 adds it once per block; inside a `tile.parallel` body, once per element by
-the thread that runs the element.
+the thread that runs the element; in per-thread code, by each thread.
 
 Before:
 
@@ -41,6 +41,7 @@ from mlir.dialects import arith, llvm, memref, scf, vector
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.tile_to_cuda.distribute_thread_loops import per_thread
 from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
     Tile,
     for_each_element,
@@ -222,9 +223,10 @@ class AtomicAddByThreads(TileOpLowering):
         with ir.InsertionPoint(op), op.location:
             if not isinstance(src.type, ir.MemRefType):
                 inside = _inside(dst, offsets)
-                if irb.enclosing(op, {"tile.parallel"}) is None:
+                if irb.enclosing(op, {"tile.parallel"}) is None and not per_thread(op):
                     # Once per block, as the cpu adds it; in a tile.parallel
-                    # body once per element, by the thread the element is dealt to.
+                    # body once per element, by the thread the element is dealt to;
+                    # in per-thread code by each thread.
                     is_first = arith.cmpi(arith.CmpIPredicate.eq, thread_id(), irb.index(0))
                     inside = arith.andi(is_first, inside)
                 with guarded(inside):

@@ -1,10 +1,10 @@
 """convert-tile-to-cuda: every tile op to gpu, nvgpu, scf and memref code for one arch.
 
 The pass first checks what LLVM's NVPTX backend cannot take for the arch
-(it would abort the process, DESIGN.md §3), reporting at the op: 8-bit
-floats are lowered only as the operands of sm_90a wgmma gemms (their shared
-tiles, the gemm, and the copies of global tensors into those tiles, which
-move bytes); any other use of them is an error. It then resolves every tile op
+(it would abort the process, DESIGN.md §3), reporting at the op: atomic adds
+of 8-bit floats. (Other 8-bit float code moves their bytes, or converts them
+with tile-cuda-expand-fp8-conversions; tile-cuda-widen-fp8-operands has made
+the operands of gemms not on wgmma f16.) It then resolves every tile op
 to its one cuda lowering before rewriting anything (see
 `tilec.passes.conversion.lowering`), places the tiles (registers or shared
 memory, tile-cuda-infer-layouts, unless that already ran) and lowers the
@@ -19,7 +19,8 @@ touches shared memory gets a `gpu.barrier` before and after it, since its
 threads read what other threads wrote (canonicalize merges the adjacent
 ones); so does each tile op that touches a global buffer the kernel writes
 (a block's threads may read back what others wrote). Scalar stores in the
-kernel body outside a `tile.parallel` are made by thread 0 alone between
+kernel body outside a `tile.parallel` and per-thread code
+(tile-cuda-distribute-thread-loops) are made by thread 0 alone between
 barriers, as the block makes them once on the cpu.
 
 Before:
@@ -63,10 +64,10 @@ from tilec.passes.conversion.tile_to_cuda import (  # noqa: F401 (they register 
     wgmma_gemm,
 )
 from tilec.passes.conversion.tile_to_cuda.atomic_add import scalar_adds_as_red
+from tilec.passes.conversion.tile_to_cuda.distribute_thread_loops import per_thread
 from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
     PLACEMENT,
     check_policies,
-    gemm_wgmma,
     infer_layouts,
     is_workgroup,
     on_chip_scope,
@@ -109,53 +110,21 @@ def _check_arch(text: str) -> None:
     cuda_target(text)
 
 
-def _fp8_wgmma_operands(func: ir.Operation, target: CudaTarget) -> set[ir.Operation]:
-    """The ops that may use 8-bit floats on `target`: wgmma gemms with 8-bit
-    operands, those operands' tile.allocs, the copies into them from global
-    tensors, and the shape queries of global tensors (`memref.dim`)."""
-    allowed: set[ir.Operation] = set()
-    if not target.has_wgmma:
-        return allowed
-    for dim in irb.collect(func, "memref.dim"):
-        if on_chip_scope(ir.MemRefType(dim.operands[0].type)) is None:
-            allowed.add(dim)
-    for gemm_op in irb.collect(func, "tile.gemm"):
-        if gemm_wgmma(gemm_op, True) is None:
-            continue
-        allowed.add(gemm_op)
-        for operand in list(gemm_op.operands)[:2]:
-            allowed.add(operand.owner.operation)
-            for use in operand.uses:
-                user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
-                source = ir.MemRefType(user.operands[0].type) if user.operands else None
-                if user.name == "tile.copy" and user.operands[0] != operand and (
-                    source is not None and on_chip_scope(source) is None
-                ):
-                    allowed.add(user)
-    return allowed
-
-
-def _unsupported_types(func: ir.Operation, target: CudaTarget) -> None:
-    """Reports every op that uses an 8-bit float outside an sm_90a wgmma
-    gemm's operands: nothing else of them is lowered for cuda, and NVPTX
-    aborts on fp8 code for an arch without it."""
+def _unsupported_types(func: ir.Operation) -> None:
+    """Reports every atomic add of 8-bit floats: PTX has no atomic add of
+    them, and NVPTX aborts on the read-modify-write of a float it lacks."""
     failed = False
-    allowed = _fp8_wgmma_operands(func, target)
-    for op in irb.every_op(func):
-        types = [v.type for v in irb.defined_values(op)] + [v.type for v in op.operands]
+    for op in irb.collect(func, {"tile.atomic_add", "memref.atomic_rmw"}):
+        types = [v.type for v in op.operands]
         elements = [ir.MemRefType(t).element_type if isinstance(t, ir.MemRefType) else t
                     for t in types]
         bad = sorted({str(e) for e in elements if str(e).startswith("f8")})
-        if bad and op.name != "func.func" and op not in allowed:
-            where = ("outside the operands of wgmma gemms" if target.has_wgmma
-                     else f"on {target.spec} (only as sm_90a wgmma operands)")
-            op.location.emit_error(
-                f"'{op.name}' uses {', '.join(bad)}: 8-bit float tiles are not lowered "
-                f"for cuda {where}"
-            )
+        if bad:
+            op.location.emit_error(f"'{op.name}' adds {', '.join(bad)}: atomic adds of 8-bit "
+                                   "floats are not lowered for cuda")
             failed = True
     if failed:
-        raise PassFailure("8-bit floats")
+        raise PassFailure("8-bit float atomics")
 
 
 def _outside_kernels(func: ir.Operation) -> None:
@@ -204,9 +173,10 @@ def _synchronized(ops: list[ir.Operation], target: CudaTarget, written: list[ir.
     """Lowers `ops`, each between barriers when it shares memory with other threads."""
     for op in ops:
         # An op of a tile.parallel body runs per element, on diverging
-        # threads: the barriers go around the tile.parallel instead.
+        # threads: the barriers go around the tile.parallel instead (around
+        # the loop of per-thread code).
         if (op.name not in _UNSYNCHRONIZED and _shares_memory(op, written)
-                and irb.enclosing(op, {"tile.parallel"}) is None):
+                and irb.enclosing(op, {"tile.parallel"}) is None and not per_thread(op)):
             with ir.InsertionPoint(op), op.location:
                 gpu.barrier()
                 after = gpu.barrier()
@@ -260,7 +230,7 @@ def _single_thread_stores(func: ir.Operation) -> None:
     for store in irb.collect(func, {"memref.store", "memref.atomic_rmw"}):
         if irb.enclosing(store, {"tile.kernel"}) is None:
             continue
-        if irb.enclosing(store, {"tile.parallel"}) is not None:
+        if irb.enclosing(store, {"tile.parallel"}) is not None or per_thread(store):
             continue
         if store.name == "memref.atomic_rmw" and next(iter(store.results[0].uses), None):
             with ir.InsertionPoint(store), store.location:
@@ -303,7 +273,7 @@ class ConvertTileToCudaPass(Pass):
     def run(self, op: ir.Operation) -> None:
         target = cuda_target(self.arch)
         with op.context, op.location:
-            _unsupported_types(op, target)
+            _unsupported_types(op)
             _outside_kernels(op)
             check_policies(op)
             resolve_all(op, target)

@@ -2,7 +2,8 @@
 
 A register tile's thread writes the slots it holds (constant slots, so
 LLVM keeps them in registers); a tile in shared or global memory is dealt
-out element by element, element e to thread e % threads.
+out element by element, element e to thread e % threads. In per-thread code
+(tile-cuda-distribute-thread-loops) the thread fills its own tile alone.
 
 Before:
 
@@ -21,6 +22,7 @@ from mlir import ir
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.tile_to_cuda.distribute_thread_loops import per_thread
 from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
     Tile,
     for_each_element,
@@ -53,5 +55,9 @@ class FillByThreads(TileOpLowering):
     def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
         dst = tile_of(op.operands[0])
         value = op.operands[1] if len(op.operands) > 1 else irb.zero(dst.element)
-        fill(dst, value, kernel_threads(op))
+        if per_thread(op):  # a thread's own tile, which it fills alone
+            with irb.loop_nest(dst.shape) as coords:
+                dst.store(value, coords, None)
+        else:
+            fill(dst, value, kernel_threads(op))
         op.erase()

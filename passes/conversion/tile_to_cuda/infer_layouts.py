@@ -84,8 +84,10 @@ from tilec.passes.registry import Pass, PassFailure, option, register_pass
 from tilec.targets import CudaTarget, TargetError, get_target
 
 # On tile.alloc, set by tile-cuda-infer-layouts: "shared", "cyclic" or
-# "mma:<warps along M>x<warps along N>".
+# "mma:<warps along M>x<warps along N>"; or "private" (`PRIVATE`), set before
+# it by tile-cuda-distribute-thread-loops and kept: one thread's own tile.
 PLACEMENT = "tile.cuda_placement"
+PRIVATE = "private"
 # On the private buffer of a register tile: the same text, with the
 # logical shape and the block's thread count beside it.
 LAYOUT = "tile.cuda_layout"
@@ -112,6 +114,24 @@ def is_workgroup(type_: ir.Type) -> bool:
         and ir.MemRefType(type_).memory_space is not None
         and str(ir.MemRefType(type_).memory_space) == "#gpu.address_space<workgroup>"
     )
+
+
+# Ops whose result is a view of their first operand.
+VIEWS = frozenset({"memref.subview", "memref.collapse_shape", "memref.expand_shape",
+                   "memref.cast", "memref.reinterpret_cast", "memref.transpose"})
+
+
+def retype_views(value: ir.Value, space: ir.Attribute | None) -> None:
+    """Views of a tile now in memory space `space` are in that space too."""
+    for use in list(value.uses):
+        user = irb.use_owner(use)
+        if user.name not in VIEWS or use.operand_number != 0:
+            continue
+        result = user.results[0]
+        old = ir.MemRefType(result.type)
+        result.set_type(ir.MemRefType.get(old.shape, old.element_type, layout=old.layout,
+                                          memory_space=space))
+        retype_views(result, space)
 
 
 def thread_id() -> ir.Value:
@@ -626,6 +646,8 @@ def infer_layouts(func: ir.Operation, has_wgmma: bool = False) -> None:
     candidates: list[_Candidate] = []
     for alloc in irb.collect(func, "tile.alloc"):
         value = alloc.results[0]
+        if _placement(alloc) == PRIVATE:
+            continue
         scope = on_chip_scope(ir.MemRefType(value.type))
         if scope not in _REGISTER_SCOPES or irb.enclosing(alloc, {"tile.kernel"}) is None:
             alloc.attributes[PLACEMENT] = ir.StringAttr.get("shared")
@@ -650,7 +672,7 @@ def infer_layouts(func: ir.Operation, has_wgmma: bool = False) -> None:
         if not c.owner_wise:
             c.alloc.attributes[PLACEMENT] = ir.StringAttr.get("shared")
     for alloc in irb.collect(func, "tile.alloc"):
-        if ir.StringAttr(alloc.attributes[PLACEMENT]).value != "shared":
+        if _placement(alloc) != "shared":
             continue
         swizzle = _swizzle(alloc, has_wgmma)
         if swizzle == "mma":
@@ -659,6 +681,12 @@ def infer_layouts(func: ir.Operation, has_wgmma: bool = False) -> None:
             alloc.attributes[WGMMA_SWIZZLE] = ir.IntegerAttr.get(
                 ir.IntegerType.get_signless(64), swizzle
             )
+
+
+def _placement(alloc: ir.Operation) -> str | None:
+    if PLACEMENT not in alloc.attributes:
+        return None
+    return ir.StringAttr(alloc.attributes[PLACEMENT]).value
 
 
 # Uses of a shared tile that reach its elements only through `Tile`.

@@ -9,7 +9,9 @@ shared memory), keeping the swizzle mark of their alloc (1024-byte aligned
 for a wgmma operand, whose swizzle repeats every 1024 bytes); the
 kernel's total is its launch's dynamic shared memory size, checked
 against the arch. A register tile (see tile-cuda-infer-layouts) becomes
-a private `memref<slots x T>` carrying its layout. `tile.barrier` is
+a private `memref<slots x T>` carrying its layout; a tile of one thread of
+per-thread code (`private`, tile-cuda-distribute-thread-loops) a private
+memref of its shape. `tile.barrier` is
 `gpu.barrier`; a `tile.pipelined` loop that cannot be a cp.async
 pipeline (`pipeline.py`) is an `scf.for` whose copies wait for their own
 cp.async groups. A warp-specialized kernel (`warp_specialize.py`) launches
@@ -48,11 +50,13 @@ from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
     LAYOUT,
     LOGICAL_SHAPE,
     PLACEMENT,
+    PRIVATE,
     THREADS,
     WGMMA_SWIZZLE,
     Layout,
     copy_swizzle,
     kernel_threads,
+    retype_views,
     workgroup_space,
 )
 from tilec.passes.conversion.tile_to_cuda.wgmma_plan import WARPGROUP
@@ -118,6 +122,8 @@ class AllocToSharedOrRegisters(TileOpLowering):
                 )
                 new = memref.view(view_type, base, irb.index(offset), [])
                 copy_swizzle(op, new.owner)
+            elif plan == PRIVATE:  # one thread's own tile (distribute_thread_loops.py)
+                new = memref.alloca(ir.MemRefType.get(type_.shape, type_.element_type), [], [])
             else:
                 threads = kernel_threads(op)
                 layout = Layout.parse(plan, tuple(type_.shape), threads)
@@ -128,27 +134,9 @@ class AllocToSharedOrRegisters(TileOpLowering):
                     ir.IntegerType.get_signless(64), threads
                 )
         op.results[0].replace_all_uses_with(new)
-        if plan == "shared":
-            _retype_views(new)
+        if plan in ("shared", PRIVATE):
+            retype_views(new, workgroup_space() if plan == "shared" else None)
         op.erase()
-
-
-# Ops whose result is a view of their first operand.
-_VIEWS = {"memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast",
-          "memref.reinterpret_cast", "memref.transpose"}
-
-
-def _retype_views(tile: ir.Value) -> None:
-    """Views of a tile now in workgroup memory are in workgroup memory too."""
-    for use in list(tile.uses):
-        user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
-        if user.name not in _VIEWS or use.operand_number != 0:
-            continue
-        result = user.results[0]
-        old = ir.MemRefType(result.type)
-        result.set_type(ir.MemRefType.get(old.shape, old.element_type, layout=old.layout,
-                                          memory_space=workgroup_space()))
-        _retype_views(result)
 
 
 def _shared_bytes(kernel: ir.Operation) -> int:

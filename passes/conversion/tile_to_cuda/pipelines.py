@@ -26,6 +26,8 @@ def tile_to_cuda(target: CudaTarget, opt_level: int = 3, fast_math: bool = False
             "convert-scf-to-cf",
             "convert-nvgpu-to-nvvm",
             "expand-strided-metadata",
+            # The offsets of subviews at a dynamic index, which it computes with affine.apply.
+            "lower-affine",
             "convert-gpu-to-nvvm",
             # The NVVM ops without an LLVM intrinsic (wgmma, ...) as inline PTX.
             "convert-nvvm-to-llvm",
@@ -37,14 +39,21 @@ def tile_to_cuda(target: CudaTarget, opt_level: int = 3, fast_math: bool = False
     alignment = WGMMA_ALIGNMENT if target.has_wgmma else 0
     return ",".join(
         [
+            # Before the checks: a thread's own tiles are counted per thread.
+            "tile-cuda-distribute-thread-loops",
             f"tile-verify-kernels{{target={target.spec}}}",
             "tile-canonicalize-ops",
             "tile-guard-accesses",
             "tile-widen-bools{conversions=false}",
+            "tile-cuda-drop-unit-dim-views",
+            f"tile-cuda-widen-fp8-operands{{arch={target.arch}}}",
             f"tile-cuda-infer-layouts{{arch={target.arch}}}",
             # On the tile IR, before the lowering multiplies the ops to walk.
             f"tile-cuda-fast-math{{everywhere={'true' if fast_math else 'false'}}}",
             f"convert-tile-to-cuda{{arch={target.arch}}}",
+            # 8-bit float arithmetic in f32, then its conversions as integer code.
+            "arith-emulate-unsupported-floats{source-types=f8E4M3FN,f8E5M2 target-type=f32}",
+            "tile-cuda-expand-fp8-conversions",
             "canonicalize",
             "cse",
             "gpu-launch-sink-index-computations",

@@ -15,7 +15,7 @@ from tilec.backends.ascend.compiler import AscendBackend
 from tilec.backends.base import Backend, OptionError, Options, parse_options
 from tilec.backends.cpu.compiler import CpuBackend
 from tilec.backends.cuda.compiler import CudaBackend
-from tilec.targets import TargetDescription, TargetError, get_target
+from tilec.targets import TargetDescription, TargetError, get_target, host_spec
 
 __all__ = [
     "Backend",
@@ -68,13 +68,14 @@ def configure(spec: str | None, given: dict[str, object]) -> tuple[TargetDescrip
 
 
 def resolve(spec: str | None) -> tuple[TargetDescription, Backend]:
-    """The description and backend of `spec` (None: `default_target()`)."""
+    """The description and backend of `spec` (None: `default_target()`); a bare
+    target name is the best variant of it here (`tilec.targets.host_spec`)."""
     if spec is None:
         spec = default_target()
         try:
-            target = get_target(spec)
+            target = get_target(host_spec(spec))
         except TargetError as exc:
             raise TargetError(f"${ENVIRONMENT}: {exc}") from None
     else:
-        target = get_target(spec)
+        target = get_target(host_spec(spec))
     return target, backend_for(target)

@@ -51,8 +51,32 @@ Surface:
   value (`T.float32(0)`), `T.dtype(x)` is the dtype a name, numpy or torch dtype names
 - eager kernels: `@tilec.jit` over a function of the tensors whose body annotates them
   (`A: T.Tensor((M, K), dtype)`), see `eager`
+- tilelang-ascend's developer mode, on every target: `T.Kernel(n, is_npu=True)` as
+  `(cid, vid)` or, with `threads=1|2`, `cid` (see `launch`), the vector family `T.tile.*`
+  (`T.tile.add(c, a, b)`, `T.tile.exp`, `T.tile.cast(dst, src, mode, count)`, ...; see
+  `ascend_tile`), `gemm_v0` and `mma` with a traced `init`, `reduce_*`'s `real_shape`
+  and `[M, 1]` outputs
 """
 
+from . import ascend_tile as tile
+from .ascend_scope import (
+    Scope,
+    alloc_L0A,
+    alloc_L0B,
+    alloc_L0C,
+    alloc_L1,
+    alloc_ub,
+    annotate_address,
+)
+from .ascend_sync import (
+    barrier_all,
+    pipe_barrier,
+    set_cross_flag,
+    set_flag,
+    sync_all,
+    wait_cross_flag,
+    wait_flag,
+)
 from .dtypes import (
     DType,
     bfloat16,
@@ -113,6 +137,7 @@ from .math_ops import (
     sqrt,
     tanh,
 )
+from .swizzle import use_swizzle
 from .tile_ops import (
     alloc,
     alloc_buffer,
@@ -134,7 +159,9 @@ from .tile_ops import (
     fill,
     finalize_reducer,
     gemm,
+    gemm_v0,
     im2col,
+    mma,
     no_set_max_nreg,
     reduce_absmax,
     reduce_abssum,
@@ -146,7 +173,6 @@ from .tile_ops import (
     reshape,
     set_max_nreg,
     sync_threads,
-    use_swizzle,
     view,
 )
 from .unsupported import missing
@@ -187,6 +213,7 @@ __all__ = [
     "Pipelined",
     "PrimFunc",
     "Scalar",
+    "Scope",
     "Serial",
     "Tensor",
     "TensorType",
@@ -194,16 +221,23 @@ __all__ = [
     "Vectorized",
     "abs",
     "alloc",
+    "alloc_L0A",
+    "alloc_L0B",
+    "alloc_L0C",
+    "alloc_L1",
     "alloc_buffer",
     "alloc_fragment",
     "alloc_global",
     "alloc_local",
     "alloc_reducer",
     "alloc_shared",
+    "alloc_ub",
     "alloc_var",
+    "annotate_address",
     "annotate_layout",
     "assume",
     "atomic_add",
+    "barrier_all",
     "bfloat16",
     "bool",
     "c2d_im2col",
@@ -235,6 +269,7 @@ __all__ = [
     "floordiv",
     "floormod",
     "gemm",
+    "gemm_v0",
     "get_block_binding",
     "get_block_bindings",
     "get_lane_idx",
@@ -259,8 +294,10 @@ __all__ = [
     "macro",
     "max",
     "min",
+    "mma",
     "no_set_max_nreg",
     "parallel",
+    "pipe_barrier",
     "prim_func",
     "reduce_absmax",
     "reduce_abssum",
@@ -273,6 +310,8 @@ __all__ = [
     "reshape",
     "rsqrt",
     "serial",
+    "set_cross_flag",
+    "set_flag",
     "set_max_nreg",
     "shfl_down",
     "shfl_sync",
@@ -284,9 +323,11 @@ __all__ = [
     "sigmoid",
     "sqrt",
     "symbolic",
+    "sync_all",
     "sync_threads",
     "tanh",
     "thread_binding",
+    "tile",
     "uint",
     "uint8",
     "uint16",
@@ -297,6 +338,8 @@ __all__ = [
     "use_swizzle",
     "vectorized",
     "view",
+    "wait_cross_flag",
+    "wait_flag",
     "warp_reduce_max",
     "warp_reduce_min",
     "warp_reduce_sum",

@@ -43,6 +43,7 @@ class RegionKind(Enum):
     ELSE = "`else` branch"
     WHILE_TEST = "`while` condition"
     WHILE_BODY = "`while` loop"
+    SCOPE = "T.Scope"
 
 
 @dataclass(eq=False)
@@ -98,7 +99,7 @@ class Trace:
                     memref.dealloc(workspace)
                 func.ReturnOp([])
             elif region.kind in (RegionKind.SERIAL, RegionKind.THEN, RegionKind.ELSE,
-                                 RegionKind.WHILE_BODY):
+                                 RegionKind.WHILE_BODY, RegionKind.SCOPE):
                 scf.YieldOp(list(results))
             elif region.kind is RegionKind.WHILE_TEST:
                 scf.ConditionOp(results[0], [])

@@ -130,11 +130,15 @@ class EagerFunction:
                 raise TypeError(f"{self.name}() is missing its argument '{name}'")
         return values
 
-    def bind(self, args: tuple[object, ...], kwargs: dict[str, object]
-             ) -> tuple[dict[str, object], dict[str, object]]:
-        """A call's Python values and its tensors, by parameter name."""
-        bound = self.signature.bind(*args, **kwargs)
-        tensors = {name: bound.arguments.pop(name) for name in self.tensors}
+    def bind(self, args: tuple[object, ...], kwargs: dict[str, object],
+             omitted: tuple[str, ...] = ()) -> tuple[dict[str, object], dict[str, object]]:
+        """A call's Python values and its tensors, by parameter name; the call does not
+        pass the tensors `omitted` (the workspaces the runtime allocates)."""
+        signature = self.signature.replace(parameters=[
+            p for p in self.signature.parameters.values() if p.name not in omitted])
+        bound = signature.bind(*args, **kwargs)
+        tensors = {name: bound.arguments.pop(name) for name in self.tensors
+                   if name not in omitted}
         return self.values(bound.arguments), tensors
 
     def run(self, values: Mapping[str, object], tensors: Mapping[str, object]) -> object:
@@ -194,12 +198,15 @@ class EagerFunction:
 
     def const_sizes(self, values: Mapping[str, object], arrays: Mapping[str, object]
                     ) -> dict[str, int]:
-        """The sizes of the T.const dims in the shapes of a call's arrays."""
+        """The sizes of the T.const dims in the shapes of a call's arrays (a tensor the
+        call does not pass takes its sizes from the others)."""
         consts = ConstDims(None)
         params = self.tensor_params(values, consts)
         sizes: dict[str, int] = {}
         whose: dict[str, str] = {}
         for name in self.tensors:
+            if name not in arrays:
+                continue
             param, array = params[name], arrays[name]
             shape = getattr(array, "shape", None)
             assert isinstance(param.type, TensorType)

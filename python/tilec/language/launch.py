@@ -7,12 +7,21 @@ from collections.abc import Iterator
 from types import TracebackType
 
 from mlir import ir
+from mlir.dialects import arith
+
+from tilec.diagnostics import Diagnostic
+from tilec.targets.ascend.attributes import CORE_REGION, VID
 
 from . import builder, semantic
 from .builder import OpenRegion, RegionKind
 from .dtypes import index
+from .errors import DSLError
 from .source import at, dsl_api, site
 from .values import Scalar
+
+VID_DIM = 0
+"""The grid dim of a `T.Kernel(n, is_npu=True) as (cid, vid)` that is `vid` (the first,
+which varies fastest: the two AIVs of an AI core take neighbouring blocks)."""
 
 
 class Kernel:
@@ -22,14 +31,47 @@ class Kernel:
     `T.ceildiv(M, 64)`); the body sees the block indices, a single value for
     a 1-D grid and a tuple otherwise. Becomes a `tile.kernel`. Tiles
     allocated in the body belong to it and cannot be used after it.
+
+    tilelang-ascend's launch, `T.Kernel(n, is_npu=True)`, takes one grid size and
+    works on every target. With `threads=1` or `2` (its developer mode: the
+    compiler splits the vector work between an AI core's two vector cores) the
+    body sees the block index `cid` and runs once per block. Without `threads`
+    it sees `(cid, vid)`, `vid` being which of the two vector cores (AIVs) runs:
+    a body that uses `vid` is a program per AIV, written for its half of the
+    block's rows (`A[cid * M + vid * M // 2, ...]`), and runs once per block and
+    AIV (a grid of 2 x n, `vid` the dim that varies fastest); a body that does
+    not use it (`as (cid, _)`) runs once per block, as in developer mode. Such a
+    body may not hand data from one AIV to the other through global memory (a
+    located error: that needs expert mode); in an expert kernel (`T.Scope`
+    programs) the ascend target makes vid the AIV's sub-block index
+    (`ascend.vid_dim`).
     """
 
     @dsl_api
-    def __init__(self, *grid: object, threads: object = 128):
+    def __init__(self, *grid: object, threads: object = None, is_npu: bool = False):
         self.grid = grid
         self.threads = threads
+        self.is_npu = is_npu
         self.loc = site()
         self.region: OpenRegion | None = None
+        self.vid: Scalar | None = None
+        if not isinstance(is_npu, bool):
+            raise semantic.error(f"T.Kernel: is_npu must be a Python bool but got {is_npu!r}")
+
+    def _npu_threads(self) -> bool:
+        """Checks tilelang-ascend's launch; True when the body sees (cid, vid)."""
+        if len(self.grid) != 1:
+            raise semantic.error(
+                f"T.Kernel(..., is_npu=True) takes one grid size (the AI cores' blocks) but "
+                f"got {len(self.grid)}; linearize the grid (`bx = cid // n, by = cid % n`)")
+        if self.threads is None:
+            return True
+        given = self.threads if isinstance(self.threads, tuple | list) else (self.threads,)
+        if len(given) != 1 or semantic.python_int(given[0], "T.Kernel threads") not in (1, 2):
+            raise semantic.error(
+                "T.Kernel(..., is_npu=True): threads is the vector cores per AI core, 1 or 2 "
+                f"(or None, for `as (cid, vid)`), but got {self.threads!r}")
+        return False
 
     @dsl_api
     def __enter__(self) -> Scalar | tuple[Scalar, ...]:
@@ -41,22 +83,28 @@ class Kernel:
             )
         if not 1 <= len(self.grid) <= 3:
             raise semantic.error(f"T.Kernel takes 1 to 3 grid sizes but got {len(self.grid)}")
-        given = self.threads if isinstance(self.threads, tuple | list) else (self.threads,)
+        per_vid = self.is_npu and self._npu_threads()
+        # tilelang-ascend's threads count vector cores; the block's threads are tilec's
+        # default then, which only the cuda target reads
+        threads = 128 if self.is_npu or self.threads is None else self.threads
+        given = threads if isinstance(threads, tuple | list) else (threads,)
         dims = [semantic.python_int(t, "T.Kernel threads") for t in given]
         if not 1 <= len(dims) <= 3 or any(t is None or t < 1 for t in dims):
             raise semantic.error(
                 "T.Kernel: threads must be a positive Python int or a tuple of 1 to 3 of them "
                 f"(x, y, z) but got {self.threads!r}"
             )
-        sizes = [
-            semantic.index_value(g, f"grid size {i} of T.Kernel") for i, g in enumerate(self.grid)
-        ]
+        grid = (2, *self.grid) if per_vid else self.grid
+        sizes = [semantic.index_value(g, f"grid size {i} of T.Kernel") for i, g in enumerate(grid)]
         self.region, indices = builder.open_kernel(sizes, math.prod(dims))
         if len(dims) > 1:
             # the block's threads are numbered x fastest; T.get_thread_binding(d) reads them
             self.region.block.owner.attributes[semantic.THREAD_DIMS] = \
                 ir.DenseI64ArrayAttr.get(dims)
         blocks = tuple(Scalar(i, index, self.region) for i in indices)
+        if per_vid:
+            self.vid = blocks[VID_DIM]
+            return blocks[1], blocks[VID_DIM]
         return blocks[0] if len(blocks) == 1 else blocks
 
     def __exit__(
@@ -67,7 +115,100 @@ class Kernel:
     ) -> None:
         if exc_type is None and self.region is not None:
             with at(self.loc):
+                if self.vid is not None:
+                    _once_per_block_unless_used(self.region, VID_DIM)
                 semantic.close_kernel(self.region)
+
+
+def _once_per_block_unless_used(region: OpenRegion, dim: int) -> None:
+    """A body that does not read `vid` is no program per AIV: its grid dim `dim` is 1.
+    One that does may not hand data from one AIV to the other (see _check_no_exchange)."""
+    if list(region.block.arguments[dim].uses):
+        kernel = region.block.owner
+        if any(CORE_REGION in op.attributes for op in _nested(kernel)):
+            # expert-mode T.Scope programs run at once on the AIC and both AIVs, their
+            # flags ordering what they hand over: on ascend vid is the AIV's sub-block
+            with region.trace.context:
+                kernel.attributes[VID] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim)
+        else:
+            _check_no_exchange(kernel, region.block.arguments[dim])
+        return
+    kernel = region.block.owner
+    with region.trace.context, ir.InsertionPoint(kernel), kernel.location:
+        kernel.operands[dim] = arith.constant(ir.IndexType.get(), 1)
+
+
+def _nested(op: ir.Operation) -> Iterator[ir.Operation]:
+    for inner_region in op.regions:
+        for block in inner_region.blocks:
+            for inner in block.operations:
+                yield inner.operation
+                yield from _nested(inner.operation)
+
+
+def _global_accesses(op: ir.Operation) -> list[tuple[ir.Value, str, list[ir.Value]]]:
+    """The global tensors `op` reads ("read") or writes ("write"), with its index operands."""
+    def is_global(value: ir.Value) -> bool:
+        return isinstance(value.type, ir.MemRefType) and \
+            ir.MemRefType(value.type).memory_space is None
+
+    operands = list(op.operands)
+    if op.name == "tile.copy":
+        tensors = [x for x in operands if isinstance(x.type, ir.MemRefType)]
+        src, dst = tensors[0], tensors[1]
+        indices = [x for x in operands if x not in (src, dst)]
+        return [(v, kind, indices) for v, kind in ((src, "read"), (dst, "write"))
+                if is_global(v)]
+    if op.name in ("memref.load", "memref.store"):
+        at = 1 if op.name == "memref.store" else 0
+        kind = "write" if at else "read"
+        return [(operands[at], kind, operands[at + 1:])] if is_global(operands[at]) else []
+    return []
+
+
+def _check_no_exchange(kernel: ir.Operation, vid: ir.Value) -> None:
+    """A body run once per AIV (`as (cid, vid)`) that writes a global tensor at indices
+    computed from vid and reads it at indices that are not (or the other way round)
+    hands data between the AIVs, which run at once on the NPU: no sequential program,
+    and no order of tilec's runs per AIV, has that meaning (tilelang-ascend's
+    sparse_flash_attn_developer, whose AIVs fill halves of a workspace the cube reads
+    whole). It is an error at the access that crosses."""
+    depends: dict[ir.Value, bool] = {vid: True}
+
+    def on_vid(value: ir.Value) -> bool:
+        if value not in depends:
+            depends[value] = False
+            owner = value.owner
+            if isinstance(owner, ir.Operation | ir.OpView):
+                depends[value] = any(on_vid(x) for x in owner.operands)
+        return depends[value]
+
+    seen: dict[ir.Value, dict[tuple[str, bool], ir.Operation]] = {}
+    for op in _nested(kernel):
+        for tensor, kind, indices in _global_accesses(op):
+            per_aiv = any(on_vid(x) for x in indices)
+            accesses = seen.setdefault(tensor, {})
+            accesses.setdefault((kind, per_aiv), op)
+            other = "read" if kind == "write" else "write"
+            crossing = accesses.get((other, not per_aiv))
+            if crossing is not None:
+                read, write = (op, crossing) if kind == "read" else (crossing, op)
+                _exchange_error(read, write, per_aiv == (kind == "read"))
+
+
+def _exchange_error(read: ir.Operation, write: ir.Operation, read_per_aiv: bool) -> None:
+    how = ("reads at indices computed from vid what the body writes at indices that are "
+           "not" if read_per_aiv else
+           "reads whole what each AIV writes its part of (at indices computed from vid)")
+    message = (
+        f"a T.Kernel body run once per AIV (`as (cid, vid)`) {how}: it hands data between "
+        "the AIVs, which tilec's per-AIV runs cannot order; write it as expert-mode "
+        'programs (`with T.Scope("C")` / `T.Scope("V")` with cross-core flags), or without '
+        "vid (`as cid` with threads=2: tilec splits the vector work between the AIVs)")
+    note = Diagnostic.from_location("note", "written here", write.location)
+    first = Diagnostic.from_location("error", message, read.location)
+    raise DSLError([Diagnostic(first.severity, first.message, first.file, first.line,
+                               first.col, (note,))])
 
 
 @dsl_api

@@ -241,6 +241,12 @@ def _combine_affine(op: str, a: v.Scalar | Number, b: v.Scalar | Number) -> v.Af
         return fa.plus(fb, -1)
     if op == "*":
         return fa.product(fb)
+    if op == "//" and not fb.terms and fb.const > 0:
+        # an exact division, such as tilelang-ascend's `vid * block_M // 2` (TVM's
+        # simplifier proves the bounds of `A[r + vid * M // 2 : r + (vid + 1) * M // 2]` so)
+        d = fb.const
+        if fa.const % d == 0 and all(c % d == 0 for _, c in fa.terms):
+            return v.Affine(tuple((m, c // d) for m, c in fa.terms), fa.const // d)
     return None
 
 
@@ -1475,10 +1481,15 @@ def reduce(kind: str, src_arg: object, dst_arg: object, dim: object, clear: obje
     src, dst = _on_chip(src_arg, what, "src"), _on_chip(dst_arg, what, "dst")
     axis = _axis(dim, src.ndim, what)
     expected = tuple(d for i, d in enumerate(src.shape) if i != axis) or (1,)
+    kept = tuple(1 if i == axis else d for i, d in enumerate(src.shape))
+    if tuple(dst.shape) == kept != expected:
+        # tilelang-ascend's [M, 1] result (the reduced dim kept): the same elements
+        dst = reshape(dst, expected, None, what)
     if tuple(dst.shape) != expected:
         raise error(
             f"{what}: dst ('{dst.name}') must have shape {_format_shape(expected)} (src shape "
             f"{_format_shape(src.shape)} without dim {axis}) but has {_format_shape(dst.shape)}"
+            f" (or {_format_shape(kept)}, keeping the reduced dim)"
         )
     if dst.dtype != src.dtype:
         if not _widens(src.dtype, dst.dtype):

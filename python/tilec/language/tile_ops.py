@@ -6,16 +6,18 @@ All of them act on whole tiles, so they belong in a `T.Kernel` body (or a
 the `tile` op of the same name, located at the calling line. Also here:
 the function-level tensors (`T.empty` outputs, `T.alloc_global` workspaces),
 views (`T.reshape`, `T.view`) and TileLang's scheduling hints that concern
-tiles (`T.use_swizzle`, `T.annotate_layout`).
+tiles (`T.annotate_layout`; `T.use_swizzle` is in `swizzle`).
 """
 
 from __future__ import annotations
 
-from . import semantic
+import math
+
+from . import ascend_tile, control, semantic
 from .dtypes import DType
 from .hints import GemmWarpPolicy
 from .source import dsl_api
-from .values import Buffer, Scalar, Var
+from .values import Buffer, Expr, Scalar, Var
 
 
 @dsl_api
@@ -143,6 +145,8 @@ def copy(
     eviction_policy: str | None = None,
     prefer_instruction: str | None = None,
     loop_layout: object = None,
+    enable_relu: bool = False,
+    pad_value: object = None,
 ) -> None:
     """Copies `src` to `dst`; either side may be a region `A[i, j]` starting at an offset.
 
@@ -152,12 +156,35 @@ def copy(
     edge tiles need no special code; element types are converted.
     TileLang's hints are recorded on the tile.copy: `tile.coalesced_width`,
     `tile.disable_tma`, `tile.eviction_policy`, `tile.prefer_instruction`,
-    `tile.layout` (from `loop_layout`, a T.Fragment).
+    `tile.layout` (from `loop_layout`, a T.Fragment). tilelang-ascend's
+    `enable_relu=True` (the fixpipe's ReLU on the way out of L0C) copies max(src, 0)
+    of a whole on-chip tile; its `pad_value` may only be 0, what tilec's copies read
+    past the end of a tensor.
     """
+    what = "T.copy"
+    if not isinstance(enable_relu, bool):
+        raise semantic.error(f"{what}: enable_relu must be a Python bool but got {enable_relu!r}")
+    if pad_value is not None and not (isinstance(pad_value, int | float) and pad_value == 0):
+        raise semantic.error(
+            f"{what}: pad_value={pad_value!r} is not supported: tilec's copies read zeros past "
+            "the end of a tensor; mask the padded elements afterwards (T.tile.select, or "
+            "T.if_then_else in T.Parallel)")
     hints = semantic.copy_hints(
         coalesced_width, disable_tma, eviction_policy, prefer_instruction, loop_layout
     )
+    if enable_relu:
+        src = _relu_of(src, what)
     semantic.copy(src, dst, hints)
+
+
+def _relu_of(src: object, what: str) -> Buffer:
+    """A tile holding max(src, 0), for a copy with enable_relu."""
+    if not isinstance(src, Buffer) or isinstance(src, Var) or src.scope == "global":
+        raise semantic.error(f"{what}: enable_relu needs a whole on-chip tile as src (the "
+                             f"accumulator the fixpipe drains) but got {src!r}")
+    rectified = semantic.alloc(src.shape, src.dtype, src.scope, what)
+    ascend_tile.relu(rectified, src)
+    return rectified
 
 
 @dsl_api
@@ -207,6 +234,39 @@ def gemm(
 
 
 @dsl_api
+def gemm_v0(A: object, B: object, C: object, transpose_A: bool = False,
+            transpose_B: bool = False, init: object = False) -> None:
+    """tilelang-ascend's cube gemm: C (+)= op(A) @ op(B), where `init` (a Python bool or a
+    traced condition such as `k == 0`) says to overwrite C rather than add to it. A traced
+    `init` becomes an `scf.if` between the overwriting gemm and the accumulating one."""
+    _gemm_init("T.gemm_v0", A, B, C, transpose_A, transpose_B, init)
+
+
+@dsl_api
+def mma(A: object, B: object, C: object, init: object = False) -> None:
+    """tilelang-ascend's T.mma: C (+)= A @ B, overwriting C when `init` holds (see gemm_v0)."""
+    _gemm_init("T.mma", A, B, C, False, False, init)
+
+
+def _gemm_init(what: str, A: object, B: object, C: object, transpose_A: object,
+               transpose_B: object, init: object) -> None:
+    semantic.require_tile_context(what)
+    if not isinstance(init, bool | Expr):
+        raise semantic.error(f"{what}: init must be a Python bool or a traced condition "
+                             f"(`k == 0`) but got {init!r}")
+    condition = semantic.truth(init, f"{what}: init")
+    if isinstance(condition, bool):
+        semantic.gemm(A, B, C, transpose_A, transpose_B, condition)
+        return
+    branch = control.If(condition, True, False)
+    with branch:
+        if branch.then():
+            semantic.gemm(A, B, C, transpose_A, transpose_B, True)
+        if branch.orelse():
+            semantic.gemm(A, B, C, transpose_A, transpose_B, False)
+
+
+@dsl_api
 def fill(buffer: object, value: object) -> None:
     """Sets every element of `buffer` to `value`."""
     semantic.fill(buffer, value)
@@ -218,34 +278,80 @@ def clear(buffer: object) -> None:
     semantic.clear(buffer)
 
 
+def _reduce(kind: str, src: object, dst: object, dim: object, clear: object,
+            real_shape: object) -> None:
+    """T.reduce_<kind>; tilelang-ascend's `real_shape=[rows, cols]` is the part of a 2-D
+    `src` that holds data (0: the whole extent), whose results fill the first elements
+    of `dst` (dst may keep the tile's physical row length, its "slice buffer" form)."""
+    what = f"T.reduce_{kind}"
+    if real_shape is None:
+        semantic.reduce(kind, src, dst, dim, clear)
+        return
+    semantic.require_tile_context(what)
+    shape = src.shape if isinstance(src, Buffer) else None
+    if shape is None or len(shape) != 2 or not isinstance(real_shape, list | tuple) \
+            or len(real_shape) != 2:
+        raise semantic.error(f"{what}: real_shape is [rows, cols] of a 2-D tile but got "
+                             f"{real_shape!r}")
+    extents = []
+    for axis, (value, size) in enumerate(zip(real_shape, shape, strict=True)):
+        extent = semantic.python_int(value, f"{what}: real_shape[{axis}]")
+        if extent is None or not 0 <= extent <= size:
+            raise semantic.error(f"{what}: real_shape[{axis}] must be a Python int from 0 to "
+                                 f"{size} but got {value!r}")
+        extents.append(extent or size)
+    if tuple(extents) == tuple(shape):
+        semantic.reduce(kind, src, dst, dim, clear)
+        return
+    if not isinstance(dst, Buffer):
+        raise semantic.error(f"{what}: dst must be a tile but got {dst!r}")
+    part = semantic.alloc(tuple(extents), src.dtype, src.scope, what)
+    semantic.copy(src[: extents[0], : extents[1]], part)
+    kept = extents[0] if dim in (-1, 1) else extents[1]
+    if dst.static_shape is None or math.prod(dst.static_shape) < kept:
+        raise semantic.error(f"{what}: dst ('{dst.name}') must hold the {kept} results of "
+                             f"real_shape {list(real_shape)!r}")
+    results = semantic.alloc((kept,), dst.dtype, dst.scope, what)
+    flat = semantic.reshape(dst, (math.prod(dst.static_shape),), None, what)[:kept]
+    if not clear:
+        semantic.copy(flat, results)
+    semantic.reduce(kind, part, results, dim, clear)
+    semantic.copy(results, flat)
+
+
 @dsl_api
-def reduce_max(src: object, dst: object, dim: int = -1, clear: bool = True) -> None:
+def reduce_max(src: object, dst: object, dim: int = -1, clear: bool = True,
+               real_shape: object = None) -> None:
     """dst = max of src along `dim` (src's shape without `dim`); `clear=False` folds in dst."""
-    semantic.reduce("max", src, dst, dim, clear)
+    _reduce("max", src, dst, dim, clear, real_shape)
 
 
 @dsl_api
-def reduce_min(src: object, dst: object, dim: int = -1, clear: bool = True) -> None:
+def reduce_min(src: object, dst: object, dim: int = -1, clear: bool = True,
+               real_shape: object = None) -> None:
     """dst = min of src along `dim`; `clear=False` folds in the old dst."""
-    semantic.reduce("min", src, dst, dim, clear)
+    _reduce("min", src, dst, dim, clear, real_shape)
 
 
 @dsl_api
-def reduce_sum(src: object, dst: object, dim: int = -1, clear: bool = True) -> None:
+def reduce_sum(src: object, dst: object, dim: int = -1, clear: bool = True,
+               real_shape: object = None) -> None:
     """dst = sum of src along `dim`; `clear=False` adds to the old dst."""
-    semantic.reduce("sum", src, dst, dim, clear)
+    _reduce("sum", src, dst, dim, clear, real_shape)
 
 
 @dsl_api
-def reduce_abssum(src: object, dst: object, dim: int = -1, clear: bool = True) -> None:
+def reduce_abssum(src: object, dst: object, dim: int = -1, clear: bool = True,
+                  real_shape: object = None) -> None:
     """dst = sum of |src| along `dim`; `clear=False` adds to the old dst."""
-    semantic.reduce("abssum", src, dst, dim, clear)
+    _reduce("abssum", src, dst, dim, clear, real_shape)
 
 
 @dsl_api
-def reduce_absmax(src: object, dst: object, dim: int = -1, clear: bool = True) -> None:
+def reduce_absmax(src: object, dst: object, dim: int = -1, clear: bool = True,
+                  real_shape: object = None) -> None:
     """dst = max of |src| along `dim`; `clear=False` folds in the old dst."""
-    semantic.reduce("absmax", src, dst, dim, clear)
+    _reduce("absmax", src, dst, dim, clear, real_shape)
 
 
 @dsl_api
@@ -288,13 +394,6 @@ def atomic_add(dst: object, value: object, memory_order: str | None = None,
         return semantic.atomic_fetch_add(dst, value)
     semantic.atomic_add(dst, value)
     return None
-
-
-@dsl_api
-def use_swizzle(panel_size: int, order: str = "row", enable: bool = True) -> None:
-    """Asks the target to launch blocks in panels of `panel_size` for L2 reuse
-    (`order`: "row", "column" or "mlx"); recorded as `tile.swizzle` on the tile.kernel."""
-    semantic.use_swizzle(panel_size, order, enable)
 
 
 @dsl_api

@@ -11,6 +11,10 @@ file is checked against the sha256 recorded in `meta.json`, and `meta.json`
 itself against a digest of its own content, before anything is used; an
 entry that fails any check (corrupt, truncated, hand-edited, from another
 version) is deleted and the kernel rebuilt.
+
+`set_enabled(False)` (`tilec.disable_cache()`, as TileLang's) makes this
+process compile every new specialization without reading or writing entries;
+`clear()` (`tilec.cache.clear_cache()`) deletes every entry of the folder.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -49,6 +54,38 @@ _META = "meta.json"
 def cache_dir() -> Path:
     configured = os.environ.get("TILEC_CACHE_DIR")
     return Path(configured) if configured else Path.home() / ".cache" / "tilec"
+
+
+_enabled = True
+
+
+def enabled() -> bool:
+    """Whether kernels are read from and written to the disk cache (process-wide)."""
+    return _enabled
+
+
+def set_enabled(on: bool) -> None:
+    global _enabled
+    _enabled = bool(on)
+
+
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}|\.[0-9a-f]{16}-.+")
+"""An entry (its key) or an entry being written (`store`'s staging folder): clearing
+deletes only these, so a cache folder shared with other files keeps them."""
+
+
+def clear(root: Path | None = None) -> int:
+    """Deletes every entry of the cache folder (default: `cache_dir()`) and returns how
+    many; the kernels compiled in memory stay usable, later processes rebuild."""
+    root = cache_dir() if root is None else root
+    if not root.is_dir():
+        return 0
+    removed = 0
+    for path in root.iterdir():
+        if _ENTRY_NAME.fullmatch(path.name) and path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+            removed += 1
+    return removed
 
 
 def mlir_version() -> str:

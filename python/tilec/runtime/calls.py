@@ -13,6 +13,9 @@ the parameters at those positions are not passed but allocated, with their
 static dims and, for a symbolic dim, the size the inputs give that name
 (for an expression of symbolic dims, `T.ceildiv(K, 128)`, its value for
 those), and returned (one array, or a tuple of them in parameter order).
+With `workspace_idx` (tilelang-ascend's GM workspaces) the parameters at those
+positions are allocated the same way, zero-filled at every call, and neither
+passed nor returned.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ import numpy as np
 from tilec.runtime.signature import ArgumentError, Param, derived_size, numpy_dtype
 
 
-def output_positions(out_idx: int | Sequence[int] | None, count: int) -> tuple[int, ...]:
-    """`out_idx` as sorted non-negative positions among `count` parameters."""
+def output_positions(out_idx: int | Sequence[int] | None, count: int,
+                     what: str = "out_idx") -> tuple[int, ...]:
+    """`out_idx` (or the `what` that names positions) as sorted non-negative
+    positions among `count` parameters."""
     if out_idx is None:
         return ()
     given = [out_idx] if isinstance(out_idx, int) else list(out_idx)
@@ -33,13 +38,24 @@ def output_positions(out_idx: int | Sequence[int] | None, count: int) -> tuple[i
     for index in given:
         if isinstance(index, bool) or not isinstance(index, int) or not -count <= index < count:
             raise ArgumentError(
-                f"out_idx {out_idx!r}: {index!r} is not a parameter position of a kernel "
+                f"{what} {out_idx!r}: {index!r} is not a parameter position of a kernel "
                 f"with {count} parameters"
             )
         positions.append(index % count)
     if len(set(positions)) != len(positions):
-        raise ArgumentError(f"out_idx {out_idx!r} names a parameter twice")
+        raise ArgumentError(f"{what} {out_idx!r} names a parameter twice")
     return tuple(sorted(positions))
+
+
+def workspace_positions(workspace_idx: int | Sequence[int] | None, count: int,
+                        outputs: tuple[int, ...]) -> tuple[int, ...]:
+    """`workspace_idx` as sorted positions among `count` parameters, none of them an output."""
+    positions = output_positions(workspace_idx, count, "workspace_idx")
+    both = sorted(set(positions) & set(outputs))
+    if both:
+        raise ArgumentError(f"workspace_idx {workspace_idx!r} names parameter {both[0]}, which "
+                            "out_idx names too: a workspace is not returned")
+    return positions
 
 
 _DLPACK_CPU = 1
@@ -97,32 +113,36 @@ def _as_arrays(kernel: str, params: Sequence[Param], args: Sequence[object],
 
 def call_arguments(
     kernel: str, params: Sequence[Param], positions: tuple[int, ...], given: Sequence[object],
-    device_tensors: bool = False,
+    device_tensors: bool = False, workspace: tuple[int, ...] = (),
 ) -> tuple[list[object], list[np.ndarray]]:
     """Every argument of a call (host framework tensors viewed as numpy,
     device tensors kept when the driver takes them, outputs at `positions`
-    allocated on the host), and the allocated outputs."""
-    if not positions:
+    and zeroed workspaces at `workspace` allocated on the host), and the
+    allocated outputs."""
+    allocated = set(positions) | set(workspace)
+    if not allocated:
         return _as_arrays(kernel, params, given, device_tensors), []
-    input_params = [p for i, p in enumerate(params) if i not in positions]
+    input_params = [p for i, p in enumerate(params) if i not in allocated]
     inputs = _as_arrays(kernel, input_params, given, device_tensors)
-    expected = len(params) - len(positions)
-    if len(inputs) != expected:
-        names = ", ".join(p.name for i, p in enumerate(params) if i not in positions)
+    if len(inputs) != len(input_params):
+        names = ", ".join(p.name for p in input_params)
+        what = " and ".join(kind for kind, named in (("outputs", positions),
+                                                    ("workspaces", workspace)) if named)
         raise ArgumentError(
-            f"kernel '{kernel}' takes {expected} inputs ({names}) and allocates its outputs "
-            f"but got {len(inputs)} arguments"
+            f"kernel '{kernel}' takes {len(input_params)} inputs ({names}) and allocates its "
+            f"{what} but got {len(inputs)} arguments"
         )
     next_input = iter(inputs)
     sizes = _sizes_by_name(input_params, inputs)
     args: list[object] = []
     outputs: list[np.ndarray] = []
     for i, param in enumerate(params):
-        if i not in positions:
+        if i not in allocated:
             args.append(next(next_input))
             continue
+        role, named = ("output", "out_idx") if i in positions else ("workspace", "workspace_idx")
         if not param.is_array:
-            raise ArgumentError(f"out_idx names '{param.name}', a scalar parameter, not an array")
+            raise ArgumentError(f"{named} names '{param.name}', a scalar parameter, not an array")
         shape = []
         assert param.shape is not None
         names = param.dim_names or (None,) * len(param.shape)
@@ -131,20 +151,21 @@ def call_arguments(
                 size, origin = derived_size(param, dim, sizes)
                 if size < 0:
                     raise ArgumentError(
-                        f"cannot allocate output '{param.name}': its dim {dim} "
+                        f"cannot allocate {role} '{param.name}': its dim {dim} "
                         f"({param.dim_exprs[dim]}) is {size} with {origin}"
                     )
             elif size is None:
                 if name is None or name not in sizes:
                     raise ArgumentError(
-                        f"cannot allocate output '{param.name}': its dim {dim} "
+                        f"cannot allocate {role} '{param.name}': its dim {dim} "
                         f"({name or '?'}) is not the size of any input's dim"
                     )
                 size = sizes[name][0]
             shape.append(size)
         output = np.zeros(shape, numpy_dtype(param.element))
         args.append(output)
-        outputs.append(output)
+        if i in positions:
+            outputs.append(output)
     return args, outputs
 
 

@@ -70,6 +70,16 @@ class CompiledKernel:
         self._launch(full)
         return returned(outputs)
 
+    def run_ascendc(self, *args: object) -> object:
+        """Runs the AscendC C++ of an ascend kernel on the CPU, as a call runs it in the
+        simulator (`tilec.backends.ascend.cpu_model`; the headers `ASCEND_DEVKIT` names)."""
+        from tilec.backends.ascend.cpu_model import run_compiled
+
+        full, outputs = call_arguments(self.name, self.params, self.out_positions, args)
+        check_arguments(self.name, self.params, full)
+        run_compiled(self, full)
+        return returned(outputs)
+
     def with_out_idx(self, out_idx: int | Sequence[int] | None) -> CompiledKernel:
         """This kernel, called with only its inputs and returning the
         parameters at `out_idx` (TileLang's `out_idx`)."""

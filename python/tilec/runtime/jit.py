@@ -22,9 +22,14 @@ from mlir.dialects import memref
 from tilec import backends
 from tilec import ir as tilec_ir
 from tilec.backends.base import Backend, Options
-from tilec.runtime import compiler
+from tilec.runtime import cache, compiler
 from tilec.runtime.cache import DiskCache, cache_dir, cache_key
-from tilec.runtime.calls import call_arguments, output_positions, returned
+from tilec.runtime.calls import (
+    call_arguments,
+    output_positions,
+    returned,
+    workspace_positions,
+)
 from tilec.runtime.compiler import CompiledKernel
 from tilec.runtime.signature import Param, check_arguments, entry_params
 from tilec.targets import TargetDescription
@@ -65,8 +70,11 @@ def specialize(module: ir.Module, shapes: Shapes) -> ir.Module:
 def load_or_build(module: ir.Module, target: TargetDescription, backend: Backend,
                   options: Options) -> CompiledKernel:
     """The kernel compiled from `module` for `target`: from the disk cache when an earlier
-    process (or call) compiled the same IR with the same options, else built and stored."""
+    process (or call) compiled the same IR with the same options, else built and stored
+    (built only, while the cache is disabled)."""
     start = time.perf_counter()
+    if not cache.enabled():
+        return compiler.compile_module(module, target, backend, options, start)
     disk = DiskCache(cache_dir(), target, backend)
     text = module.operation.get_asm(enable_debug_info=True)
     key = cache_key(text, target, options)
@@ -87,22 +95,31 @@ class JitKernel:
         target: str | None,
         options: dict[str, object],
         out_idx: int | Sequence[int] | None = None,
+        workspace_idx: int | Sequence[int] | None = None,
     ):
         self._kernel = kernel
         # A DSL kernel that returns its T.empty outputs names them itself.
         self._out_idx = out_idx if out_idx is not None else getattr(kernel, "out_idx", None)
+        self._workspace_idx = workspace_idx
         self._target, self._backend, self._options = backends.configure(target, options)
         self._context = tilec_ir.make_context()
         self._module: ir.Module | None = None
         self._params: list[Param] = []
         self._compiled: dict[Shapes, CompiledKernel] = {}
         self._out_positions: tuple[int, ...] = ()
+        self._workspace_positions: tuple[int, ...] = ()
         self._lock = threading.Lock()
         self.name = getattr(kernel, "name", None)
 
     @property
     def target(self) -> str:
         return self._target.spec
+
+    @property
+    def options(self) -> Options:
+        """The compile options every specialization is compiled with (those given,
+        `pass_configs`' among them, and the target's defaults)."""
+        return self._options
 
     def _generic(self) -> tuple[ir.Module, list[Param]]:
         if self._module is None:
@@ -112,6 +129,8 @@ class JitKernel:
                 self._params = entry_params(entry)
                 self.name = compiler.entry_name(entry)
             self._out_positions = output_positions(self._out_idx, len(self._params))
+            self._workspace_positions = workspace_positions(
+                self._workspace_idx, len(self._params), self._out_positions)
             self._module = module
         return self._module, self._params
 
@@ -132,12 +151,23 @@ class JitKernel:
         return load_or_build(module, self._target, self._backend, self._options)
 
     def __call__(self, *args: object) -> object:
-        """Runs the kernel; with `out_idx`, allocates and returns the outputs."""
+        """Runs the kernel; with `out_idx`, allocates and returns the outputs; with
+        `workspace_idx`, allocates those parameters zero-filled, for this call only."""
         with self._lock:
             _, params = self._generic()
         full, outputs = call_arguments(self.name or "<kernel>", params, self._out_positions, args,
-                                       self._backend.driver.takes_device_tensors)
+                                       self._backend.driver.takes_device_tensors,
+                                       self._workspace_positions)
         self.compiled(*full)(*full)
+        return returned(outputs)
+
+    def run_ascendc(self, *args: object) -> object:
+        """Runs the kernel's AscendC C++ on the CPU (`CompiledKernel.run_ascendc`)."""
+        with self._lock:
+            _, params = self._generic()
+        full, outputs = call_arguments(self.name or "<kernel>", params, self._out_positions, args,
+                                       False, self._workspace_positions)
+        self.compiled(*full).run_ascendc(*full)
         return returned(outputs)
 
     def __repr__(self) -> str:

@@ -16,10 +16,12 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from tilec import backends
 from tilec.language.eager import EagerFunction, EagerKernel, tensor_parameters
+from tilec.pass_config import compile_options
+from tilec.runtime.calls import output_positions
 from tilec.runtime.jit import JitKernel
 
 
@@ -33,9 +35,11 @@ class JitFactory:
         target: str | None,
         options: dict[str, object],
         out_idx: int | Sequence[int] | None,
+        workspace_idx: int | Sequence[int] | None = None,
     ):
         self._factory = factory
         self._target, self._options, self._out_idx = target, options, out_idx
+        self._workspace_idx = workspace_idx
         self._kernels: dict[object, JitKernel] = {}
         self.__name__ = getattr(factory, "__name__", "kernel")
         self.__doc__ = getattr(factory, "__doc__", None)
@@ -47,16 +51,18 @@ class JitFactory:
         except TypeError:  # unhashable arguments: a kernel per call
             key, cached = None, None
         if cached is None:
-            cached = JitKernel(
-                self._factory(*args, **kwargs), self._target, self._options, self._out_idx
-            )
+            cached = JitKernel(self._factory(*args, **kwargs), self._target, self._options,
+                               self._out_idx, self._workspace_idx)
             if key is not None:
                 self._kernels[key] = cached
         return cached
 
 
 class EagerJit:
-    """An eager kernel function: callable on its tensors, or compiled for given sizes."""
+    """An eager kernel function: callable on its tensors, or compiled for given sizes.
+
+    Its `workspace_idx` are positions among its tensor parameters: the call
+    leaves those tensors out, and each call gets them zero-filled."""
 
     def __init__(
         self,
@@ -64,9 +70,13 @@ class EagerJit:
         target: str | None,
         options: dict[str, object],
         out_idx: int | Sequence[int] | None,
+        workspace_idx: int | Sequence[int] | None = None,
     ):
         self._function = EagerFunction(fn)
         self._target, self._options, self._out_idx = target, options, out_idx
+        tensors = self._function.tensors
+        self._workspace = output_positions(workspace_idx, len(tensors), "workspace_idx")
+        self._workspace_names = tuple(tensors[i] for i in self._workspace)
         self._kernels: dict[object, tuple[JitKernel, EagerKernel]] = {}
         self._lock = threading.Lock()
         self.__name__ = fn.__name__
@@ -110,7 +120,8 @@ class EagerJit:
             if built is None:
                 function = EagerKernel(self._function, values, consts)
                 function.ir()  # a mistake in the body is reported here, not at the first call
-                built = JitKernel(function, self._target, self._options, self._out_idx), function
+                built = JitKernel(function, self._target, self._options, self._out_idx,
+                                  self._workspace), function
                 if key is not None:
                     self._kernels[key] = built
         return built
@@ -118,10 +129,10 @@ class EagerJit:
     def __call__(self, *args: object, **kwargs: object) -> object:
         """Runs the kernel on the tensors given (compiling it first for their sizes and
         these Python values); returns its T.empty outputs."""
-        values, tensors = self._function.bind(args, kwargs)
+        values, tensors = self._function.bind(args, kwargs, self._workspace_names)
         consts = self._function.const_sizes(values, tensors)
         kernel, _ = self._kernel(values, consts)
-        return kernel(*(tensors[name] for name in self._function.tensors))
+        return kernel(*tensors.values())
 
     def __repr__(self) -> str:
         return f"<eager tilec.jit {self.__name__}, {len(self._kernels)} builds>"
@@ -137,6 +148,8 @@ def jit(
     *,
     target: str | None = None,
     out_idx: int | Sequence[int] | None = None,
+    workspace_idx: int | Sequence[int] | None = None,
+    pass_configs: Mapping[object, object] | None = None,
     **options: object,
 ) -> JitKernel | JitFactory | EagerJit | Callable[[object], object]:
     """Wraps `kernel` (a DSL kernel, an ir.Module or tile IR text) so that it
@@ -156,14 +169,22 @@ def jit(
     (`A: T.Tensor((M, K), dtype)`, TileLang's current style), calling it with
     arrays runs it and returns its T.empty outputs; `.compile(M=..., ...)` gives
     the kernel for those T.const sizes.
+
+    As tilelang-ascend's: the parameters at `workspace_idx` (GM workspaces) are
+    not passed but allocated, zero-filled, at every call, and not returned (on
+    an eager kernel, positions among its tensor parameters); `pass_configs`
+    (`{tilec.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}`) become compile options,
+    as `tilec.pass_config` describes.
     """
+    options = {**options, **compile_options(pass_configs, backends.resolve(target)[0].name,
+                                            options)}
 
     def wrap(k: object) -> JitKernel | JitFactory | EagerJit:
         if tensor_parameters(k):
-            return EagerJit(k, target, options, out_idx)  # type: ignore[arg-type]
+            return EagerJit(k, target, options, out_idx, workspace_idx)  # type: ignore[arg-type]
         if _is_factory(k):
-            return JitFactory(k, target, options, out_idx)  # type: ignore[arg-type]
-        return JitKernel(k, target, options, out_idx)
+            return JitFactory(k, target, options, out_idx, workspace_idx)  # type: ignore[arg-type]
+        return JitKernel(k, target, options, out_idx, workspace_idx)
 
     # Check the target and options where they are written, not at the first call.
     backends.configure(target, options)

@@ -20,6 +20,7 @@ arguments reach the kernel is each backend's driver's business
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -34,6 +35,7 @@ class ArgumentError(TypeError):
     """A kernel was called with arguments that do not fit its parameters."""
 
 
+@functools.cache  # looked up for every array argument of every call
 def numpy_dtype(element: str) -> np.dtype:
     """The numpy dtype of an MLIR element type name (bf16 and the 8-bit
     floats need ml_dtypes)."""
@@ -352,7 +354,8 @@ def _check_array(param: Param, arg: object) -> tuple[int, ...]:
         raise ArgumentError(
             f"argument '{param.name}' expects a numpy array but got {type(arg).__name__}"
         )
-    shape = tuple(int(n) for n in arg.shape)  # type: ignore[attr-defined]
+    # a numpy shape is a tuple of ints already; a device tensor's may hold other ints
+    shape = arg.shape if not device else tuple(int(n) for n in arg.shape)  # type: ignore[attr-defined]
     if len(shape) != len(param.shape):
         raise ArgumentError(
             f"argument '{param.name}' expects a {len(param.shape)}-D array but got "

@@ -227,7 +227,8 @@ def _copy(c: Compiler, op: ir.Operation) -> None:
 @compiles("ascend.copy_nd2nz")
 def _copy_nd2nz(c: Compiler, op: ir.Operation) -> None:
     where = location(op)
-    src, *offsets, dst = list(op.operands)
+    view = op.opview
+    src, offsets, dst, dst_row = view.src, list(view.src_offsets), view.dst, view.dst_row
     rows, cols = _sizes(op)
     element = _element(src, where)
     c0 = layout.c0(element.itemsize)
@@ -255,8 +256,10 @@ def _copy_nd2nz(c: Compiler, op: ir.Operation) -> None:
     # The Zz layout takes one Nd2Nz DMA per 16-row block, each with its start-up; the
     # Dn2Nz reads the same GM rows as an Nd2Nz of the region (no public rate of its own).
     # The zero fill of a tile larger than the region runs on MTE2 ahead of the DMA.
-    startup = _startup(c, MTE2) * ((least[0] if zz else 1) + (held != least))
+    startup = _startup(c, MTE2) * ((least[0] if zz else 1) + (held != least and dst_row is None))
     src_slot, dst_slot, offset_slots = c.slot(src), c.slot(dst), c.slots_of(offsets)
+    row_slot = None if dst_row is None else c.slot(dst_row)
+    width = min(layout.ceil_to(cols, c0), padded[1])  # a row's 32-byte blocks
     nxt = c.pc + 1
 
     def step(core) -> int:
@@ -264,6 +267,7 @@ def _copy_nd2nz(c: Compiler, op: ir.Operation) -> None:
         source: Buffer = env[src_slot]
         target: Buffer = env[dst_slot]
         box = _gm_box(source, [env[i] for i in offset_slots], [rows, cols])
+        first = None if row_slot is None else env[row_slot]  # read at issue, as the DMA does
         nz = target.array
         if box is None:
             remote, inner, read = None, None, None
@@ -273,9 +277,18 @@ def _copy_nd2nz(c: Compiler, op: ir.Operation) -> None:
             read = region(source.arena, remote)
 
         def effect() -> None:
-            tile = np.zeros(padded, dtype=nz.dtype)
-            if remote is not None:
-                tile[inner] = remote
+            if row_slot is None:  # the region fills the leading corner, the rest is zero
+                tile = np.zeros(padded, dtype=nz.dtype)
+                if remote is not None:
+                    tile[inner] = remote
+            else:  # only the region's rows (to their blocks' ends); past the tile: dropped
+                tile = layout.nz_to_nd(nz).copy()
+                part = np.zeros((rows, width), dtype=nz.dtype)
+                if remote is not None:
+                    part[inner] = remote
+                low, high = max(0, -first), min(rows, padded[0] - first)
+                if high > low:
+                    tile[first + low:first + high, :width] = part[low:high]
             nz[...] = pack(tile)
 
         core.issue(Instr(EXEC, MTE2, site, cycles=startup, effect=effect,
@@ -733,6 +746,7 @@ def _flag(c: Compiler, op: ir.Operation) -> None:
         def step(core) -> int:
             machine = core.machine
             if machine.try_wait(core, S, key):
+                core.scalar_waited(site)
                 return nxt
             return machine.stall(core, "flag", site, pc, key)
     else:
@@ -831,6 +845,7 @@ def _cross_core_wait_flag(c: Compiler, op: ir.Operation) -> None:
         def step(core) -> int:
             machine = core.machine
             if machine.try_cross_wait(core, S, flag):
+                core.scalar_waited(site)
                 return nxt
             return machine.stall(core, "cross", site, pc, flag)
     else:

@@ -26,7 +26,7 @@ from tilec.targets.ascend.machine import (  # noqa: F401 (re-exported for the si
     V,
 )
 
-EXEC, SET, WAIT, CROSS_SET, CROSS_WAIT, MARK = range(6)
+EXEC, SET, WAIT, CROSS_SET, CROSS_WAIT, MARK, JOIN = range(7)
 
 
 class Instr:
@@ -36,7 +36,9 @@ class Instr:
     pipe stays busy `cycles` (+ the L2 cost of `gm_read`/`gm_write`). SET,
     WAIT, CROSS_SET and CROSS_WAIT carry their flag in `key`; MARK is a
     single-pipe barrier: the pipe's later instructions start after its earlier
-    ones have finished. `ordered`: the hardware starts this instruction only
+    ones have finished. JOIN (`key`: a vector clock) orders the pipe's later
+    instructions after what a wait of the scalar unit saw: the scalar unit
+    issues nothing while it waits. `ordered`: the hardware starts this instruction only
     after the earlier ones of its pipe that it depends on have finished, on a
     pipe that otherwise overlaps them (a large Mmad, `machine.mmad_orders_itself`).
     """

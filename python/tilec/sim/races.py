@@ -87,11 +87,50 @@ class Race:
         message = (
             f"race ({self.kind}): {self.later.site.text} on {self.later.where} {verb} "
             f"{arena.describe(self.lo, self.hi)} {other} by {self.earlier.site.text} on "
-            f"{self.earlier.where} at {self.earlier.site.location}{why}{times}"
+            f"{self.earlier.where} at {self.earlier.site.location}{why}{times}{self.missing()}"
         )
         other_op = note(self.earlier.site.location,
                         f"the conflicting {'write' if self.earlier.write else 'read'} is here")
         return error(self.later.site.location, message, other_op)
+
+
+    def missing(self) -> str:
+        """The synchronization that would order the two ops, as a kernel author writes
+        it in tilelang-ascend's DSL (empty when an op has no source line). It orders
+        them in the order of their source lines (the order the timing happened to run
+        them in may be the reverse): the usual fix of a producer and its consumer in
+        one iteration; a hazard only across iterations needs the opposite flag."""
+        first, then = self.earlier, self.later
+        if _position(first.site)[1] is None or _position(then.site)[1] is None:
+            return ""
+        if _position(then.site) < _position(first.site):
+            first, then = then, first
+        src_line, dst_line = _position(first.site)[1], _position(then.site)[1]
+        src, src_core = _pipe_and_core(first.where)
+        dst, dst_core = _pipe_and_core(then.where)
+        if first.actor == then.actor:
+            return f'; missing T.pipe_barrier("{dst}") before line {dst_line}'
+        if src_core == dst_core:
+            return (f'; missing T.set_flag("{src}", "{dst}", id) after line {src_line} and '
+                    f'T.wait_flag("{src}", "{dst}", id) before line {dst_line}')
+        if src_core.split(" ")[:2] == dst_core.split(" ")[:2]:  # one AI core ("block n")
+            return (f'; missing T.set_cross_flag("{src}", id) after line {src_line} and '
+                    f"T.wait_cross_flag(id) before line {dst_line}")
+        return f"; missing T.sync_all() between line {src_line} and line {dst_line}"
+
+
+def _position(site: Site) -> tuple[str, int | None, int]:
+    """(file, line, column) of a site; no line for `<unknown>`."""
+    parts = site.location.rsplit(":", 2)
+    if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+        return (site.location, None, 0)
+    return (parts[0], int(parts[1]), int(parts[2]))
+
+
+def _pipe_and_core(where: str) -> tuple[str, str]:
+    """("MTE2", "block 0 aiv1") from `MTE2 of block 0 aiv1`."""
+    pipe, _, core = where.partition(" of ")
+    return pipe, core
 
 
 class _History:

@@ -32,7 +32,10 @@ from tilec.sim.instruction import (
     CROSS_SET,
     CROSS_WAIT,
     EXEC,
+    JOIN,
+    PIPE_IDS,
     PIPE_NAMES,
+    PIPES_OF_CORE,
     SET,
     WAIT,
     Instr,
@@ -42,6 +45,9 @@ from tilec.sim.memory import Arena, Region
 from tilec.sim.races import RaceDetector, Site
 from tilec.targets.ascend.machine import hardware_block_idx, logical_block, ordered_pipes
 from tilec.targets.ascend.profiles import Profile
+
+RUNTIME_SITE = "TPipe::Init"
+"""The site of the flags the AscendC runtime sets before the kernel (`Profile.runtime_flags`)."""
 
 N_PIPES = len(PIPE_NAMES)
 _ANY = None
@@ -109,6 +115,8 @@ class Core:
         self.busy = [0] * N_PIPES
         self.clocks: list[np.ndarray] = []
         self.flags: dict[tuple[int, int, int], tuple[np.ndarray, Site]] = {}
+        self.runtime_flags: set[tuple[int, int, int]] = set()
+        """The flags the runtime set before the kernel (`Profile.runtime_flags`)."""
         self.tokens: dict[int, dict[tuple[int, int], collections.deque[np.ndarray]]] = {}
         self.arenas: dict[str, Arena] = {}
 
@@ -120,6 +128,17 @@ class Core:
             self.scheduled[pipe] = True
             machine = self.machine
             machine.schedule(max(machine.now, self.free_at[pipe]), machine.pump, self, pipe)
+
+    def scalar_waited(self, site: Site) -> None:
+        """The scalar unit got past a wait (a flag to S, or a cross-core flag): what
+        it learned orders every instruction it issues from now on, on every pipe
+        (AscendC's `WaitFlag`/`CrossCoreWaitFlag` on the scalar unit hold back the
+        issue of everything after them). Not its own scalar accesses: those still
+        need a flag from S."""
+        knowledge = self.clocks[S].copy()
+        knowledge[self.actor0 + S] = 0
+        for pipe in sorted(PIPES_OF_CORE[self.kind] - {S}):
+            self.issue(Instr(JOIN, pipe, site, key=(knowledge,)))
 
     def tick(self, pipe: int) -> int:
         """A new event on `pipe`: its epoch."""
@@ -178,6 +197,8 @@ class Machine:
         self.races = RaceDetector()
         self.gm = GmTransferModel(profile)
         self.findings: list[Diagnostic] = []
+        self._cross_set_sites: dict[tuple[int, int, tuple[int, int]], Site] = {}
+        """The latest cross_core_set_flag of each (target core, flag, (mode, source core))."""
         self.path_bytes: dict[str, int] = collections.defaultdict(int)
         self.macs = 0
         self.timeline: list[tuple] | None = [] if timeline else None
@@ -262,8 +283,9 @@ class Machine:
             for flag, queues in core.tokens.items():
                 for (mode, source), queue in sorted(queues.items()):
                     if queue:
+                        site = self._cross_set_sites[core.index, flag, (mode, source)]
                         self.findings.append(error(
-                            self.program.site.location,
+                            site.location,
                             f"cross-core flag {flag} (mode {mode}) set by "
                             f"{self.cores[source].name} is still pending ({len(queue)} set(s)) "
                             f"on {core.name} when the kernel ends: no cross_core_wait_flag "
@@ -281,9 +303,20 @@ class Machine:
             core.env = self.program.new_env(self.arg_values)
             core.free_at = [time] * N_PIPES
             core.fence = [0] * N_PIPES
+            self._set_runtime_flags(core)
             stall = Stall("start", None, time)
             core.stall = stall
             self.schedule(time, self.resume, core, stall)
+
+    def _set_runtime_flags(self, core: Core) -> None:
+        """The flags the AscendC runtime sets before the kernel's first op on this kind of
+        core (`Profile.runtime_flags`: TPipe's M -> MTE1 ids on the 910b's AIC)."""
+        site = Site(RUNTIME_SITE, self.program.site.location,
+                    "the AscendC runtime (TPipe::Init, kernel_tpipe_impl.h)")
+        for src, dst, event in self.profile.runtime_flags.get(core.kind, ()):
+            key = (PIPE_IDS[src], PIPE_IDS[dst], event)
+            core.flags[key] = (np.zeros(self.n_actors, dtype=np.int64), site)
+            core.runtime_flags.add(key)
 
     def resume(self, core: Core, stall: Stall) -> None:
         if core.stall is not stall:
@@ -366,6 +399,10 @@ class Machine:
                     return
                 queue.popleft()
                 self._unblocked(core, pipe, instr)
+            elif kind == JOIN:
+                queue.popleft()
+                np.maximum(core.clocks[pipe], instr.key[0], out=core.clocks[pipe])
+                core.see_own(instr.key[0], pipe)
             else:  # MARK
                 queue.popleft()
                 self.sync_counts["pipe_barrier"] += 1
@@ -458,7 +495,9 @@ class Machine:
                 site.location,
                 f"{site.text} on {core.name} sets flag {flag_text(key)} that is already set"
                 f"{same} (the hardware may hang)",
-                note(previous.location, "the flag was set here and not waited for since")))
+                note(previous.location, "the flag was set here and not waited for since"
+                     if previous.name != RUNTIME_SITE else f"{previous.text} set it before "
+                     f"the kernel's first op and waits for it after the last")))
             return
         core.flags[key] = (core.clocks[pipe].copy(), site)
         by_source = self.flag_identity == "source"
@@ -539,6 +578,7 @@ class Machine:
         for target in targets:
             tokens = target.tokens.setdefault(flag, {}).setdefault(source, collections.deque())
             tokens.append(snapshot)
+            self._cross_set_sites[target.index, flag, source] = site
             if len(tokens) > self.profile.cross_core_max_pending and site not in \
                     self._reported_pending:
                 self._reported_pending.add(site)
@@ -609,7 +649,15 @@ class Machine:
             return
         core.finished_at = when
         core.clocks = []  # nothing orders against a finished core any more
+        for key in core.runtime_flags - core.flags.keys():
+            self.findings.append(error(
+                self.program.site.location,
+                f"{core.name}: the kernel waited for flag {flag_text(key)}, which the AscendC "
+                f"runtime set before its first op and waits for after its last "
+                f"(TPipe, kernel_tpipe_impl.h): the runtime's wait would hang"))
         for key, (_, site) in core.flags.items():
+            if key in core.runtime_flags:
+                continue  # the runtime's own: it waits for it after the kernel
             # A flag left set is unbalanced: on hardware the next kernel inherits it.
             self.findings.append(error(
                 site.location,

@@ -3,7 +3,11 @@
 A spec is `name` (the target's first variant) or `name:variant`. An unknown
 name or variant is a `TargetError` that lists what exists, so a typo in
 `tilec.compile(..., target=...)` or `tile-verify-kernels{target=...}` says
-what was meant.
+what was meant. Where a kernel is compiled to run here (`tilec.compile`,
+`tilec.jit`), a bare name means the best variant this machine runs instead
+(`host_spec`: `cpu` is `cpu:avx512` on a host with AVX-512); pass options and
+tile-opt pipelines keep the first variant, so their output does not depend on
+the machine.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ __all__ = [
     "TargetDescription",
     "TargetError",
     "get_target",
+    "host_spec",
     "target_names",
 ]
 
@@ -63,3 +68,10 @@ def get_target(spec: str) -> TargetDescription:
             f"unknown {name} variant '{variant}'; variants: {', '.join(kind.variants)}"
         )
     return kind.create(variant)  # type: ignore[attr-defined]
+
+
+def host_spec(spec: str) -> str:
+    """`spec`, with a bare target name (`cpu`) made the best variant of it this machine
+    runs (`cpu:avx512` where the host has AVX-512)."""
+    kind = _KINDS.get(spec) if isinstance(spec, str) else None
+    return spec if kind is None else f"{spec}:{kind.host_variant()}"

@@ -4,16 +4,21 @@ A block runs on one core with one thread; tiles of every portable scope are
 stack or heap memory of that core, so the thread count of a kernel is only
 recorded. `vector_bytes` is the register width the vector lowerings cut
 loops into (AVX2: 32 bytes; AVX-512: 64), `cores` how many tasks the grid is
-split into.
+split into. A kernel compiled for `cpu` gets the widest variant the host runs
+(`CpuTarget.host_variant`); LLVM's JIT compiles for the host's own features
+either way, so the variant decides only the width tilec's lowerings use.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from tilec.dialects.tile import Scope
 from tilec.targets.description import (
+    ASCEND_BUFFER_SCOPES,
     FLOAT_TYPES,
     FP8_TYPES,
     INT_TYPES,
@@ -26,6 +31,25 @@ _VECTOR_BYTES = {"avx2": 32, "avx512": 64}
 # the bound (256 MiB) keeps the tiles of the blocks running on every core
 # within what a process can allocate: a failed allocation would crash.
 _MAX_TILE_BYTES = 1 << 28
+# The x86-64 psABI's micro-architecture level x86-64-v4 (AVX512F, AVX512BW, AVX512CD,
+# AVX512DQ, AVX512VL; "System V ABI AMD64 supplement", 3.1.1, table "Micro-architecture
+# levels"): with it, 64-byte vectors of every element width have instructions.
+_AVX512_FLAGS = frozenset({"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"})
+
+
+@functools.cache
+def host_flags() -> frozenset[str]:
+    """This machine's CPU feature flags as Linux lists them (none where it does not):
+    only features the kernel enabled (AVX-512 state saved on context switches) appear."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return frozenset()
+    for line in text.splitlines():
+        name, _, value = line.partition(":")
+        if name.strip() == "flags":
+            return frozenset(value.split())
+    return frozenset()
 
 
 @dataclass(frozen=True)
@@ -35,9 +59,16 @@ class CpuTarget(TargetDescription):
 
     vector_bytes: int = 32
     cores: int = 1
+    # tilelang-ascend's kernels name the NPU's buffers (T.alloc_L1, T.alloc_ub, ...):
+    # here they are on-chip tiles like any other, so such a kernel runs on cpu too.
+    scopes: frozenset[Scope] = PORTABLE_SCOPES | ASCEND_BUFFER_SCOPES
     # Bools are stored as bytes (tile-widen-bools); 8-bit floats are
     # bytes computed on in f32 (tile-cpu-emulate-fp8).
     element_types: frozenset[str] = INT_TYPES | FLOAT_TYPES | FP8_TYPES | {"i1"}
+
+    @classmethod
+    def host_variant(cls) -> str:
+        return "avx512" if host_flags() >= _AVX512_FLAGS else "avx2"
 
     @staticmethod
     def create(variant: str) -> CpuTarget:
@@ -45,7 +76,8 @@ class CpuTarget(TargetDescription):
             variant,
             vector_bytes=_VECTOR_BYTES[variant],
             cores=os.cpu_count() or 1,
-            tile_bytes={scope: _MAX_TILE_BYTES for scope in PORTABLE_SCOPES - {Scope.global_}},
+            tile_bytes={scope: _MAX_TILE_BYTES
+                        for scope in (PORTABLE_SCOPES | ASCEND_BUFFER_SCOPES) - {Scope.global_}},
         )
 
     def parameters(self) -> dict[str, object]:

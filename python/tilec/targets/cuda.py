@@ -41,7 +41,9 @@ class CudaTarget(TargetDescription):
         smem, ptx, fp8, wgmma = _ARCHES[arch]
         return CudaTarget(
             arch,
-            element_types=INT_TYPES | FLOAT_TYPES | {"i1"} | (FP8_TYPES if fp8 else frozenset()),
+            # 8-bit floats on every arch: as bytes, converted in software, and f16
+            # operands of mma.sync (tile-cuda-widen-fp8-operands) where no wgmma takes them.
+            element_types=INT_TYPES | FLOAT_TYPES | {"i1"} | FP8_TYPES,
             max_threads=1024,
             thread_multiple=32,
             max_grid=((1 << 31) - 1, 65535, 65535),

@@ -48,6 +48,12 @@ class TargetDescription:
     # The largest tile, in bytes, one block may hold in each on-chip scope.
     tile_bytes: dict[Scope, int] = field(default_factory=dict)
 
+    @classmethod
+    def host_variant(cls) -> str:
+        """The variant a bare target name means to `tilec.compile` and `tilec.jit`: the
+        best this machine runs (the first variant, where nothing is detected)."""
+        return cls.variants[0]
+
     @property
     def spec(self) -> str:
         """`name:variant`, the spelling `target=` options accept."""

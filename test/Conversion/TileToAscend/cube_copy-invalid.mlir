@@ -198,8 +198,8 @@ func.func @copy_into_l1_at_an_offset(%A: memref<64x64xf16>) {
   %c16 = arith.constant 16 : index
   tile.kernel blocks(%bx) in (%c1) threads = 128 {
     %a = tile.alloc : memref<32x32xf16, #tile.scope<l1>>
-    // expected-error @+1 {{a copy into L1 starts at the tile's first element}}
-    tile.copy %A[%c0, %c0], %a[%c16, %c0] sizes [32, 32] : memref<64x64xf16>, memref<32x32xf16, #tile.scope<l1>>
+    // expected-error @+1 {{a copy into L1 starts at the tile's first element or at one of its rows (the whole width, in the Nz layout)}}
+    tile.copy %A[%c0, %c0], %a[%c0, %c16] sizes [32, 16] : memref<64x64xf16>, memref<32x32xf16, #tile.scope<l1>>
   }
   return
 }

@@ -117,3 +117,30 @@ func.func @fewer_rows_than_the_tile(%K: memref<?x?x?xf16>, %C: memref<32x64xf32>
   }
   return
 }
+
+// -----
+
+// A copy into a row of an L1 tile (a key gathered from a flat paged cache): the
+// flat tensor is the 1 x N matrix, and the nd2nz writes that row of the Nz tile.
+// CHECK-LABEL: func.func @row_of_a_tile
+// CHECK: scf.for %[[J:.*]] = %c0 to %c32 step
+// CHECK: %[[M:.*]] = memref.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [1, %{{.*}}] : memref<?xf16, #ascend.mem<gm>> into memref<1x?xf16, #ascend.mem<gm>>
+// CHECK: ascend.copy_nd2nz %[[M]][%{{.*}}, %{{.*}}], %{{.*}}[%[[J]]] sizes [1, 64] : memref<1x?xf16, #ascend.mem<gm>>, memref<4x2x16x16xf16, #ascend.mem<l1>>
+func.func @row_of_a_tile(%K: memref<?xf16>, %Idx: memref<32xindex>, %C: memref<32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %k = tile.alloc : memref<32x64xf16, #tile.scope<l1>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+    scf.for %j = %c0 to %c32 step %c1 {
+      %t = memref.load %Idx[%j] : memref<32xindex>
+      %base = arith.muli %t, %c64 : index
+      tile.copy %K[%base], %k[%j, %c0] sizes [1, 64] : memref<?xf16>, memref<32x64xf16, #tile.scope<l1>>
+    }
+    tile.gemm %k, %k, %acc transpose_b clear_accum : memref<32x64xf16, #tile.scope<l1>>, memref<32x64xf16, #tile.scope<l1>>, memref<32x32xf32, #tile.scope<l0c>>
+    tile.copy %acc[%c0, %c0], %C[%c0, %c0] : memref<32x32xf32, #tile.scope<l0c>>, memref<32x32xf32>
+  }
+  return
+}

@@ -44,15 +44,30 @@ func.func @ub_f32_to_gm_i8(%t: memref<16x64xf32, #tile.scope<ub>>, %y: memref<?x
 
 // -----
 
-// UB to UB with a conversion into part of a tile: the rest of the tile is
-// padded first, and the region is a subview.
+// UB to UB with a conversion into the leading part of a tile: the rest of the
+// tile is padded first, and the region is a subview.
 
 // CHECK-LABEL: func.func @ub_to_ub_cast
 // CHECK-SAME: %[[A:.*]]: memref<8x32xf32, #ascend.mem<ub>>, %[[B:.*]]: memref<16x32xf16, #ascend.mem<ub>>
 // CHECK: ascend.vdup %[[B]], %{{.*}} : memref<16x32xf16, #ascend.mem<ub>>, f16
-// CHECK: %[[PART:.*]] = memref.subview %[[B]][8, 0] [8, 32] [1, 1]
+// CHECK: %[[PART:.*]] = memref.subview %[[B]][0, 0] [8, 32] [1, 1]
 // CHECK: ascend.vcast %[[PART]], %[[A]] round rint
 func.func @ub_to_ub_cast(%a: memref<8x32xf32, #tile.scope<ub>>, %b: memref<16x32xf16, #tile.scope<ub>>) {
+  %c0 = arith.constant 0 : index
+  tile.copy %a[%c0, %c0], %b[%c0, %c0] sizes [8, 32] : memref<8x32xf32, #tile.scope<ub>>, memref<16x32xf16, #tile.scope<ub>>
+  return
+}
+
+// -----
+
+// A copy into a tile at an offset places a piece: the rest of the tile keeps the
+// other pieces (no padding).
+
+// CHECK-LABEL: func.func @ub_to_ub_cast_piece
+// CHECK-NOT: ascend.vdup
+// CHECK: %[[PART:.*]] = memref.subview %{{.*}}[8, 0] [8, 32] [1, 1]
+// CHECK: ascend.vcast %[[PART]]
+func.func @ub_to_ub_cast_piece(%a: memref<8x32xf32, #tile.scope<ub>>, %b: memref<16x32xf16, #tile.scope<ub>>) {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
   tile.copy %a[%c0, %c0], %b[%c8, %c0] sizes [8, 32] : memref<8x32xf32, #tile.scope<ub>>, memref<16x32xf16, #tile.scope<ub>>

@@ -6,12 +6,15 @@
 // ARCH: error: invalid value 'sm_70' for option 'arch' of pass 'convert-tile-to-cuda': unknown cuda variant 'sm_70'; variants: sm_80, sm_86, sm_89, sm_90a
 // PIPELINE: error: pipeline 'tile-to-cuda': unknown cuda variant 'sm_75'; variants: sm_80, sm_86, sm_89, sm_90a
 
-// 8-bit floats are lowered only as sm_90a wgmma operands (wgmma_gemm-invalid.mlir);
-// NVPTX aborts on fp8 code for an arch without fp8, so they stop here, at the op.
-func.func @fp8(%n: index) {
+// PTX has no atomic add of 8-bit floats and NVPTX aborts on the read-modify-write of
+// one, so an atomic add of them stops here, at the op.
+func.func @fp8_atomic_add(%A: memref<64xf8E4M3FN>, %n: index) {
   tile.kernel blocks(%bx) in (%n) threads = 32 {
-    // expected-error @+1 {{'tile.alloc' uses f8E4M3FN: 8-bit float tiles are not lowered for cuda on cuda:sm_80 (only as sm_90a wgmma operands)}}
-    %t = tile.alloc : memref<16xf8E4M3FN, #tile.scope<shared>>
+    %c0 = arith.constant 0 : index
+    %t = tile.alloc : memref<64xf8E4M3FN, #tile.scope<shared>>
+    tile.copy %A[%c0], %t[%c0] : memref<64xf8E4M3FN>, memref<64xf8E4M3FN, #tile.scope<shared>>
+    // expected-error @+1 {{'tile.atomic_add' adds f8E4M3FN: atomic adds of 8-bit floats are not lowered for cuda}}
+    tile.atomic_add %t, %A[%c0] : memref<64xf8E4M3FN, #tile.scope<shared>>, memref<64xf8E4M3FN>
   }
   return
 }

@@ -94,3 +94,35 @@ func.func @not_warpgroups(%C: memref<48x64xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// e4m3 operands stay 8-bit for wgmma (k32 instructions), and an e4m3 tile that a
+// tile.parallel reads element by element beside them is lowered too: its conversion
+// is left to tile-cuda-expand-fp8-conversions.
+// CHECK-LABEL: func.func @fp8_wgmma
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 64, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: arith.extf %{{.*}} : f8E4M3FN to f32
+func.func @fp8_wgmma(%A: memref<64x32xf8E4M3FN>, %B: memref<64x32xf8E4M3FN>, %C: memref<64x64xf32>, %D: memref<64x32xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %c0 = arith.constant 0 : index
+    %a = tile.alloc : memref<64x32xf8E4M3FN, #tile.scope<shared>>
+    %b = tile.alloc : memref<64x32xf8E4M3FN, #tile.scope<shared>>
+    %c = tile.alloc : memref<64x64xf32, #tile.scope<fragment>>
+    %e = tile.alloc : memref<64x32xf8E4M3FN, #tile.scope<shared>>
+    tile.copy %A[%c0, %c0], %a[%c0, %c0] : memref<64x32xf8E4M3FN>, memref<64x32xf8E4M3FN, #tile.scope<shared>>
+    tile.copy %B[%c0, %c0], %b[%c0, %c0] : memref<64x32xf8E4M3FN>, memref<64x32xf8E4M3FN, #tile.scope<shared>>
+    tile.gemm %a, %b, %c transpose_b clear_accum : memref<64x32xf8E4M3FN, #tile.scope<shared>>, memref<64x32xf8E4M3FN, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+    tile.copy %c[%c0, %c0], %C[%c0, %c0] : memref<64x64xf32, #tile.scope<fragment>>, memref<64x64xf32>
+    tile.copy %A[%c0, %c0], %e[%c0, %c0] : memref<64x32xf8E4M3FN>, memref<64x32xf8E4M3FN, #tile.scope<shared>>
+    tile.parallel (%i, %j) in (64, 32) {
+      %x = memref.load %e[%i, %j] : memref<64x32xf8E4M3FN, #tile.scope<shared>>
+      %y = arith.extf %x : f8E4M3FN to f32
+      memref.store %y, %D[%i, %j] : memref<64x32xf32>
+      tile.yield
+    }
+  }
+  return
+}

@@ -294,6 +294,17 @@ func.func @nd2nz_dst_space(%a: memref<?x?xf16, #ascend.mem<gm>>) {
 
 // -----
 
+func.func @nd2nz_row_of_a_transpose(%a: memref<?x?xf32, #ascend.mem<gm>>, %r: index) {
+  %c0 = arith.constant 0 : index
+  %l1 = memref.alloc() : memref<1x2x16x8xf32, #ascend.mem<l1>>
+  // expected-error @+1 {{expected dst_row only with the Nz layout (no transpose, no zz)}}
+  ascend.copy_nd2nz %a[%c0, %c0], %l1[%r] sizes [8, 32] {transpose}
+      : memref<?x?xf32, #ascend.mem<gm>>, memref<1x2x16x8xf32, #ascend.mem<l1>>
+  return
+}
+
+// -----
+
 func.func @nd2nz_src_rank(%a: memref<?xf16, #ascend.mem<gm>>) {
   %c0 = arith.constant 0 : index
   %l1 = memref.alloc() : memref<2x4x16x16xf16, #ascend.mem<l1>>

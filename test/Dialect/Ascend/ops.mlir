@@ -154,6 +154,18 @@ func.func @load_transposed() attributes {ascend.kernel = #ascend.core<aic>} {
   return
 }
 
+// A row gathered into an Nz tile at a row (a paged KV cache's key).
+// CHECK-LABEL: func.func @nd2nz_at_a_row
+// CHECK: ascend.copy_nd2nz %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%[[R:.*]]] sizes [1, 64] : memref<?x?xf16, #ascend.mem<gm>>, memref<4x2x16x16xf16, #ascend.mem<l1>>
+func.func @nd2nz_at_a_row(%k: memref<?x?xf16, #ascend.mem<gm>>, %token: index, %row: index)
+    attributes {ascend.kernel = #ascend.core<aic>} {
+  %c0 = arith.constant 0 : index
+  %l1 = memref.alloc() : memref<4x2x16x16xf16, #ascend.mem<l1>>
+  ascend.copy_nd2nz %k[%token, %c0], %l1[%row] sizes [1, 64]
+      : memref<?x?xf16, #ascend.mem<gm>>, memref<4x2x16x16xf16, #ascend.mem<l1>>
+  return
+}
+
 // Fractal shapes follow C0 = 32 bytes / element size; sizes need not be
 // multiples of the fractal (the padding is zero).
 // CHECK-LABEL: func.func @cube_dtypes

@@ -10,7 +10,8 @@
 //   mte2 -> mte1, s   L1 slot loaded before MTE1 reads it           (RAW)
 //   mte1 -> mte2, s   MTE1 has read the L1 slot before it is reloaded (WAR)
 //   mte1 -> m, s      L0A/L0B slot loaded before mmad reads it       (RAW)
-//   m -> mte1, s      mmad has read the L0 slot before it is reloaded (WAR)
+//   m -> mte1, 3 + s  mmad has read the L0 slot before it is reloaded (WAR; ids 0-2 are
+//                     the 910b TPipe's own, kernel_tpipe_impl.h)
 //   m -> fix, 0       the tile's last mmad is done before the fixpipe (RAW)
 //   fix -> m, 0       the fixpipe has read L0C before the next tile   (WAR)
 func.func @gemm(%a: memref<?x?xf16, #ascend.mem<gm>>, %b: memref<?x?xf16, #ascend.mem<gm>>,
@@ -35,8 +36,8 @@ func.func @gemm(%a: memref<?x?xf16, #ascend.mem<gm>>, %b: memref<?x?xf16, #ascen
   %tiles = arith.muli %tiles_m, %tiles_n : index
   ascend.set_flag mte1 -> mte2, 0
   ascend.set_flag mte1 -> mte2, 1
-  ascend.set_flag m -> mte1, 0
-  ascend.set_flag m -> mte1, 1
+  ascend.set_flag m -> mte1, 3
+  ascend.set_flag m -> mte1, 4
   ascend.set_flag fix -> m, 0
   scf.for %t = %block to %tiles step %blocks {
     %tm = arith.divui %t, %tiles_n : index
@@ -60,7 +61,7 @@ func.func @gemm(%a: memref<?x?xf16, #ascend.mem<gm>>, %b: memref<?x?xf16, #ascen
           : memref<?x?xf16, #ascend.mem<gm>>, memref<8x4x16x16xf16, #ascend.mem<l1>>
       ascend.set_flag mte2 -> mte1, 1
       ascend.wait_flag mte2 -> mte1, 0
-      ascend.wait_flag m -> mte1, 0
+      ascend.wait_flag m -> mte1, 3
       ascend.load_l0a %l1a0, %l0a0 sizes [128, 64]
           : memref<4x8x16x16xf16, #ascend.mem<l1>>, memref<8x4x16x16xf16, #ascend.mem<l0a>>
       ascend.load_l0b %l1b0, %l0b0 sizes [64, 128]
@@ -78,9 +79,9 @@ func.func @gemm(%a: memref<?x?xf16, #ascend.mem<gm>>, %b: memref<?x?xf16, #ascen
             : memref<8x4x16x16xf16, #ascend.mem<l0a>>, memref<4x8x16x16xf16, #ascend.mem<l0b>>,
               memref<8x8x16x16xf32, #ascend.mem<l0c>>
       }
-      ascend.set_flag m -> mte1, 0
+      ascend.set_flag m -> mte1, 3
       ascend.wait_flag mte2 -> mte1, 1
-      ascend.wait_flag m -> mte1, 1
+      ascend.wait_flag m -> mte1, 4
       ascend.load_l0a %l1a1, %l0a1 sizes [128, 64]
           : memref<4x8x16x16xf16, #ascend.mem<l1>>, memref<8x4x16x16xf16, #ascend.mem<l0a>>
       ascend.load_l0b %l1b1, %l0b1 sizes [64, 128]
@@ -91,7 +92,7 @@ func.func @gemm(%a: memref<?x?xf16, #ascend.mem<gm>>, %b: memref<?x?xf16, #ascen
       ascend.mmad %l0a1, %l0b1, %l0c sizes [128, 128, 64]
           : memref<8x4x16x16xf16, #ascend.mem<l0a>>, memref<4x8x16x16xf16, #ascend.mem<l0b>>,
             memref<8x8x16x16xf32, #ascend.mem<l0c>>
-      ascend.set_flag m -> mte1, 1
+      ascend.set_flag m -> mte1, 4
     }
     ascend.set_flag m -> fix, 0
     ascend.wait_flag m -> fix, 0
@@ -101,8 +102,8 @@ func.func @gemm(%a: memref<?x?xf16, #ascend.mem<gm>>, %b: memref<?x?xf16, #ascen
   }
   ascend.wait_flag mte1 -> mte2, 0
   ascend.wait_flag mte1 -> mte2, 1
-  ascend.wait_flag m -> mte1, 0
-  ascend.wait_flag m -> mte1, 1
+  ascend.wait_flag m -> mte1, 3
+  ascend.wait_flag m -> mte1, 4
   ascend.wait_flag fix -> m, 0
   return
 }

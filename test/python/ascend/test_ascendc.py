@@ -33,6 +33,7 @@ import pytest
 import test_ascend_backend as backend_tests
 import test_ascend_gemm as gemm_tests
 import test_ascend_mixed as mixed_tests
+import test_ascend_row_gather as row_gather_tests
 import test_ascend_vector_kernels as vector_tests
 from example_kernels import example
 from vendor_headers import compile_errors
@@ -172,6 +173,8 @@ def _kernels() -> dict[str, object]:
         "mla_decode_split": lambda: example("mla_decode").mla_decode(
             1, 16, 100, 64, 16, dtype="float16", num_split=2),
     }
+    # K gathered row by row into its Nz tile (nd2nz at a row, with the zeroed rows' Fill)
+    kernels["row_gather_gemm"] = lambda: row_gather_tests.gathered_gemm(16, 32, 64, True)
     kernels["column_copies"] = lambda: column_copies(2, 150, 3)
     kernels["scalar_math"] = lambda: scalar_math(70)
     # tanh has no basic vector call: the advanced API's Tanh, with a temporary buffer
@@ -449,9 +452,9 @@ def _may_reach_past_the_edge(op: ir.Operation) -> bool:
     offset is a constant and every dimension static and large enough, it may."""
     gm = ir.MemRefType(op.operands[0].type)
     if op.name == "ascend.copy_nd2nz":
-        offsets = list(op.operands)[1:-1]
+        offsets = list(op.opview.src_offsets)
         sizes = list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
-        tile = ir.MemRefType(op.operands[-1].type).shape
+        tile = ir.MemRefType(op.opview.dst.type).shape
         c0 = 32 // (gm.element_type.width // 8)
         holds = ([tile[0] * c0, tile[1] * 16] if "transpose" in op.attributes
                  else [tile[0] * 16, tile[1] * c0] if "zz" in op.attributes
@@ -521,12 +524,17 @@ def _check_edge_zeros(op: ir.Operation, text: str, ir_events: set[int]) -> None:
     assert dma and zeroing.start() < dma.start(), f"the zeros come after the DMA:\n{text}"
     nd2nz = op.name == "ascend.copy_nd2nz"
     sources = 0 if nd2nz else ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])[1]
-    local = op.operands[-1] if nd2nz else op.operands[1 + sources]
-    numel = _numel(local) if nd2nz else None
+    local = op.opview.dst if nd2nz else op.operands[1 + sources]
+    numel = _numel(local) if nd2nz and op.opview.dst_row is None else None
     if _space(local) == "l1":
-        fill = re.search(r"\.blockNum = (\d+);[\s\S]*\.initValue = 0;[\s\S]*Fill\(.*"
+        fill = re.search(r"\.blockNum = (\d+|static_cast<uint16_t>\(\w+\));[\s\S]*"
+                         r"\.initValue = 0;[\s\S]*Fill\(.*"
                          r"ReinterpretCast<uint16_t>\(\), p\d+\);\n *PipeBarrier<PIPE_MTE2>", text)
         assert fill, text
+        if numel is None and nd2nz:  # the region's rows in each of its column blocks
+            cols = list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))[1]
+            c0 = 256 // ir.MemRefType(local.type).element_type.width
+            assert re.search(rf"\.repeatTimes = {-(-cols // c0)};", text), text
         if numel is not None:  # the whole tile of fractals
             bits = ir.MemRefType(local.type).element_type.width
             assert int(fill.group(1)) == numel * bits // 8 // 32, text

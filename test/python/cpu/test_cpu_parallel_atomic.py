@@ -71,7 +71,7 @@ func.func @split_k(%O: memref<?x?xf32>, %count: memref<1xi32>) attributes {tile.
     assert count[0] == 4
 
 
-def test_tiles_over_the_stack_budget_live_on_the_heap():
+def test_tiles_over_the_stack_budget_live_on_the_heap(cpu_stage):
     # A 1 MiB tile per block (heap: alloc at the block's start, dealloc at
     # its end), four blocks at once on the workers.
     kernel = tilec.compile("""
@@ -92,7 +92,7 @@ func.func @big(%X: memref<?x?xf32>, %Y: memref<?x?xf32>) attributes {tile.entry}
 }
 """)
     assert "memref.alloc()" in kernel.ir(
-        "convert-tile-to-cpu{ops=tile.pipelined,tile.barrier,tile.alloc,tile.kernel}"
+        cpu_stage("tile.pipelined,tile.barrier,tile.alloc,tile.kernel")
     )
     x = RNG.standard_normal((2000, 512)).astype(np.float32)
     y = np.zeros_like(x)

@@ -10,6 +10,10 @@ import pytest
 import tilec
 from tilec.diagnostics import CompileError
 from tilec.runtime.signature import ArgumentError
+from tilec.targets import host_spec
+
+HOST_CPU = host_spec("cpu")
+"""What no target compiles for here."""
 
 NAMED = """
 func.func @axpy(%X: memref<?x8xf16> {tile.name = "X", tile.dims = ["N", "8"]},
@@ -92,11 +96,11 @@ def test_argument_errors_name_the_parameter(axpy, args, message):
     assert message in str(info.value)
 
 
-def test_stages_ir_and_timings(axpy):
+def test_stages_ir_and_timings(axpy, cpu_stage):
     stages = axpy.stages()
     assert stages[0] == "tile" and stages[-1] == "llvm"
-    parallel = "convert-tile-to-cpu{ops=tile.parallel}"
-    assert "convert-tile-to-cpu{ops=tile.gemm}" in stages and "convert-func-to-llvm" in stages
+    parallel = cpu_stage("tile.parallel")
+    assert cpu_stage("tile.gemm") in stages and "convert-func-to-llvm" in stages
     assert "tile.parallel" in axpy.ir("tile")
     assert "tile.parallel" not in axpy.ir(parallel)
     assert "scf.for" in axpy.ir(parallel)
@@ -124,7 +128,8 @@ def test_compile_errors():
         tilec.compile(NAMED, target="tpu")
     with pytest.raises(
         TypeError,
-        match=r"unknown compile options for target cpu:avx2: fast \(options: timing, opt_level\)",
+        match=rf"unknown compile options for target {HOST_CPU}: fast \(options: timing, "
+              r"opt_level\)",
     ):
         tilec.compile(NAMED, fast=True)
     with pytest.raises(TypeError, match="expects a DSL kernel"):
@@ -146,7 +151,7 @@ func.func @bad(%n: index) attributes {{tile.entry}} {{
 """
     with pytest.raises(CompileError) as info:
         tilec.compile(bad)
-    message = "element type f8E4M3FNUZ is not supported on cpu:avx2"
+    message = f"element type f8E4M3FNUZ is not supported on {HOST_CPU}"
     assert str(info.value).startswith(f"user.py:5:3: error: {message} (supported: bf16, f16,")
 
 
@@ -159,4 +164,4 @@ def test_module_input_and_lazy_exports(context):
     b = np.zeros_like(a)
     kernel(a, b)
     np.testing.assert_array_equal(a, b)
-    assert repr(kernel) == "<CompiledKernel copy(arg0, arg1) cpu:avx2>"
+    assert repr(kernel) == f"<CompiledKernel copy(arg0, arg1) {HOST_CPU}>"

@@ -186,6 +186,17 @@ class _Compiler:
 
         return False, run
 
+    def _arith_bitcast(self, op, ins, outs):
+        """The operand's bits as the result type (an f8's byte, an f32's i32)."""
+        source, target = (_dtype(_element_of(v.type)) for v in (op.operands[0], op.results[0]))
+        (value,) = ins
+        (out,) = outs
+
+        def run(env):
+            env[out] = np.asarray(env[value], source).view(target)[()]
+
+        return False, run
+
     def _arith_shrui(self, op, ins, outs):
         """Logical right shift: the bits of the operand's width, unsigned."""
         dtype = _dtype(op.results[0].type)
@@ -340,6 +351,39 @@ class _Compiler:
 
         return False, run
 
+    def _memref_cast(self, op, ins, outs):
+        """The same buffer under a less static type (a thread's own row of a tile)."""
+        (source,) = ins
+        (out,) = outs
+
+        def run(env):
+            env[out] = env[source]
+
+        return False, run
+
+    def _memref_reinterpret_cast(self, op, ins, outs):
+        """A view of the buffer's elements (from its first) at static or dynamic offset,
+        sizes and strides, aliasing them (`T.reinterpret`, strided views)."""
+        counts = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+        source, *dynamic = ins
+        static = [list(ir.DenseI64ArrayAttr(op.attributes[name]))
+                  for name in ("static_offsets", "static_sizes", "static_strides")]
+        assert sum(counts[1:]) == len(dynamic)
+        dynamic_marks = (ir.ShapedType.get_dynamic_stride_or_offset(),
+                         ir.ShapedType.get_dynamic_size())
+        (out,) = outs
+
+        def run(env):
+            values = iter(env[slot] for slot in dynamic)
+            (offset,), sizes, strides = (
+                [int(next(values)) if v in dynamic_marks else v for v in part] for part in static)
+            flat = env[source].reshape(-1)  # raises rather than copy a strided source
+            itemsize = flat.itemsize
+            env[out] = np.lib.stride_tricks.as_strided(
+                flat[offset:], sizes, [stride * itemsize for stride in strides])
+
+        return False, run
+
     def _memref_subview(self, op, ins, outs):
         """A strided window of a buffer (a thread's row of a per-thread tile), aliasing it;
         unit dims the result type drops are dropped from the left."""
@@ -444,6 +488,16 @@ class _Compiler:
 
         return True, run
 
+    def _scf_execute_region(self, op, ins, outs):
+        body = self.block(op.regions[0].blocks[0])
+
+        def run(env):
+            yield from _run(body, env)
+            for slot, value in zip(outs, env.get("yield", []), strict=False):
+                env[slot] = value
+
+        return True, run
+
     def _scf_if(self, op, ins, outs):
         (condition,) = ins
         then = self.block(op.regions[0].blocks[0])
@@ -524,6 +578,21 @@ class _Compiler:
 
         def run(env):
             env[out] = np.array([env[i] for i in ins], dtype).reshape(shape)
+
+        return False, run
+
+    def _vector_create_mask(self, op, ins, outs):
+        """Lanes below each dim's bound set (the masks of the edge chunks of copies)."""
+        shape = ir.VectorType(op.results[0].type).shape
+        (out,) = outs
+
+        def run(env):
+            mask = np.ones(shape, np.bool_)
+            for dim, slot in enumerate(ins):
+                lanes = np.arange(shape[dim]).reshape([-1 if d == dim else 1
+                                                       for d in range(len(shape))])
+                mask &= lanes < int(env[slot])
+            env[out] = mask
 
         return False, run
 
@@ -822,6 +891,17 @@ def _scalar_of(attr: ir.Attribute):
     return ir.FloatAttr(attr).value
 
 
+def _unsigned(a) -> int:
+    """An integer's bits read unsigned, for the unsigned comparisons."""
+    value = np.asarray(a)
+    return int(value.view(f"u{value.dtype.itemsize}")) if value.dtype.kind == "i" else int(a)
+
+
+def _element_of(type_: ir.Type) -> ir.Type:
+    """The element type of a vector type, or the type itself."""
+    return ir.VectorType(type_).element_type if isinstance(type_, ir.VectorType) else type_
+
+
 def _trunc_div(a, b):
     return np.int64(int(a / b)) if b else np.int64(0)
 
@@ -839,7 +919,8 @@ _ELEMENTWISE: dict[str, Callable] = {
     "floordivsi": lambda a, b: np.int64(int(a) // int(b)),
     "andi": lambda a, b: a & b, "ori": lambda a, b: a | b, "xori": lambda a, b: a ^ b,
     "shli": lambda a, b: a << b, "shrsi": lambda a, b: a >> b,
-    "maxsi": max, "minsi": min, "maxui": max, "minui": min,
+    "maxsi": max, "minsi": min, "maxui": lambda a, b: max(a, b, key=_unsigned),
+    "minui": lambda a, b: min(a, b, key=_unsigned),
     "addf": lambda a, b: a + b, "subf": lambda a, b: a - b, "mulf": lambda a, b: a * b,
     "divf": lambda a, b: a / b, "negf": lambda a: -a, "remf": np.fmod,
     "maximumf": lambda a, b: np.maximum(a, b), "minimumf": lambda a, b: np.minimum(a, b),
@@ -848,11 +929,11 @@ _ELEMENTWISE: dict[str, Callable] = {
     "extf": lambda a: a, "truncf": lambda a: a, "sitofp": lambda a: a, "uitofp": lambda a: a,
     "fptosi": lambda a: np.trunc(a), "fptoui": lambda a: np.trunc(a),
     "index_cast": lambda a: a, "index_castui": lambda a: a, "extsi": lambda a: a,
-    "trunci": lambda a: a, "bitcast": lambda a: a,
+    "trunci": lambda a: a,
     "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sqrt": np.sqrt,
     "rsqrt": lambda a: 1 / np.sqrt(a), "absf": np.abs, "absi": np.abs, "tanh": np.tanh,
     "fma": lambda a, b, c: a * b + c, "floor": np.floor, "ceil": np.ceil,
-    "sin": np.sin, "cos": np.cos, "powf": np.power,
+    "sin": np.sin, "cos": np.cos, "powf": np.power, "copysign": np.copysign,
 }
 _INTRINSICS: dict[str, Callable] = {"llvm.nvvm.lg2.approx.f": np.log2, "llvm.tanh": np.tanh}
 _CMPI = [lambda a, b: a == b, lambda a, b: a != b, lambda a, b: a < b, lambda a, b: a <= b,

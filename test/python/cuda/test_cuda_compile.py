@@ -182,13 +182,6 @@ def test_arch_option_and_spec_agree():
         tilec.compile(_gemm(), target="cuda", arch="sm_70")
 
 
-def test_fp8_is_a_located_error_before_llvm():
-    kernel = _gemm(in_dtype="float8_e4m3")
-    with pytest.raises(CompileError, match=r"float8|f8E4M3FN") as failure:
-        tilec.compile(kernel, target="cuda:sm_80")
-    assert "gemm.py" in str(failure.value)
-
-
 @pytest.mark.skipif(device_count() > 0, reason="a GPU is present")
 def test_without_a_gpu_calling_is_a_clear_error_and_cpu_stays_default():
     assert default_target() in ("cpu",) or default_target().startswith("cpu")

@@ -15,6 +15,7 @@ import re
 import sys
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -149,6 +150,34 @@ def test_wgmma_flash_attention_matches_numpy(causal):
     assert shapes == {("32", "16"), ("64", "16")}
     error = float(np.max(np.abs(out.astype(np.float32) - attention.reference(q, k, v, causal))))
     assert error <= 3e-3
+
+
+def test_bshd_tiles_seen_through_unit_dim_views_run_on_wgmma():
+    """`T.copy(Q[b, rows, h, :], Q_shared)` copies into the tile seen as 1 x 64 x 1 x 64; the
+    copy is moved onto the tile (tile-cuda-drop-unit-dim-views), so Q K^T runs on wgmma
+    (the view used to keep it on mma.sync); 100 keys leave a partial block."""
+    seq, heads, dim = 100, 2, 64
+
+    @T.prim_func
+    def scores(Q: T.Tensor((1, seq, heads, dim), "float16"),
+               K: T.Tensor((1, seq, heads, dim), "float16"),
+               S: T.Tensor((1, heads, seq, seq), "float32")):
+        with T.Kernel(T.ceildiv(seq, 64), T.ceildiv(seq, 64), heads, threads=128) as (bx, by, h):
+            q = T.alloc_shared((64, dim), "float16")
+            k = T.alloc_shared((64, dim), "float16")
+            s = T.alloc_fragment((64, 64), "float32")
+            T.copy(Q[0, by * 64 : (by + 1) * 64, h, :], q)
+            T.copy(K[0, bx * 64 : (bx + 1) * 64, h, :], k)
+            T.gemm(q, k, s, transpose_B=True, clear_accum=True)
+            T.copy(s, S[0, h, by * 64, bx * 64])
+
+    rng = np.random.default_rng(6)
+    q, k = (rng.standard_normal((1, seq, heads, dim)).astype(np.float16) for _ in range(2))
+    out = np.zeros((1, heads, seq, seq), np.float32)
+    kernel = emulate(scores, q, k, out)
+    assert re.search(WGMMA, kernel.source()) and "mma.sync" not in kernel.source()
+    expected = np.einsum("shd,thd->hst", q[0].astype(np.float32), k[0].astype(np.float32))
+    np.testing.assert_allclose(out[0], expected, rtol=1e-3, atol=1e-3)
 
 
 def test_blocks_of_partial_warpgroups_keep_mma_sync():
@@ -292,12 +321,15 @@ def _fp8_read_elementwise():
     return kernel
 
 
-def test_fp8_outside_wgmma_operands_is_a_located_error():
-    with pytest.raises(tilec.diagnostics.CompileError,
-                       match="f8E4M3FN: 8-bit float tiles are not lowered for cuda outside "
-                             "the operands of wgmma gemms") as failure:
-        tilec.compile(_fp8_read_elementwise(), target="cuda:sm_90a")
-    assert "test_cuda_hopper.py" in str(failure.value)
-    # fp8 wgmma operands on a chip without wgmma: the same error, before LLVM.
-    with pytest.raises(tilec.diagnostics.CompileError, match="f8E4M3FN"):
-        tilec.compile(example("fp8_gemm").fp8_gemm(128, 128, 128), target="cuda:sm_89")
+def test_fp8_outside_wgmma_operands_runs():
+    """An e4m3 tile read element by element, not a wgmma operand, is converted in
+    software (tile-cuda-expand-fp8-conversions), exactly as numpy converts it."""
+    a = np.random.default_rng(5).standard_normal((64, 64)).astype(ml_dtypes.float8_e4m3fn)
+    c = np.zeros((64, 64), np.float32)
+    emulate(_fp8_read_elementwise(), a, c)
+    np.testing.assert_array_equal(c, a.astype(np.float32))
+    # fp8 wgmma operands on a chip without wgmma: f16 operands of mma.sync
+    gemm = example("fp8_gemm").fp8_gemm(128, 128, 128)
+    source = tilec.compile(gemm, target="cuda:sm_89").source()
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in source
+    assert "wgmma" not in source

@@ -258,3 +258,20 @@ def test_compiles_for_sm_90a():
     kernel = tilec.compile(select_kernels.topk_select(16, "int32", True, True, True, False,
                                                       "cuda"), target="cuda:sm_90a")
     assert kernel.resources().dynamic_shared_bytes > 0
+
+
+def test_rows_of_several_tiles_on_the_ascend_simulator():
+    """Rows longer than the kernel's tile (a ragged last tile, an end just past the
+    first) with runs of ties and infinities: the vector sweeps and the compaction across
+    tiles give what the property checks ask."""
+    vocab = select_kernels.TILE + 100
+    gen = torch.Generator().manual_seed(11)
+    with tk.use_target("ascend:910b"):
+        x = padded(2, vocab, torch.bfloat16)
+        rows = adversarial_rows(vocab, torch.bfloat16, gen)
+        x.copy_(torch.stack([rows[1], rows[2]]))
+        end = torch.tensor([vocab, select_kernels.TILE + 5], dtype=torch.int32)
+        values, indices = deep_select.topk(x, 300, end=end, indices_type=torch.int32,
+                                           idx_oob_fill_value=IDX_FILL,
+                                           value_oob_fill_value=VALUE_FILL)
+    check_topk(x, 300, values, indices, end=end, ascend=True)

@@ -3,7 +3,9 @@ test_flash_mla_dense_decoding.py, test_flash_mla_sparse_decoding.py, ref.py, qua
 kernelkit/compare.py), restated here: an FP32 torch reference, the KV past every
 sequence (and every unused sparse token) poisoned with NaN so an over-read shows, and
 upstream's tolerance check (per element abs OR rel, a cosine bound, inf/nan at the same
-places). Shapes are upstream's grid shrunk for a small CPU."""
+places). Shapes are upstream's grid shrunk for a small CPU. A few run on the Ascend
+simulator (both profiles) as mix kernels: Q and the paged dense keys are DMAed row by row
+into the cube's tiles, the sparse FP8 keys dequantized on the vector cores and handed up."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import torch
 
 from tilec.kernels import flash_mla
 from tilec.kernels.flash_mla import metadata
+from tilec.kernels.targets import last_report, use_target
 
 
 def check_is_allclose(name: str, ans: torch.Tensor, ref: torch.Tensor, abs_tol: float,
@@ -317,3 +320,19 @@ def test_sparse_errors():
     with pytest.raises(AssertionError, match="is_fp8_kvcache must be True"):
         flash_mla.flash_mla_with_kvcache(q, quant, None, None, 512,
                                          flash_mla.get_mla_metadata()[0], indices=indices)
+
+
+@pytest.mark.parametrize("target", ["ascend:910b", "ascend:950"])
+def test_dense_decode_on_the_ascend_simulator(target):
+    """Ragged lengths over a NaN-poisoned paged cache, MTP (s_q = 2) causal, 3 heads."""
+    with use_target(target):
+        run_dense(dense_case(2, 2, 70, 3, 1, True, seed=5), True)
+    assert [launch.target for launch in last_report()] == [target] * 3
+
+
+@pytest.mark.parametrize("target", ["ascend:910b", "ascend:950"])
+def test_sparse_decode_on_the_ascend_simulator(target):
+    """The FP8 cache with scales, invalid indices, a sink and topk_length."""
+    with use_target(target):
+        run_sparse(1, 1, 16, 100, 32, 61, True, True, seed=3)
+    assert last_report()[1].kernel == "flash_mla_sparse_fp8_split"

@@ -46,11 +46,11 @@ def test_tile_stage_of_the_only_kernel_has_user_locations(kernels, capsys):
     assert f'loc("{kernels}":9:' in out  # the T.copy line
 
 
-def test_stages_are_listed_and_printed(kernels, capsys):
+def test_stages_are_listed_and_printed(kernels, capsys, cpu_stage):
     assert main([str(kernels), "--kernel", "scale(256, 3.0)", "--list-stages"]) == 0
-    stages = capsys.readouterr().out.split()
+    stages = capsys.readouterr().out.splitlines()
     assert stages[0] == "tile" and stages[-1] == "llvm"
-    parallel = "convert-tile-to-cpu{ops=tile.parallel}"
+    parallel = cpu_stage("tile.parallel")
     assert parallel in stages
     assert main([str(kernels), "--kernel", "doubled", "--stage", parallel]) == 0
     out = capsys.readouterr().out

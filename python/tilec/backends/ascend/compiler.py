@@ -60,7 +60,8 @@ class AscendBackend(Backend):
         return dataclasses.replace(options, max_stages=stages)
 
     def pipeline(self, target: AscendTarget, options: AscendOptions) -> str:  # type: ignore[override]
-        return tile_to_ascend(target, options.max_stages, options.sync, options.cross_core_skew)
+        return tile_to_ascend(target, options.max_stages, options.sync, options.cross_core_skew,
+                              bool(options.auto_sync))
 
     def codegen(  # type: ignore[override]
         self, module: ir.Module, entry: str, target: AscendTarget, options: AscendOptions

@@ -33,6 +33,13 @@ class AscendOptions(Options):
     "barrier" (a PIPE_ALL barrier between dependent ops: the baseline
     benchmarks compare with)."""
 
+    auto_sync: bool | None = None
+    """Whether tilec synchronizes the pipes of a kernel whose author did (`T.Scope`
+    regions, `T.set_flag`/`T.wait_flag`/`T.pipe_barrier`/`T.barrier_all`): True drops
+    the author's flags and barriers within each core and places tilec's own
+    (tilelang-ascend's `TL_ASCEND_AUTO_SYNC`); False or None keeps them as written.
+    A kernel without its author's sync is always synchronized by tilec."""
+
     RUN_ONLY: ClassVar[frozenset[str]] = frozenset(
         {"timing", "block_dim", "trace", "max_steps"})
 
@@ -51,6 +58,9 @@ class AscendOptions(Options):
         if self.sync not in SYNC_STRATEGIES:
             raise OptionError(f"compile option 'sync' must be one of {', '.join(SYNC_STRATEGIES)} "
                               f"but got '{self.sync}'")
+        if self.auto_sync not in (None, True, False):
+            raise OptionError(f"compile option 'auto_sync' must be True, False or None but got "
+                              f"{self.auto_sync!r}")
         if self.max_steps <= 0:
             raise OptionError(f"compile option 'max_steps' must be positive but got "
                               f"{self.max_steps}")

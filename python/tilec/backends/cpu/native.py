@@ -68,8 +68,9 @@ class NativeKernel:
         self._owner = owner
         self._function = _PACKED(address)
 
-    def __call__(self, packed_args: ctypes.Array) -> None:
-        self._function(ctypes.cast(packed_args, ctypes.c_void_p))
+    def __call__(self, packed_args: int) -> None:
+        """Calls the entry with the address of its `void**` argument array."""
+        self._function(packed_args)
 
     def __del__(self) -> None:
         _retire(self._owner)

@@ -72,8 +72,16 @@ def _reinterpret(flat: object, dtype: str) -> object:
     return flat.view(np.dtype(getattr(ml_dtypes, dtype, dtype)))  # type: ignore[attr-defined]
 
 
-def _row_tile(rows: int) -> int:
-    return min(ROW_TILE, max(16, 1 << (rows - 1).bit_length()))
+def _row_tile(rows: int, target: str) -> tuple[int, int]:
+    """The query rows and the keys of one step of a block. On the NPU the
+    tiles the cube and the vector cores hand each other have one row count
+    (the AIVs split them by rows), and 64 rows of a 512-wide float32 output
+    overflow the 910b's UB, so both are at most 32 there."""
+    tile = min(ROW_TILE, max(16, 1 << (rows - 1).bit_length()))
+    if target.startswith("ascend"):
+        tile = min(tile, 32)
+        return tile, tile
+    return tile, decode_kernels.BLOCK_N
 
 
 def _int32(name: str, t: object | None, shape: tuple[int, ...] | None = None) -> None:
@@ -193,8 +201,8 @@ def _dense(q: object, k_cache: object, head_dim_v: int, cache_seqlens: object,
     causal = causal and s_q > 1
     heads_per_kv = h_q // h_k
     rows = s_q * heads_per_kv
-    tile = _row_tile(rows)
     target = targets.target_for(q, k_cache, block_table, cache_seqlens)
+    tile, keys = _row_tile(rows, target)
     parts = split_slots(target, h_k * -(-rows // ROW_TILE))
     meta = plan(sched_meta, q, cache_seqlens, _INT32_MAX, parts, target)
 
@@ -204,8 +212,8 @@ def _dense(q: object, k_cache: object, head_dim_v: int, cache_seqlens: object,
     k_flat, k_strides = _flat(k_cache)
     bt_flat, bt_strides = _flat(block_table)
     targets.launch(
-        "flash_mla.dense_decode_split", (dtype, causal, tile),
-        lambda: decode_kernels.dense_split(dtype, causal, tile), target,
+        "flash_mla.dense_decode_split", (dtype, causal, tile, keys),
+        lambda: decode_kernels.dense_split(dtype, causal, tile, keys), target,
         kernel_view(q_flat, "q"), kernel_view(k_flat, "k_cache"),
         kernel_view(bt_flat, "block_table"), kernel_view(cache_seqlens, "cache_seqlens"),
         kernel_view(meta, "tile_scheduler_metadata"), kernel_view(o_acc, "o_accum"),
@@ -279,9 +287,9 @@ def _sparse(q: object, k_cache: object, indices: object, topk_length: object | N
     _check(k_strides[0] % 4 == 0 and _address(byte_flat) % 4 == 0,
            "kv's blocks must start at 4-byte aligned addresses (its float32 scales)")
 
-    tile = _row_tile(h_q)
     has_lengths = topk_length is not None
     target = targets.target_for(q, k_cache, indices)
+    tile, keys = _row_tile(h_q, target)
     parts = split_slots(target, s_q * -(-h_q // ROW_TILE))
     meta = plan(sched_meta, q, topk_length, topk, parts, target)
     lengths = topk_length if has_lengths else empty_like_framework(q, (b,), "int32")
@@ -291,8 +299,8 @@ def _sparse(q: object, k_cache: object, indices: object, topk_length: object | N
     q_flat, q_strides = _flat(q)
     i_flat, i_strides = _flat(indices)
     targets.launch(
-        "flash_mla.sparse_decode_split", (tile, has_lengths),
-        lambda: decode_kernels.sparse_fp8_split(tile, has_lengths), target,
+        "flash_mla.sparse_decode_split", (tile, has_lengths, keys),
+        lambda: decode_kernels.sparse_fp8_split(tile, has_lengths, keys), target,
         kernel_view(q_flat, "q"), kernel_view(byte_flat, "kv"),
         kernel_view(_reinterpret(byte_flat, "float32"), "kv scales"),
         kernel_view(_reinterpret(byte_flat, "bfloat16"), "kv rope"),

@@ -68,28 +68,28 @@ def schedule(has_lengths: bool) -> T.PrimFunc:
 
 @T.macro
 def _load_q(Q, q_nope, q_rope, first_row, rows: int, M, base_of_row) -> None:
-    """Rows first_row .. first_row + rows of the tile (zeros past M)."""
-    for i, d in T.Parallel(rows, D_V):
-        m = T.min(first_row + i, M - 1)
-        q_nope[i, d] = T.if_then_else(first_row + i < M, Q[base_of_row(m) + d], 0)
-    for i, d in T.Parallel(rows, D_ROPE):
-        m = T.min(first_row + i, M - 1)
-        q_rope[i, d] = T.if_then_else(first_row + i < M, Q[base_of_row(m) + D_V + d], 0)
+    """Rows first_row .. first_row + rows of the tile, one copy per row and part (on
+    the NPU a DMA straight into the cube's tile); a row past M repeats row M - 1,
+    whose results are not stored."""
+    for i in T.serial(rows):
+        base = base_of_row(T.min(first_row + i, M - 1))
+        T.copy(Q[base:base + D_V], q_nope[i, :])
+        T.copy(Q[base + D_V:base + D_V + D_ROPE], q_rope[i, :])
 
 
 @T.macro
 def _attend_step(q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, m_run, m_prev,
-                 alpha, l_run, l_blk, visible, rows: int, scale_log2) -> None:
+                 alpha, l_run, l_blk, visible, rows: int, keys: int, scale_log2) -> None:
     """One key block: scores, mask (`visible(i, j)`), online softmax, P @ V."""
     T.gemm(q_nope, k_nope, acc_s, transpose_B=True, clear_accum=True)
     T.gemm(q_rope, k_rope, acc_s, transpose_B=True)
-    for i, j in T.Parallel(rows, BLOCK_N):
+    for i, j in T.Parallel(rows, keys):
         acc_s[i, j] = T.if_then_else(visible(i, j), acc_s[i, j] * scale_log2, NEG_INF)
     T.copy(m_run, m_prev)
     T.reduce_max(acc_s, m_run, dim=1, clear=False)
     for i in T.Parallel(rows):
         alpha[i] = T.exp2(m_prev[i] - T.if_then_else(m_run[i] == NEG_INF, 0.0, m_run[i]))
-    for i, j in T.Parallel(rows, BLOCK_N):
+    for i, j in T.Parallel(rows, keys):
         acc_s[i, j] = T.exp2(acc_s[i, j] - T.if_then_else(m_run[i] == NEG_INF, 0.0, m_run[i]))
     T.reduce_sum(acc_s, l_blk, dim=1)
     for i in T.Parallel(rows):
@@ -101,25 +101,26 @@ def _attend_step(q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, m_run, m_
 
 
 @T.macro
-def _store_partial(acc_o, m_run, l_run, OAcc, LAcc, at, row_ok, rows: int) -> None:
-    """The split's normalized output and base-2 LSE (-inf when it saw no key) for the
-    tile rows `row_ok(i)`, at accumulator index `at(i)`."""
-    for i, d in T.Parallel(rows, D_V):
-        if row_ok(i):
-            OAcc[(*at(i), d)] = T.if_then_else(l_run[i] > 0, acc_o[i, d] / l_run[i], 0.0)
-    for i in T.Parallel(rows):
-        if row_ok(i):
-            LAcc[at(i)] = T.if_then_else(
-                l_run[i] > 0, T.log2(l_run[i]) + m_run[i], NEG_INF)
+def _store_partial(acc_o, m_run, l_run, lse, OAcc, LAcc, first, active) -> None:
+    """The split's normalized output and base-2 LSE (-inf when it saw no key) of the
+    tile's rows, copied to the accumulators from index `first` (rows past their end
+    are dropped by the copies) when the split is `active`."""
+    for i, d in T.Parallel(*acc_o.shape):
+        acc_o[i, d] = T.if_then_else(l_run[i] > 0, acc_o[i, d] / l_run[i], 0.0)
+    for i in T.Parallel(lse.shape[0]):
+        lse[i] = T.if_then_else(l_run[i] > 0, T.log2(l_run[i]) + m_run[i], NEG_INF)
+    if active:
+        T.copy(acc_o, OAcc[(*first, 0)])
+        T.copy(lse, LAcc[first])
 
 
-def _tiles(rows: int, dtype: str):
+def _tiles(rows: int, keys: int, dtype: str):
     q_nope = T.alloc_shared((rows, D_V), dtype)
     q_rope = T.alloc_shared((rows, D_ROPE), dtype)
-    k_nope = T.alloc_shared((BLOCK_N, D_V), dtype)
-    k_rope = T.alloc_shared((BLOCK_N, D_ROPE), dtype)
-    p_tile = T.alloc_shared((rows, BLOCK_N), dtype)
-    acc_s = T.alloc_fragment((rows, BLOCK_N), "float32")
+    k_nope = T.alloc_shared((keys, D_V), dtype)
+    k_rope = T.alloc_shared((keys, D_ROPE), dtype)
+    p_tile = T.alloc_shared((rows, keys), dtype)
+    acc_s = T.alloc_fragment((rows, keys), "float32")
     acc_o = T.alloc_fragment((rows, D_V), "float32")
     stats = [T.alloc_fragment((rows,), "float32") for _ in range(5)]
     T.clear(acc_o)
@@ -128,13 +129,14 @@ def _tiles(rows: int, dtype: str):
     return q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, stats
 
 
-def dense_split(dtype: str, causal: bool, rows: int) -> T.PrimFunc:
+def dense_split(dtype: str, causal: bool, rows: int, keys: int = BLOCK_N) -> T.PrimFunc:
     """Partial attention of one (KV head, tile of `rows` query rows, split, batch) over
     the keys [split * chunk, min((split + 1) * chunk, seqlen)) of its batch, read
     page by page through the block table. Causal rows see keys up to
     seqlen - s_q + their query index (upstream's tril(s_k - s_q)). A key position
     past the row's end is clamped to the last valid token before its page is looked up,
-    so no read goes past cache_seqlens (the tail of the last page may be garbage)."""
+    so no read goes past cache_seqlens (the tail of the last page may be garbage).
+    `keys` per step divides BLOCK_N, the unit of the metadata's chunks."""
     B, NS, HK, M = T.symbolic("B"), T.symbolic("NS"), T.symbolic("HK"), T.symbolic("M")
     QN, KN, TN = T.symbolic("QN"), T.symbolic("KN"), T.symbolic("TN")
 
@@ -154,42 +156,40 @@ def dense_split(dtype: str, causal: bool, rows: int) -> T.PrimFunc:
         max_blocks: T.int32,
     ):
         with T.Kernel(HK * T.ceildiv(M, rows), NS, B, threads=128) as (bx, split, b):
-            q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, stats = _tiles(rows, dtype)
+            q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, stats = _tiles(
+                rows, keys, dtype)
             m_run, m_prev, alpha, l_run, l_blk = stats
             row_end = T.alloc_fragment((rows,), "int32")
-            key_base = T.alloc_fragment((BLOCK_N,), "int64")
             hk = bx // T.ceildiv(M, rows)
             first_row = (bx % T.ceildiv(M, rows)) * rows
             seqlen = SeqLens[b]
             chunk = Meta[b, 1]
             start = split * chunk
             end = T.min(start + chunk, seqlen)
-            if split < Meta[b, 0]:
-                _load_q(Q, q_nope, q_rope, first_row, rows, M, lambda m: (
-                    b * q_sb + (m // heads_per_kv) * q_ss
-                    + (hk * heads_per_kv + m % heads_per_kv) * q_sh))
-                for i in T.Parallel(rows):
-                    row_end[i] = end
-                    if causal:
-                        row_end[i] = T.min(
-                            end, seqlen - s_q + 1 + T.min(first_row + i, M - 1) // heads_per_kv)
-                for step in T.serial(T.ceildiv(T.max(end - start, 0), BLOCK_N)):
-                    key0 = start + step * BLOCK_N
-                    for j in T.Parallel(BLOCK_N):
-                        token = T.min(key0 + j, seqlen - 1)
-                        block = BlockTable[b * bt_sb + T.min(token // page, max_blocks - 1)]
-                        key_base[j] = (T.cast(block, "int64") * k_sblk
-                                       + (token % page) * k_stok + hk * k_sh)
-                    for j, d in T.Parallel(BLOCK_N, D_V):
-                        k_nope[j, d] = KCache[key_base[j] + d]
-                    for j, d in T.Parallel(BLOCK_N, D_ROPE):
-                        k_rope[j, d] = KCache[key_base[j] + D_V + d]
-                    _attend_step(q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, m_run,
-                                 m_prev, alpha, l_run, l_blk,
-                                 lambda i, j, key0=key0: key0 + j < row_end[i], rows, scale_log2)
-                _store_partial(acc_o, m_run, l_run, OAcc, LAcc,
-                               lambda i: (b, split, hk, first_row + i),
-                               lambda i: first_row + i < M, rows)
+            active = split < Meta[b, 0]  # a split past the batch's count does nothing
+            _load_q(Q, q_nope, q_rope, first_row, rows, M, lambda m: (
+                b * q_sb + (m // heads_per_kv) * q_ss
+                + (hk * heads_per_kv + m % heads_per_kv) * q_sh))
+            for i in T.Parallel(rows):
+                row_end[i] = end
+                if causal:
+                    row_end[i] = T.min(
+                        end, seqlen - s_q + 1 + T.min(first_row + i, M - 1) // heads_per_kv)
+            for step in T.serial(T.if_then_else(
+                    active, T.ceildiv(T.max(end - start, 0), keys), 0)):
+                key0 = start + step * keys
+                for j in T.serial(keys):  # a key's row, one copy per part: a DMA on the NPU
+                    token = T.min(key0 + j, seqlen - 1)
+                    block = BlockTable[b * bt_sb + T.min(token // page, max_blocks - 1)]
+                    base = T.cast(block, "int64") * k_sblk + (token % page) * k_stok + hk * k_sh
+                    T.copy(KCache[base:base + D_V], k_nope[j, :])
+                    T.copy(KCache[base + D_V:base + D_V + D_ROPE], k_rope[j, :])
+                _attend_step(q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, m_run,
+                             m_prev, alpha, l_run, l_blk,
+                             lambda i, j, key0=key0: key0 + j < row_end[i], rows, keys,
+                             scale_log2)
+            _store_partial(acc_o, m_run, l_run, m_prev, OAcc, LAcc,
+                           (b, split, hk, first_row), active)
 
     return flash_mla_dense_split
 
@@ -208,7 +208,7 @@ def _e4m3_value(byte):
                           T.if_then_else((exponent == 15) & (mantissa == 7), nan, normal))
 
 
-def sparse_fp8_split(rows: int, has_lengths: bool) -> T.PrimFunc:
+def sparse_fp8_split(rows: int, has_lengths: bool, keys: int = BLOCK_N) -> T.PrimFunc:
     """Partial attention of one (tile of `rows` heads and a query token, split, batch)
     over the slots [split * chunk, min((split + 1) * chunk, topk_length)) of the token's
     index list, with the FP8 cache dequantized while it is gathered: NoPE value *
@@ -241,41 +241,41 @@ def sparse_fp8_split(rows: int, has_lengths: bool) -> T.PrimFunc:
     ):
         with T.Kernel(SQ * T.ceildiv(H, rows), NS, B, threads=128) as (bx, split, b):
             q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, stats = _tiles(
-                rows, "bfloat16")
+                rows, keys, "bfloat16")
             m_run, m_prev, alpha, l_run, l_blk = stats
-            valid = T.alloc_fragment((BLOCK_N,), "int32")  # 0/1: ascend has no i1 tiles
-            key_base = T.alloc_fragment((BLOCK_N,), "int64")
+            valid = T.alloc_fragment((keys,), "int32")  # 0/1: ascend has no i1 tiles
+            key_base = T.alloc_fragment((keys,), "int64")
             sq = bx // T.ceildiv(H, rows)
             first_head = (bx % T.ceildiv(H, rows)) * rows
             length = T.min(Lengths[b], topk) if has_lengths else topk
             chunk = Meta[b, 1]
             start = split * chunk
             end = T.min(start + chunk, length)
-            if split < Meta[b, 0]:
-                _load_q(Q, q_nope, q_rope, first_head, rows, H,
-                        lambda h: b * q_sb + sq * q_ss + h * q_sh)
-                for step in T.serial(T.ceildiv(T.max(end - start, 0), BLOCK_N)):
-                    slot0 = start + step * BLOCK_N
-                    for j in T.Parallel(BLOCK_N):
-                        index = Indices[b * i_sb + sq * i_ss + T.min(slot0 + j, topk - 1)]
-                        valid[j] = T.if_then_else(
-                            slot0 + j < end and index >= 0 and index < num_tokens, 1, 0)
-                        token = T.if_then_else(valid[j] == 1, index, 0)
-                        key_base[j] = (T.cast(token // page, "int64") * k_sblk
-                                       + (token % page) * FP8_TOKEN_BYTES)
-                    for j, d in T.Parallel(BLOCK_N, D_V):
-                        value = _e4m3_value(Nope[key_base[j] + d]) * Scales[
-                            key_base[j] // 4 + D_V // 4 + d // FP8_TILE]
-                        k_nope[j, d] = T.if_then_else(valid[j] == 1, T.cast(value, "bfloat16"), 0)
-                    for j, d in T.Parallel(BLOCK_N, D_ROPE):
-                        k_rope[j, d] = T.if_then_else(
-                            valid[j] == 1, Rope[key_base[j] // 2 + (D_V + 16) // 2 + d], 0)
-                    _attend_step(q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, m_run,
-                                 m_prev, alpha, l_run, l_blk, lambda i, j: valid[j] == 1, rows,
-                                 scale_log2)
-                _store_partial(acc_o, m_run, l_run, OAcc, LAcc,
-                               lambda i: (b, split, sq, first_head + i),
-                               lambda i: first_head + i < H, rows)
+            active = split < Meta[b, 0]  # a split past the batch's count does nothing
+            _load_q(Q, q_nope, q_rope, first_head, rows, H,
+                    lambda h: b * q_sb + sq * q_ss + h * q_sh)
+            for step in T.serial(T.if_then_else(
+                    active, T.ceildiv(T.max(end - start, 0), keys), 0)):
+                slot0 = start + step * keys
+                for j in T.Parallel(keys):
+                    index = Indices[b * i_sb + sq * i_ss + T.min(slot0 + j, topk - 1)]
+                    valid[j] = T.if_then_else(
+                        slot0 + j < end and index >= 0 and index < num_tokens, 1, 0)
+                    token = T.if_then_else(valid[j] == 1, index, 0)
+                    key_base[j] = (T.cast(token // page, "int64") * k_sblk
+                                   + (token % page) * FP8_TOKEN_BYTES)
+                for j, d in T.Parallel(keys, D_V):
+                    value = _e4m3_value(Nope[key_base[j] + d]) * Scales[
+                        key_base[j] // 4 + D_V // 4 + d // FP8_TILE]
+                    k_nope[j, d] = T.if_then_else(valid[j] == 1, T.cast(value, "bfloat16"), 0)
+                for j, d in T.Parallel(keys, D_ROPE):
+                    k_rope[j, d] = T.if_then_else(
+                        valid[j] == 1, Rope[key_base[j] // 2 + (D_V + 16) // 2 + d], 0)
+                _attend_step(q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, m_run,
+                             m_prev, alpha, l_run, l_blk, lambda i, j: valid[j] == 1, rows,
+                             keys, scale_log2)
+            _store_partial(acc_o, m_run, l_run, m_prev, OAcc, LAcc,
+                           (b, split, sq, first_head), active)
 
     return flash_mla_sparse_fp8_split
 

@@ -27,7 +27,18 @@ CORE_REGION = "ascend.core_region"
 until it becomes an `ascend.core` region (tile-ascend-split-cores)."""
 GUARDS = "ascend.guards"
 """On a cross-core flag op: the number of the GM workspace argument (or the [lo, hi) bytes
-of a ring in UB) whose bytes the flag hands between the cores (tile-ascend-split-cores)."""
+of a ring in UB) whose bytes the flag hands between the cores (tile-ascend-split-cores);
+an array of numbers (or of [lo, hi) pairs) where rings share the flag."""
+
+AUTHOR_SYNC = "ascend.author_sync"
+"""On a kernel function whose pipes its author synchronizes (unit): tile-ascend-inject-sync
+leaves it alone and tile-ascend-sync-within-ops orders the steps of each DSL op
+(tile-ascend-split-scopes)."""
+
+VID = "ascend.vid_dim"
+"""On a `tile.kernel` with `T.Scope` regions: which of its grid dims is tilelang-ascend's
+`vid`, the sub-block index of an AIV, i64 (the DSL's `T.Scope`; tile-ascend-split-scopes
+makes it `ascend.sub_block_idx`)."""
 
 
 class InvalidAttribute(CompileError):

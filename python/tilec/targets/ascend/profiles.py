@@ -89,6 +89,11 @@ class Profile:
     that they need no `PipeBarrier` (`tilec.targets.ascend.machine` has the rule)."""
     flag_event_ids: int = 8
     cross_core_flag_ids: int = 11
+    runtime_flags: Mapping[str, tuple[tuple[str, str, int], ...]] = dataclasses.field(
+        default_factory=lambda: MappingProxyType({}))
+    """Per kind of core, the intra-core flags (source pipe, destination pipe, event id)
+    that the AscendC runtime sets before the kernel's first op and waits for after its
+    last: they stay set for the whole kernel, so the kernel's own flags avoid them."""
 
     def macs_per_cycle(self, element_type: str) -> int | None:
         return self.cube_macs_per_cycle.get(element_type)
@@ -146,6 +151,10 @@ PROFILE_910B = Profile(
     # legal sync on 2201 (核内同步能力概述.md) list PipeBarrier<PIPE_M/MTE1/MTE2/MTE3/FIX/V>
     # for dependent instructions of one pipe.
     ordered_pipes=_frozen({"aic": frozenset({"s"}), "aiv": frozenset({"s"})}),
+    # impl/basic_api/kernel_tpipe_impl.h, TPipe::Init (__NPU_ARCH__ == 2201, ASCEND_IS_AIC):
+    # SetFlag<HardEvent::M_MTE1> on event ids 0, 1 and 2 ("for matmul macro" and bias);
+    # TPipe::DestroyWithoutPipeAll waits for the three when the pipe is destroyed.
+    runtime_flags=_frozen({"aic": (("m", "mte1", 0), ("m", "mte1", 1), ("m", "mte1", 2))}),
 )
 
 PROFILE_950 = Profile(

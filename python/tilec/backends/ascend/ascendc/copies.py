@@ -281,16 +281,21 @@ class Copies(EmitterBase):
         self.line("}")
 
     def op_ascend_copy_nd2nz(self, op: ir.Operation) -> None:
-        src = self.tensor(op.operands[0], op)
-        offsets = [self.value(v) for v in op.operands[1:-1]]
-        dst = self.tensor(op.operands[-1], op)
+        view = op.opview
+        src = self.tensor(view.src, op)
+        offsets = [self.value(v) for v in view.src_offsets]
+        dst = self.tensor(view.dst, op)
         rows, cols = list(ir.DenseI64ArrayAttr(op.attributes["sizes"]))
         transpose, zz = "transpose" in op.attributes, "zz" in op.attributes
         self.marker(op, f"sizes [{rows}, {cols}]{' transpose' if transpose else ''}"
-                        f"{' zz' if zz else ''}")
+                        f"{' zz' if zz else ''}{' at a row' if view.dst_row else ''}")
         valid_rows = self.valid_extent(src.shape[0], offsets[0], rows)
         valid_cols = self.valid_extent(src.shape[1], offsets[1], cols)
         c0 = BLOCK_BYTES // BYTES[dst.element]
+        if view.dst_row is not None:
+            self.rows_into_nz(op, src, offsets, dst, self.value(view.dst_row),
+                              [rows, cols], [valid_rows, valid_cols], c0)
+            return
         # what the tile holds of each GM extent: rows and columns of Nz, Zz, or of the
         # Nz of the transpose
         outer, inner = dst.static_shape[0], dst.static_shape[1]
@@ -355,11 +360,46 @@ class Copies(EmitterBase):
                       f"{element_at(src, self.linear(src, [start, offsets[1]]))}, {params});")
 
     def nd2nz(self, op: ir.Operation, src: Tensor, offsets: list[str], dst: Tensor,
-              valid_rows: str, valid_cols: str) -> None:
+              valid_rows: str, valid_cols: str, first_row: str = "0") -> None:
+        """Nd2Nz of the region into the tile's rows from `first_row`: row r of the matrix
+        starts at element r * C0 of the Nz tile, whose column blocks lie the tile's
+        padded rows apart (`dstNzC0Stride`, kernel_struct_mm.h's Nd2NzParams)."""
         r1 = dst.static_shape[1]
         params = self.struct("Nd2NzParams", {
             "ndNum": "1", "nValue": f"static_cast<uint16_t>({valid_rows})",
             "dValue": f"{valid_cols}", "srcNdMatrixStride": "0", "srcDValue": src.strides[0],
             "dstNzC0Stride": str(r1 * 16), "dstNzNStride": "1", "dstNzMatrixStride": "0"}, op)
-        self.line(f"DataCopy({dst.base}, {element_at(src, self.linear(src, offsets))}, "
+        c0 = BLOCK_BYTES // BYTES[dst.element]
+        target = dst.base if first_row == "0" else dst.at(f"({first_row}) * {c0}")
+        self.line(f"DataCopy({target}, {element_at(src, self.linear(src, offsets))}, "
                   f"{params});")
+
+    def rows_into_nz(self, op: ir.Operation, src: Tensor, offsets: list[str], dst: Tensor,
+                     first_row: str, sizes: list[int], valid: list[str], c0: int) -> None:
+        """`ascend.copy_nd2nz` with `dst_row`: the region's rows that fall inside the
+        tile, from `first_row`; where GM holds fewer rows or columns than the region,
+        those rows' blocks are zeroed first (Fill: one 32-byte block per row in each
+        of the region's column blocks, the blocks of a column lying the tile's padded
+        rows apart: `InitConstValueParams` repeatTimes / blockNum / dstGap)."""
+        rows, cols = sizes
+        padded_rows = dst.static_shape[1] * 16
+        self.open_guard(f"{first_row} >= 0")
+        kept = self.valid_extent(str(padded_rows), first_row, rows)
+        moved = self.fresh("n")
+        self.line(f"int64_t {moved} = {valid[0]} < {kept} ? {valid[0]} : {kept};")
+        short = f"{moved} < {kept} || {valid[1]} < {cols}"
+        self.line("// rows or columns of the region that GM lacks read as zero")
+        self.open_guard(f"{kept} > 0 && ({short})")
+        params = self.struct("InitConstValueParams", {
+            "repeatTimes": str(ceil_div(cols, c0)),
+            "blockNum": f"static_cast<uint16_t>({kept})",
+            "dstGap": f"static_cast<uint16_t>({padded_rows} - {kept})", "initValue": "0"},
+            op, "uint16_t")
+        self.line(f"Fill({dst.at(f'({first_row}) * {c0}')}.ReinterpretCast<uint16_t>(), "
+                  f"{params});")
+        self.same_pipe_barrier(MTE2)
+        self.close_guard("1")
+        self.open_guard(f"{moved} > 0")
+        self.nd2nz(op, src, offsets, dst, moved, valid[1], first_row)
+        self.close_guard("1")
+        self.close_guard("1")

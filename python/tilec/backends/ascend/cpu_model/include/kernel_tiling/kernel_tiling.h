@@ -1,0 +1,2 @@
+// tilec stand-in: the emitted kernels take no tiling structs.
+#pragma once

@@ -1,0 +1,3 @@
+// tilec stand-in for the CANN toolkit CPU-debug header of this name: everything it
+// provides is in stub_def.h.
+#include "stub_def.h"

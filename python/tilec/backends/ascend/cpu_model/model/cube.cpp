@@ -1,0 +1,201 @@
+// The 910b's cube path (written here), with the layouts ASCEND.md "Data layout on the cube
+// path" gives from the vendor's documentation. A fractal is 16 rows of C0 = 32 B / element
+// size elements (512 B); L0C fractals are 16 x 16 of 32-bit values.
+// - copy_gm_to_cbuf_multi_nd2nz_bN (MTE2): element (r, c) of ND matrix k goes from
+//   src[k * srcNdMatrixStride + r * srcDValue + c] to the Nz tile at
+//   k * dstNzMatrixStride + (c / C0) * dstNzC0Stride * C0 + r * dstNzNStride * C0 + c % C0.
+// - create_cbuf_matrix (MTE2, InitConstValue): `repeat` times `blockNum` 32 B blocks of
+//   the value, `dstGap` blocks between repeats (the config's bits 0-15, 16-31, 32-47).
+// - load_cbuf_to_ca / _cb (MTE1): fractal startIndex + i * srcStride to fractal
+//   i * (1 + dstGap), for i < repeat; `transpose` transposes each 16 x 16 16-bit fractal.
+// - mad (M): C[m, n] (+)= A[m, k] B[k, n] in the 910b's operand layouts: A in L0A as Zz
+//   (fractal (m1, k1) at m1 * K1 + k1, rows of C0), B in L0B as Zn (fractal (k1, n1) at
+//   k1 * N1 + n1, each fractal n-major: element (k0, n0) at n0 * C0 + k0), C in L0C as Nz
+//   (fractal (m1, n1) at n1 * M1 + m1); products summed in float (int32 for int8) in k
+//   order.
+// - copy_matrix_cc_to_gm (FIX): the Nz tile (column blocks srcStride * 16 elements apart)
+//   to GM, as ND rows dstStride elements apart (nz2nd) or Nz (column blocks dstStride * 32
+//   B apart), with ReLU and the conversion the quantization mode names.
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "core.h"
+
+namespace tilec_model {
+
+namespace {
+float read_float(Dt t, const uint8_t* p) {
+    switch (t) {
+        case Dt::f32: { float v; std::memcpy(&v, p, 4); return v; }
+        case Dt::f16: { half v; std::memcpy(&v, p, 2); return static_cast<float>(v); }
+        case Dt::bf16: { bfloat16_t v; std::memcpy(&v, p, 2); return static_cast<float>(v); }
+        case Dt::f8e4m3: { fp8_e4m3fn_t v; std::memcpy(&v, p, 1); return static_cast<float>(v); }
+        case Dt::f8e5m2: { fp8_e5m2_t v; std::memcpy(&v, p, 1); return static_cast<float>(v); }
+        default: unmodelled("a cube operand of this element type");
+    }
+}
+
+int32_t read_int(Dt t, const uint8_t* p) {
+    switch (t) {
+        case Dt::s8: return static_cast<int8_t>(*p);
+        case Dt::u8: return *p;
+        case Dt::s32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+        default: unmodelled("an integer cube operand of this element type");
+    }
+}
+
+bool integral(Dt t) { return t == Dt::s8 || t == Dt::u8 || t == Dt::s32; }
+
+void write_value(Dt t, uint8_t* p, double v) {
+    switch (t) {
+        case Dt::f32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); break; }
+        case Dt::f16: { half x(static_cast<float>(v)); std::memcpy(p, &x, 2); break; }
+        case Dt::bf16: { bfloat16_t x(static_cast<float>(v)); std::memcpy(p, &x, 2); break; }
+        case Dt::s32: { int32_t x = static_cast<int32_t>(v); std::memcpy(p, &x, 4); break; }
+        default: unmodelled("a fixpipe output of this element type");
+    }
+}
+}  // namespace
+
+void fill_l1(Dt type, void* dst, uint64_t config, uint64_t bits) {
+    uint64_t repeat = config & 0xffff, blocks = (config >> 16) & 0xffff,
+             gap = (config >> 32) & 0xffff;
+    size_t es = size_of(type);
+    auto* d = static_cast<uint8_t*>(dst);
+    std::vector<Range> writes;
+    for (uint64_t r = 0; r < repeat; ++r) {
+        uint8_t* base = d + r * (blocks + gap) * 32;
+        for (uint64_t i = 0; i < blocks * 32; i += es) std::memcpy(base + i, &bits, es);
+        writes.push_back(span(base, blocks * 32));
+    }
+    issue(PIPE_MTE2, "create_cbuf_matrix", {}, merged(writes));
+}
+
+void nd2nz(Dt type, void* dst, const void* src, uint64_t nd_num, uint64_t n, uint64_t d,
+           uint64_t src_nd_stride, uint64_t src_d, uint64_t dst_c0_stride, uint64_t dst_n_stride,
+           uint64_t dst_nd_stride) {
+    size_t es = size_of(type);
+    uint64_t c0 = 32 / es;
+    auto* out = static_cast<uint8_t*>(dst);
+    auto* in = static_cast<const uint8_t*>(src);
+    std::vector<Range> reads, writes;
+    for (uint64_t k = 0; k < nd_num; ++k) {
+        for (uint64_t r = 0; r < n; ++r) {
+            const uint8_t* row = in + (k * src_nd_stride + r * src_d) * es;
+            reads.push_back(span(row, d * es));
+            for (uint64_t c = 0; c < d; ++c) {
+                uint64_t at = k * dst_nd_stride + (c / c0) * dst_c0_stride * c0 +
+                              r * dst_n_stride * c0 + c % c0;
+                std::memcpy(out + at * es, row + c * es, es);
+                writes.push_back(span(out + at * es, es));
+            }
+        }
+    }
+    issue(PIPE_MTE2, "copy_gm_to_cbuf_multi_nd2nz", merged(reads), merged(writes));
+}
+
+void load_2d(int target, Dt type, void* dst, const void* src, uint64_t start, uint64_t repeat,
+             uint64_t src_stride, uint64_t dst_gap, bool transpose) {
+    size_t es = size_of(type);
+    if (transpose && es != 2) unmodelled("a transposing load_cbuf_to_ca/cb of non-16-bit data");
+    auto* out = static_cast<uint8_t*>(dst);
+    auto* in = static_cast<const uint8_t*>(src);
+    std::vector<Range> reads, writes;
+    for (uint64_t i = 0; i < repeat; ++i) {
+        const uint8_t* from = in + (start + i * src_stride) * 512;
+        uint8_t* to = out + i * (1 + dst_gap) * 512;
+        if (transpose) {
+            for (int r = 0; r < 16; ++r)
+                for (int c = 0; c < 16; ++c) std::memcpy(to + (c * 16 + r) * 2, from + (r * 16 + c) * 2, 2);
+        } else {
+            std::memcpy(to, from, 512);
+        }
+        reads.push_back(span(from, 512));
+        writes.push_back(span(to, 512));
+    }
+    issue(PIPE_MTE1, target == 0 ? "load_cbuf_to_ca" : "load_cbuf_to_cb", merged(reads),
+          merged(writes));
+}
+
+void mad(Dt out, Dt in, void* c, const void* a, const void* b, uint64_t m, uint64_t k, uint64_t n,
+         bool init) {
+    if (core().arch != 2201) unmodelled("mad on the 950 (its L0A takes Nz)");
+    size_t es = size_of(in);
+    uint64_t c0 = 32 / es, m1 = (m + 15) / 16, k1 = (k + c0 - 1) / c0, n1 = (n + 15) / 16;
+    auto* pa = static_cast<const uint8_t*>(a);
+    auto* pb = static_cast<const uint8_t*>(b);
+    auto* pc = static_cast<uint8_t*>(c);
+    bool ints = integral(in);
+    for (uint64_t i = 0; i < m; ++i) {
+        for (uint64_t j = 0; j < n; ++j) {
+            uint8_t* cell = pc + (((j / 16) * m1 + i / 16) * 256 + (i % 16) * 16 + j % 16) * 4;
+            float acc = 0;
+            int32_t iacc = 0;
+            if (!init) std::memcpy(ints ? static_cast<void*>(&iacc) : &acc, cell, 4);
+            for (uint64_t kk = 0; kk < k; ++kk) {
+                const uint8_t* x = pa + (((i / 16) * k1 + kk / c0) * 16 * c0 + (i % 16) * c0 +
+                                         kk % c0) * es;
+                const uint8_t* y = pb + (((kk / c0) * n1 + j / 16) * 16 * c0 + (j % 16) * c0 +
+                                         kk % c0) * es;
+                if (ints) iacc += read_int(in, x) * read_int(in, y);
+                else acc += read_float(in, x) * read_float(in, y);
+            }
+            std::memcpy(cell, ints ? static_cast<void*>(&iacc) : &acc, 4);
+        }
+    }
+    (void)out;
+    std::vector<Range> reads = {span(pa, m1 * k1 * 512), span(pb, k1 * n1 * 512)};
+    issue(PIPE_M, "mad", init ? reads : std::vector<Range>{reads[0], reads[1],
+                                                             span(pc, m1 * n1 * 1024)},
+          {span(pc, m1 * n1 * 1024)});
+}
+
+void set_nd_para(uint64_t config) { core().nd_para = config; }
+
+void set_quant_pre(uint64_t config) { core().quant_pre = config; }
+
+void fixpipe_to_gm(Dt out, Dt in, void* dst, const void* src, uint64_t n, uint64_t m,
+                   uint64_t dst_stride, uint64_t src_stride, int quant, bool relu, bool nz2nd) {
+    Core& c = core();
+    size_t os = size_of(out);
+    auto* from = static_cast<const uint8_t*>(src);
+    auto* to = static_cast<uint8_t*>(dst);
+    float scale = 1.0f;
+    if (quant == static_cast<int>(QuantMode_t::DEQF16)) {
+        uint32_t bits = static_cast<uint32_t>(c.quant_pre);
+        std::memcpy(&scale, &bits, 4);
+    } else if (quant != static_cast<int>(QuantMode_t::NoQuant) &&
+               quant != static_cast<int>(QuantMode_t::F322F16) &&
+               quant != static_cast<int>(QuantMode_t::F322BF16)) {
+        unmodelled("copy_matrix_cc_to_gm with this quantization mode");
+    }
+    std::vector<Range> reads, writes;
+    std::vector<uint8_t> row(n * os);
+    for (uint64_t i = 0; i < m; ++i) {
+        for (uint64_t j = 0; j < n; ++j) {
+            const uint8_t* cell = from + ((j / 16) * src_stride * 16 + i * 16 + j % 16) * 4;
+            double v = in == Dt::s32 ? static_cast<double>(read_int(Dt::s32, cell)) * scale
+                                     : static_cast<double>(read_float(Dt::f32, cell));
+            if (relu && v < 0) v = 0;
+            uint8_t* target = nz2nd ? row.data() + j * os
+                                    : to + ((j / 16) * dst_stride * 32 / os + i * 16 + j % 16) * os;
+            if (nz2nd) {
+                write_value(out, target, v);
+            } else {
+                uint8_t value[8];
+                write_value(out, value, v);
+                write_gm(out, target, value, os);
+                writes.push_back(span(target, os));
+            }
+            reads.push_back(span(cell, 4));
+        }
+        if (nz2nd) {
+            write_gm(out, to + i * dst_stride * os, row.data(), n * os);
+            writes.push_back(span(to + i * dst_stride * os, n * os));
+        }
+    }
+    issue(PIPE_FIX, "copy_matrix_cc_to_gm", merged(reads), merged(writes));
+}
+
+}  // namespace tilec_model

@@ -1,0 +1,138 @@
+"""tilelang-ascend's expert-mode memory and core scopes (its Programming Guide §4.2).
+
+- `T.alloc_L1/alloc_L0A/alloc_L0B/alloc_L0C/alloc_ub(shape, dtype)`: a tile in that
+  buffer of the AI core (`#tile.scope<l1>` ...), which placement and planning keep
+  there; other targets treat it as any on-chip tile.
+- `T.annotate_address({tile: byte_offset, ...})`: where planning puts each tile in
+  its buffer (`ascend.offset` on its alloc); tiles whose lifetimes do not meet may
+  share bytes, and tile-ascend-check-addresses reports two that do.
+- `with T.Scope("C"):` / `with T.Scope("V"):` the cube core's / the vector cores'
+  program. An expert kernel is two programs that run at once and hand data
+  through GM with cross-core flags, not one sequential program: each scope becomes
+  an `scf.execute_region` marked `ascend.core_region = #ascend.core<aic|aiv>` in
+  the `tile.kernel`, and `tile-ascend-split-scopes` gives each kind of core its
+  own copy of the kernel with its scopes only (the code outside any scope runs
+  on both). Both AIVs run the "V" scopes, each with its own sub-block index.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import scf
+
+from tilec.dialects import ascend
+from tilec.targets.ascend import attributes as ascend_attr
+
+from . import builder, semantic
+from .builder import OpenRegion, RegionKind
+from .dtypes import DType
+from .launch import VID_DIM
+from .source import at, dsl_api, site
+from .values import Buffer
+
+CORES = {"C": "aic", "V": "aiv"}
+"""Upstream's scope names and the core kind each runs on."""
+
+
+@dsl_api
+def alloc_L1(shape: object, dtype: str | DType) -> Buffer:
+    """A tile in the cube core's L1 buffer (`#tile.scope<l1>`)."""
+    return semantic.alloc(shape, dtype, "l1", "T.alloc_L1")
+
+
+@dsl_api
+def alloc_L0A(shape: object, dtype: str | DType) -> Buffer:
+    """A tile in L0A, the cube's left operand buffer (`#tile.scope<l0a>`)."""
+    return semantic.alloc(shape, dtype, "l0a", "T.alloc_L0A")
+
+
+@dsl_api
+def alloc_L0B(shape: object, dtype: str | DType) -> Buffer:
+    """A tile in L0B, the cube's right operand buffer (`#tile.scope<l0b>`)."""
+    return semantic.alloc(shape, dtype, "l0b", "T.alloc_L0B")
+
+
+@dsl_api
+def alloc_L0C(shape: object, dtype: str | DType) -> Buffer:
+    """A tile in L0C, the cube's accumulator (`#tile.scope<l0c>`)."""
+    return semantic.alloc(shape, dtype, "l0c", "T.alloc_L0C")
+
+
+@dsl_api
+def alloc_ub(shape: object, dtype: str | DType) -> Buffer:
+    """A tile in the unified buffer of a vector core (`#tile.scope<ub>`)."""
+    return semantic.alloc(shape, dtype, "ub", "T.alloc_ub")
+
+
+@dsl_api
+def annotate_address(address_map: dict) -> None:
+    """Places each tile of `address_map` at its byte offset in its buffer."""
+    what = "T.annotate_address"
+    semantic.require_tile_context(what)
+    if not isinstance(address_map, dict):
+        raise semantic.error(f"{what} takes a dict {{tile: byte offset}} but got "
+                             f"{type(address_map).__name__}")
+    i64 = ir.IntegerType.get_signless(64, builder.active().context)
+    for tile_, offset in address_map.items():
+        if not isinstance(tile_, Buffer) or tile_.scope not in semantic.ASCEND_SCOPES:
+            raise semantic.error(f"{what}: {tile_!r} is not a tile of T.alloc_L1, alloc_L0A, "
+                                 f"alloc_L0B, alloc_L0C or alloc_ub")
+        number = semantic.python_int(offset, f"{what}: the offset of {tile_.name}")
+        if number is None or number < 0:
+            raise semantic.error(f"{what}: the offset of {tile_.name} must be a non-negative "
+                                 f"Python int but got {offset!r}")
+        semantic.check_visible(tile_.home, tile_.name)
+        tile_.value.owner.attributes[ascend_attr.OFFSET] = ir.IntegerAttr.get(i64, number)
+
+
+def _mark_vid(kernel: OpenRegion) -> None:
+    """Tells tile-ascend-split-scopes which grid dim of the kernel is `vid`.
+
+    Scopes are tilelang-ascend's: their kernel is `T.Kernel(n, is_npu=True) as
+    (cid, vid)`, which `T.Kernel` traces as a grid of (2, n) with `vid` the first
+    dim. In a mix kernel `vid` is the sub-block index of an AIV, not a block of
+    the grid: the pass makes it so."""
+    op = kernel.block.owner
+    if ascend_attr.VID in op.attributes or len(op.operands) != 2:
+        return
+    size = op.operands[VID_DIM].owner
+    if isinstance(size, ir.OpView | ir.Operation) and size.name == "arith.constant" \
+            and ir.IntegerAttr(size.attributes["value"]).value == 2:
+        op.attributes[ascend_attr.VID] = ir.IntegerAttr.get(
+            ir.IntegerType.get_signless(64, op.context), VID_DIM)
+
+
+class Scope:
+    """`with T.Scope("C"):` code for the cube core, `with T.Scope("V"):` for the
+    vector cores, directly in the body of a `T.Kernel`."""
+
+    @dsl_api
+    def __init__(self, name: str):
+        if name not in CORES:
+            raise semantic.error(f'T.Scope: expected "C" (the cube core) or "V" (the vector '
+                                 f"cores) but got {name!r}")
+        self.core = CORES[name]
+        self.name = name
+        self.loc = site()
+        self.region: OpenRegion | None = None
+
+    @dsl_api
+    def __enter__(self) -> None:
+        what = f'T.Scope("{self.name}")'
+        trace = semantic.require_tile_context(what)
+        if trace.current.kind is not RegionKind.KERNEL:
+            kernel = trace.current.enclosing(RegionKind.KERNEL)
+            raise semantic.error(
+                f"{what} must be directly in the body of T.Kernel (line {kernel.loc.line}), "
+                f"not inside {trace.current.kind.value} (line {trace.current.loc.line})")
+        _mark_vid(trace.current)
+        with trace.emitting():
+            region = scf.ExecuteRegionOp([])
+            region.attributes[ascend_attr.CORE_REGION] = ascend.core_attr(self.core)
+            block = region.regions[0].blocks.append()
+        self.region = trace.open(RegionKind.SCOPE, block, site())
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: object, tb: object) -> None:
+        if exc_type is None and self.region is not None:
+            with at(self.loc):
+                semantic.close_region(self.region)
