@@ -32,17 +32,24 @@ def _assert_fine(runner: Runner, cases: list[Case]) -> None:
     assert not bad, "\n".join(bad[:5])
 
 
-def test_malformed_inputs_get_diagnostics_not_crashes(repo, tmp_path):
+# The default suite runs the first cases of each campaign; the slow one all of them.
+CAMPAIGN = [100, pytest.param(300, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("count", CAMPAIGN)
+def test_malformed_inputs_get_diagnostics_not_crashes(repo, tmp_path, count):
     seeds = corpus(repo)
     rng = random.Random(1234)
-    cases = [Case(mutate(rng.choice(seeds), rng, seeds), ("--tile-cleanup",)) for _ in range(300)]
+    cases = [Case(mutate(rng.choice(seeds), rng, seeds), ("--tile-cleanup",))
+             for _ in range(count)]
     _assert_fine(Runner(tmp_path), cases)
 
 
-def test_generic_form_ops_get_diagnostics_not_crashes(repo, tmp_path):
+@pytest.mark.parametrize("count", CAMPAIGN)
+def test_generic_form_ops_get_diagnostics_not_crashes(repo, tmp_path, count):
     rng = random.Random(99)
     names = op_names(repo)
-    cases = [Case(generic_op(rng, names), ("--tile-cleanup",)) for _ in range(400)]
+    cases = [Case(generic_op(rng, names), ("--tile-cleanup",)) for _ in range(count + 100)]
     _assert_fine(Runner(tmp_path), cases)
 
 

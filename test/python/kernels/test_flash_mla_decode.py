@@ -330,7 +330,8 @@ def test_dense_decode_on_the_ascend_simulator(target):
     assert [launch.target for launch in last_report()] == [target] * 3
 
 
-@pytest.mark.parametrize("target", ["ascend:910b", "ascend:950"])
+@pytest.mark.parametrize("target", [pytest.param("ascend:910b", marks=pytest.mark.slow),
+                                    "ascend:950"])
 def test_sparse_decode_on_the_ascend_simulator(target):
     """The FP8 cache with scales, invalid indices, a sink and topk_length."""
     with use_target(target):
