@@ -253,8 +253,7 @@ def test_on_the_ascend_simulator(target):
 
 @pytest.mark.skipif(find_ptxas() is None, reason="no CUDA assembler (ptxas) here")
 def test_compiles_for_sm_90a():
-    """The cuda target takes the kernel (ptxas accepts it); running it in the Hopper
-    SIMT emulator takes minutes even for a 50-element row, so that is not done here."""
+    """The cuda target takes the kernel (ptxas accepts it)."""
     kernel = tilec.compile(select_kernels.topk_select(16, "int32", True, True, True, False,
                                                       "cuda"), target="cuda:sm_90a")
     assert kernel.resources().dynamic_shared_bytes > 0
@@ -275,3 +274,19 @@ def test_rows_of_several_tiles_on_the_ascend_simulator():
                                            idx_oob_fill_value=IDX_FILL,
                                            value_oob_fill_value=VALUE_FILL)
     check_topk(x, 300, values, indices, end=end, ascend=True)
+
+
+@pytest.mark.slow
+def test_in_the_hopper_emulator(cuda_emulated):
+    """The cuda build end to end in the Hopper SIMT emulator (slow: every thread is
+    Python): a row of ties and a row with a NaN and an end short of topk."""
+    gen = torch.Generator().manual_seed(5)
+    x = padded(2, 40, torch.bfloat16)
+    x.copy_(torch.randint(-3, 4, x.shape, generator=gen).to(torch.bfloat16))
+    x[1, 7] = float("nan")
+    end = torch.tensor([40, 3], dtype=torch.int32)
+    values, indices = deep_select.topk(x, 6, end=end, idx_oob_fill_value=IDX_FILL,
+                                       value_oob_fill_value=VALUE_FILL,
+                                       abort_when_nan_found=False)
+    assert [kernel.name for kernel in cuda_emulated] == ["deep_select_topk"]
+    check_topk(x, 6, values, indices, end=end)

@@ -220,18 +220,59 @@ def dequantize_k_cache(quant: torch.Tensor) -> torch.Tensor:
     return result.view(num_blocks, block_size, 1, 576)
 
 
-def sparse_case(b: int, s_q: int, h_q: int, s_k: int, topk: int, block_size: int,
-                with_sink: bool, with_topk_length: bool, seed: int = 0):
-    """lib.generate_testcase_for_decode for V3.2: varlen lengths, per query token a
-    random choice of topk of its sequence's positions (-1 once they run out), indices in
-    cache coordinates through a shuffled block table, NaN in every unused token before
-    quantization, sinks with some +-inf, and a non-contiguous q."""
-    random.seed(seed)
-    torch.manual_seed(seed)
+def _ue8m0_scales(part: torch.Tensor) -> torch.Tensor:
+    """quant.py's scale of a tile: the power of two at or above absmax / 448."""
+    scale = part.float().abs().max(dim=-1).values / 448.0
+    return torch.pow(2, scale.clamp_min(1e-4).log2().ceil())
+
+
+def quantize_model1(k: torch.Tensor) -> torch.Tensor:
+    """quant.py's MODEL1 layout: a page holds its tokens' 448 e4m3 values and 64
+    bfloat16 RoPE values (576 bytes each), then 8 bytes a token (7 UE8M0 scales, one per
+    64 values, and a pad byte), the page padded to a multiple of 576 bytes; seen as
+    (num_blocks, page, 1, 584) with the page's stride."""
+    num_blocks, page = k.shape[:2]
+    k = k.squeeze(2)
+    stride = -(-page * 584 // 576) * 576
+    raw = torch.zeros(num_blocks, stride, dtype=torch.uint8)
+    records = raw[:, :page * 576].view(num_blocks, page, 576)
+    records[..., 448:].view(torch.bfloat16)[:] = k[..., 448:]
+    scales = raw[:, page * 576:page * 584].view(num_blocks, page, 8)
+    for tile in range(7):
+        part = k[..., tile * 64:(tile + 1) * 64]
+        scale = _ue8m0_scales(part)
+        scales[..., tile] = scale.log2().to(torch.int32).add(127).to(torch.uint8)
+        records[..., tile * 64:(tile + 1) * 64] = (part.float() / scale.unsqueeze(-1)).to(
+            torch.float8_e4m3fn).view(torch.uint8)
+    return raw.view(torch.float8_e4m3fn).as_strided((num_blocks, page, 1, 584),
+                                                    (stride, 584, 584, 1))
+
+
+def dequantize_model1(quant: torch.Tensor) -> torch.Tensor:
+    num_blocks, page = quant.shape[:2]
+    raw = quant.as_strided((num_blocks, quant.stride(0)), (quant.stride(0), 1)).view(torch.uint8)
+    records = raw[:, :page * 576].reshape(num_blocks, page, 576)
+    scales = torch.pow(2.0, raw[:, page * 576:page * 584].reshape(num_blocks, page, 8).float()
+                       - 127)
+    result = torch.empty(num_blocks, page, 512, dtype=torch.bfloat16)
+    result[..., 448:] = records[..., 448:].contiguous().view(torch.bfloat16)
+    for tile in range(7):
+        values = records[..., tile * 64:(tile + 1) * 64].contiguous().view(torch.float8_e4m3fn)
+        result[..., tile * 64:(tile + 1) * 64] = values.float() * scales[..., tile:tile + 1]
+    return result.view(num_blocks, page, 1, 512)
+
+
+def sparse_scope(b: int, s_q: int, s_k: int, topk: int, block_size: int,
+                 with_topk_length: bool, d: int = 576):
+    """One cache of lib.generate_testcase_for_decode for V3.2 (d 576) or MODEL1 (d 512):
+    varlen lengths, per query token a random choice of topk of its sequence's positions
+    (-1 once they run out), indices in cache coordinates through a shuffled block table,
+    NaN in every unused token before quantization. Returns (quantized, dequantized,
+    indices, topk_length)."""
     lens = torch.tensor([max(int(random.normalvariate(s_k, s_k / 2)), s_q) for _ in range(b)])
     pad = -(-int(lens.max()) // (4 * block_size)) * 4 * block_size
     block_table = torch.randperm(b * pad // block_size).view(b, -1)
-    blocked_k = (torch.randn(block_table.numel(), block_size, 1, 576) / 10).clamp(-1, 1)
+    blocked_k = (torch.randn(block_table.numel(), block_size, 1, d) / 10).clamp(-1, 1)
     rand = torch.rand(b, s_q, max(pad, topk))
     rand.masked_fill_(torch.arange(max(pad, topk)).view(1, 1, -1) >= lens.view(b, 1, 1),
                       float("-inf"))
@@ -248,31 +289,48 @@ def sparse_case(b: int, s_q: int, h_q: int, s_k: int, topk: int, block_size: int
         used.masked_fill_(torch.arange(topk).view(1, 1, -1) >= topk_length.view(b, 1, 1), -1)
     unused = torch.ones(blocked_k.shape[0] * block_size, dtype=torch.bool)
     unused[used[used >= 0]] = False
-    blocked_k.view(-1, 576)[unused] = float("nan")
-    quant = quantize_k_cache(blocked_k.bfloat16())
+    blocked_k.view(-1, d)[unused] = float("nan")
+    quantize, dequantize = ((quantize_k_cache, dequantize_k_cache) if d == 576
+                            else (quantize_model1, dequantize_model1))
+    quant = quantize(blocked_k.bfloat16())
+    return quant, dequantize(quant), indices.to(torch.int32), topk_length
+
+
+def sparse_case(b: int, s_q: int, h_q: int, s_k: int, topk: int, block_size: int,
+                with_sink: bool, with_topk_length: bool, seed: int = 0, d: int = 576):
+    """A cache (`sparse_scope`), sinks with some +-inf, and a non-contiguous q."""
+    random.seed(seed)
+    torch.manual_seed(seed)
+    quant, dequant, indices, topk_length = sparse_scope(b, s_q, s_k, topk, block_size,
+                                                        with_topk_length, d)
     sink = None
     if with_sink:
         sink = torch.randn(h_q)
         which = torch.randn(h_q)
         sink[which > 0.5], sink[which < -0.5] = float("inf"), float("-inf")
-    q = torch.empty(b, s_q + 1, h_q, 600, dtype=torch.bfloat16)[:, :s_q, :, :576]
-    q[:] = torch.randn(b, s_q, h_q, 576).clamp(-1, 1)
-    return q, quant, dequantize_k_cache(quant), indices.to(torch.int32), topk_length, sink
+    q = torch.empty(b, s_q + 1, h_q, 600, dtype=torch.bfloat16)[:, :s_q, :, :d]
+    q[:] = torch.randn(b, s_q, h_q, d).clamp(-1, 1)
+    return q, quant, dequant, indices, topk_length, sink
 
 
-def sparse_reference(q, blocked_k, indices, topk_length, sink, sm_scale):
-    """ref.ref_sparse_attn_decode: FP32 attention over the gathered (dequantized) tokens,
-    invalid slots (-1 or past topk_length) masked; the sink scales only the output."""
+def sparse_reference(q, scopes, sink, sm_scale):
+    """ref.ref_sparse_attn_decode: FP32 attention over the tokens gathered (dequantized)
+    from every scope (dequantized cache, indices, topk_length), invalid slots (-1 or past
+    topk_length) masked; the sink scales only the output."""
     b, s_q, h_q, d = q.shape
-    topk = indices.shape[-1]
-    kv = blocked_k.view(-1, d).index_select(0, indices.clamp_min(0).view(-1).long())
-    kv = kv.view(b * s_q, topk, d).float()
+    gathered, masks = [], []
+    for blocked_k, indices, topk_length in scopes:
+        topk = indices.shape[-1]
+        kv = blocked_k.reshape(-1, d).index_select(0, indices.clamp_min(0).view(-1).long())
+        gathered.append(kv.view(b * s_q, topk, d).float())
+        invalid = indices == -1
+        if topk_length is not None:
+            invalid |= torch.arange(topk).view(1, 1, -1) >= topk_length.view(b, 1, 1).long()
+        masks.append(invalid.view(b * s_q, 1, topk))
+    kv, invalid = torch.cat(gathered, dim=1), torch.cat(masks, dim=2)
     kv[kv != kv] = 0.0
-    invalid = indices == -1
-    if topk_length is not None:
-        invalid |= torch.arange(topk).view(1, 1, -1) >= topk_length.view(b, 1, 1).long()
     weight = q.float().reshape(b * s_q, h_q, d) @ kv.transpose(-1, -2) * sm_scale
-    weight[invalid.view(b * s_q, 1, topk).expand_as(weight)] = float("-inf")
+    weight[invalid.expand_as(weight)] = float("-inf")
     lse = weight.logsumexp(dim=-1)
     out = (torch.exp(weight - lse.unsqueeze(-1)) @ kv[..., :512]).view(b, s_q, h_q, 512)
     lse = lse.view(b, s_q, h_q)
@@ -284,18 +342,31 @@ def sparse_reference(q, blocked_k, indices, topk_length, sink, sm_scale):
     return out.bfloat16(), lse.transpose(1, 2)
 
 
-def run_sparse(b, s_q, h_q, s_k, topk, block_size, with_sink, with_topk_length, seed=0):
+def run_sparse(b, s_q, h_q, s_k, topk, block_size, with_sink, with_topk_length, seed=0,
+               d=576, extra=None, calls=1):
+    """A sparse decode against the reference; `extra` = (s_k, topk, block_size,
+    with_topk_length) adds an extra_k_cache of the same format; calls after the first
+    reuse the plans in the sched_meta."""
     q, quant, dequant, indices, topk_length, sink = sparse_case(
-        b, s_q, h_q, s_k, topk, block_size, with_sink, with_topk_length, seed)
-    sm_scale = 576 ** -0.55
+        b, s_q, h_q, s_k, topk, block_size, with_sink, with_topk_length, seed, d)
+    scopes = [(dequant, indices, topk_length)]
+    extra_args = {}
+    if extra is not None:
+        extra_quant, extra_dequant, extra_indices, extra_length = sparse_scope(
+            b, s_q, *extra, d)
+        scopes.append((extra_dequant, extra_indices, extra_length))
+        extra_args = {"extra_k_cache": extra_quant, "extra_indices_in_kvcache": extra_indices,
+                      "extra_topk_length": extra_length}
+    sm_scale = d ** -0.55
     sched, _ = flash_mla.get_mla_metadata()
-    out, lse = flash_mla.flash_mla_with_kvcache(
-        q, quant, None, None, 512, sched, None, sm_scale, False, True, indices, sink,
-        topk_length=topk_length)
-    ref_out, ref_lse = sparse_reference(q, dequant, indices, topk_length, sink, sm_scale)
-    check_is_allclose("out", out, ref_out, 1e-3, 2.01 / 128, 5e-6)
-    check_is_allclose("lse", lse, ref_lse, 1e-6, 8.01 / 65536)
-    assert lse.stride() == (s_q * h_q, 1, h_q)
+    for _ in range(calls):
+        out, lse = flash_mla.flash_mla_with_kvcache(
+            q, quant, None, None, 512, sched, None, sm_scale, False, True, indices, sink,
+            topk_length=topk_length, **extra_args)
+        ref_out, ref_lse = sparse_reference(q, scopes, sink, sm_scale)
+        check_is_allclose("out", out, ref_out, 1e-3, 2.01 / 128, 5e-6)
+        check_is_allclose("lse", lse, ref_lse, 1e-6, 8.01 / 65536)
+        assert lse.stride() == (s_q * h_q, 1, h_q)
 
 
 @pytest.mark.parametrize(("s_k", "topk", "block_size"),
@@ -311,6 +382,22 @@ def test_sparse_sink_and_topk_length(h_q, monkeypatch):
     run_sparse(3, 2, h_q, 300, 256, 64, True, True, seed=h_q)
 
 
+@pytest.mark.parametrize(("s_q", "s_k", "topk", "block_size", "sink_and_lengths"),
+                         [(1, 100, 64, 61, False), (2, 60, 96, 64, True)])
+def test_sparse_model1(s_q, s_k, topk, block_size, sink_and_lengths):
+    """MODEL1's cache: 512-wide q and K, UE8M0 scales per 64 values after a page's
+    records, pages padded to 576 bytes."""
+    run_sparse(2, s_q, 5, s_k, topk, block_size, sink_and_lengths, sink_and_lengths,
+               seed=s_k + topk, d=512)
+
+
+@pytest.mark.parametrize(("d", "extra"), [(576, (40, 48, 2, True)), (512, (70, 32, 64, False))])
+def test_sparse_extra_k_cache(d, extra):
+    """A second cache (other pages, top-k and lengths) whose tokens are attended with the
+    first's: one softmax over both, the plans kept for a second call."""
+    run_sparse(2, 2, 3, 100, 64, 61, True, True, seed=d, d=d, extra=extra, calls=2)
+
+
 def test_sparse_errors():
     q, quant, _, indices, _, _ = sparse_case(1, 1, 16, 40, 64, 64, False, False)
     with pytest.raises(AssertionError, match="causal must be False"):
@@ -320,6 +407,21 @@ def test_sparse_errors():
     with pytest.raises(AssertionError, match="is_fp8_kvcache must be True"):
         flash_mla.flash_mla_with_kvcache(q, quant, None, None, 512,
                                          flash_mla.get_mla_metadata()[0], indices=indices)
+    sparse = {"is_fp8_kvcache": True, "indices": indices}
+    with pytest.raises(RuntimeError, match="extra_indices_in_kvcache must not be provided"):
+        flash_mla.flash_mla_with_kvcache(q, quant, None, None, 512,
+                                         flash_mla.get_mla_metadata()[0],
+                                         extra_indices_in_kvcache=indices, **sparse)
+    with pytest.raises(RuntimeError, match="extra_indices_in_kvcache must be provided"):
+        flash_mla.flash_mla_with_kvcache(q, quant, None, None, 512,
+                                         flash_mla.get_mla_metadata()[0],
+                                         extra_k_cache=quant, **sparse)
+    with pytest.raises(RuntimeError, match=r"kv cache must have shape \(.*, 1, 584\)"):
+        flash_mla.flash_mla_with_kvcache(q[..., :512], quant, None, None, 512,
+                                         flash_mla.get_mla_metadata()[0], **sparse)
+    with pytest.raises(RuntimeError, match="head_size_k == 576 or 512"):
+        flash_mla.flash_mla_with_kvcache(q[..., :500], quant, None, None, 512,
+                                         flash_mla.get_mla_metadata()[0], **sparse)
 
 
 @pytest.mark.parametrize("target", ["ascend:910b", "ascend:950"])
@@ -337,3 +439,13 @@ def test_sparse_decode_on_the_ascend_simulator(target):
     with use_target(target):
         run_sparse(1, 1, 16, 100, 32, 61, True, True, seed=3)
     assert last_report()[1].kernel == "flash_mla_sparse_fp8_split"
+
+
+@pytest.mark.slow
+def test_sparse_model1_with_extra_cache_on_the_950():
+    """MODEL1's cache and an extra one, merged by one combine, in the simulator."""
+    with use_target("ascend:950"):
+        run_sparse(1, 1, 3, 40, 16, 61, True, True, seed=4, d=512, extra=(20, 16, 2, False))
+    assert [launch.kernel for launch in last_report()] == [
+        "flash_mla_schedule", "flash_mla_sparse_fp8_split", "flash_mla_schedule",
+        "flash_mla_sparse_fp8_split", "flash_mla_combine"]

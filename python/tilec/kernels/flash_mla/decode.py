@@ -1,15 +1,17 @@
 """`flash_mla_with_kvcache`: MLA decoding over a paged KV cache, upstream 1.0's API.
 
 Dense mode reads a BF16/FP16 cache (num_blocks, page_block_size, h_k, 576) through the
-block table; sparse mode attends to the top-k tokens `indices` names in an FP8 cache of
-656-byte tokens (512 e4m3 NoPE values, 4 float32 scales, 64 bfloat16 RoPE values). Both
-run a split-KV kernel (splits planned per batch on the first call, see `metadata`) and a
-combine kernel; the host only checks arguments, allocates and makes views.
+block table; sparse mode attends to the top-k tokens `indices` names in an FP8 cache:
+V3.2's 656-byte tokens (512 e4m3 NoPE values, 4 float32 scales, 64 bfloat16 RoPE values)
+or MODEL1's (q and K 512 wide: 448 e4m3 values with UE8M0 scales and 64 bfloat16 RoPE
+values), and in an `extra_k_cache` of the same format too when one is given (its
+partials are merged with the main cache's). Both run a split-KV kernel (splits planned
+per batch on the first call, see `metadata`) and a combine kernel; the host only checks
+arguments, allocates and makes views.
 
 Checks are upstream's: its Python asserts raise AssertionError, its C++ TORCH_CHECKs
 RuntimeError, with upstream's wording. tilec accepts any page_block_size for dense
-decoding (upstream: 64) and any h_q for sparse decoding (upstream: 64 or 128); it lacks
-the 512-dim (MODEL1) formats and `extra_k_cache`.
+decoding (upstream: 64) and any h_q for sparse decoding (upstream: 64 or 128).
 """
 
 from __future__ import annotations
@@ -230,19 +232,50 @@ def _dense(q: object, k_cache: object, head_dim_v: int, cache_seqlens: object,
 
 
 def _combine(o_acc: object, l_acc: object, meta: object, attn_sink: object | None,
-             out: object, lse: object, heads_per_kv: int, target: str) -> None:
+             out: object, lse: object, heads_per_kv: int, target: str,
+             extra: tuple[object, int] | None = None) -> None:
+    """Merges the splits `meta` plans, and `extra`'s (its plan and the index of its
+    first split in the accumulators) after them."""
     out_dtype = dtype_name(out)
-    has_sink = attn_sink is not None
+    has_sink, has_extra = attn_sink is not None, extra is not None
     sink = attn_sink if has_sink else empty_like_framework(out, (1,), "float32")
+    extra_meta, extra_base = extra if extra is not None else (meta, 0)
     lse_flat, lse_strides = _flat(lse)
     targets.launch(
-        "flash_mla.decode_combine", (out_dtype, has_sink),
-        lambda: decode_kernels.combine(out_dtype, has_sink), target,
+        "flash_mla.decode_combine", (out_dtype, has_sink, has_extra),
+        lambda: decode_kernels.combine(out_dtype, has_sink, has_extra), target,
         kernel_view(o_acc, "o_accum"), kernel_view(l_acc, "lse_accum"),
         kernel_view(meta, "tile_scheduler_metadata"), kernel_view(sink, "attn_sink"),
         kernel_view(out, "out"), kernel_view(lse_flat, "softmax_lse"), *lse_strides,
-        heads_per_kv,
+        heads_per_kv, kernel_view(extra_meta, "extra tile_scheduler_metadata"), extra_base,
     )
+
+
+def _fp8_record(d_qk: int) -> tuple[bool, int]:
+    """Whether a sparse cache of head dim `d_qk` is MODEL1's, and its bytes per token
+    (the cache's last dim)."""
+    if d_qk == decode_kernels.D_V:
+        return True, decode_kernels.MODEL1_TOKEN_SIZE
+    return False, FP8_TOKEN_BYTES
+
+
+def _cache_view(name: str, k_cache: object, token_size: int, h_kv: int,
+                model1: bool) -> tuple[object, tuple[int, ...]]:
+    """The byte view of an FP8 cache after upstream's shape and layout checks, and its
+    element strides."""
+    num_blocks, page = _shape(k_cache)[:2]
+    _check(_shape(k_cache) == (num_blocks, page, h_kv, token_size),
+           f"{name} must have shape ({num_blocks}, {page}, {h_kv}, {token_size})")
+    _check(strides_of(k_cache)[-1] == 1, f"{name} must have contiguous last dimension")
+    k_strides = strides_of(k_cache)
+    _check(k_strides[1] == token_size, "The whole block must be contiguous when is_fp8_cache "
+                                       f"is True for {name}")
+    byte_flat, _ = _flat(_reinterpret(k_cache, "uint8") if dtype_name(k_cache) != "uint8"
+                         else k_cache)
+    align = 2 if model1 else 4  # its bfloat16 RoPE values / float32 scales
+    _check(k_strides[0] % align == 0 and _address(byte_flat) % align == 0,
+           f"{name}'s blocks must start at {align}-byte aligned addresses")
+    return byte_flat, k_strides
 
 
 def _sparse(q: object, k_cache: object, indices: object, topk_length: object | None,
@@ -253,21 +286,26 @@ def _sparse(q: object, k_cache: object, indices: object, topk_length: object | N
     _check(len(_shape(q)) == 4 and len(_shape(k_cache)) == 4 and len(_shape(indices)) == 3,
            "q and kv must be 4-D and indices 3-D")
     b, s_q, h_q, d_qk = _shape(q)
-    num_blocks, page, h_kv, token_bytes = _shape(k_cache)
+    h_kv = _shape(k_cache)[2]
     topk = _shape(indices)[2]
     _check(b > 0 and s_q > 0 and h_q > 0 and topk > 0, "b, s_q, h_q and topk must be positive")
     _check(h_kv == 1, "Currently only MQA (i.e. h_kv == 1) is supported for sparse decoding")
-    _check(d_qk == D_QK, f"Only head_size_k == {D_QK} is supported for sparse decoding")
+    _check(d_qk in (D_QK, D_V), f"Only head_size_k == {D_QK} or {D_V} is supported for "
+                                "sparse decoding")
     _check(head_dim_v == D_V, f"Only head_size_v == {D_V} is supported for sparse decoding")
-    if extra_k_cache is None:
+    if extra_k_cache is not None:
+        _check(extra_indices is not None, "extra_indices_in_kvcache must be provided when "
+                                          "extra_kcache is provided for sparse attention")
+    else:
         _check(extra_indices is None, "extra_indices_in_kvcache must not be provided when "
                                       "extra_k_cache is not provided")
         _check(extra_topk_length is None, "extra_topk_length must not be provided when "
                                           "extra_k_cache is not provided")
-    _check(extra_k_cache is None, "extra_k_cache is not supported by tilec's flash_mla")
     _check(dtype_name(q) == "bfloat16", "q must have dtype bfloat16")
-    _check(dtype_name(k_cache) in ("float8_e4m3fn", "int8", "uint8"),
-           "key must have dtype fp8_e4m3fn, int8 or uint8")
+    fp8_types = ("float8_e4m3fn", "int8", "uint8")
+    _check(dtype_name(k_cache) in fp8_types, "key must have dtype fp8_e4m3fn, int8 or uint8")
+    _check(extra_k_cache is None or dtype_name(extra_k_cache) in fp8_types,
+           "extra k cache must have dtype fp8_e4m3fn, int8 or uint8")
     _int32("indices", indices, (b, s_q, topk))
     _int32("topk_length", topk_length, (b,))
     if attn_sink is not None:
@@ -275,46 +313,57 @@ def _sparse(q: object, k_cache: object, indices: object, topk_length: object | N
         _check(_shape(attn_sink) == (h_q,), f"attn_sink must have shape ({h_q},)")
         _check(is_row_major(attn_sink), "attn_sink must be contiguous")
     _check(topk_length is None or is_row_major(topk_length), "topk_length must be contiguous")
-    for name, t in (("q", q), ("kv", k_cache), ("indices", indices)):
-        _check(strides_of(t)[-1] == 1, f"{name} must have contiguous last dimension")
-    _check(token_bytes == FP8_TOKEN_BYTES,
-           f"kv must have shape ({num_blocks}, {page}, 1, {FP8_TOKEN_BYTES})")
-    k_strides = strides_of(k_cache)
-    _check(k_strides[1] == FP8_TOKEN_BYTES, "The whole block must be contiguous when "
-                                            "is_fp8_cache is True for kv cache")
-    byte_flat, _ = _flat(_reinterpret(k_cache, "uint8") if dtype_name(k_cache) != "uint8"
-                         else k_cache)
-    _check(k_strides[0] % 4 == 0 and _address(byte_flat) % 4 == 0,
-           "kv's blocks must start at 4-byte aligned addresses (its float32 scales)")
+    for name, t in (("q", q), ("indices", indices), ("extra_indices", extra_indices)):
+        _check(t is None or strides_of(t)[-1] == 1,
+               f"{name} must have contiguous last dimension")
+    model1, token_size = _fp8_record(d_qk)
+    scopes = [(k_cache, indices, topk_length, "kv cache")]
+    if extra_k_cache is not None:
+        extra_topk = _shape(extra_indices)[-1]
+        _int32("extra_indices", extra_indices, (b, s_q, extra_topk))
+        _int32("extra_topk_length", extra_topk_length, (b,))
+        _check(extra_topk_length is None or is_row_major(extra_topk_length),
+               "extra_topk_length must be contiguous")
+        scopes.append((extra_k_cache, extra_indices, extra_topk_length, "extra kv cache"))
 
-    has_lengths = topk_length is not None
     target = targets.target_for(q, k_cache, indices)
     tile, keys = _row_tile(h_q, target)
     parts = split_slots(target, s_q * -(-h_q // ROW_TILE))
-    meta = plan(sched_meta, q, topk_length, topk, parts, target)
-    lengths = topk_length if has_lengths else empty_like_framework(q, (b,), "int32")
-
-    o_acc = empty_like_framework(q, (b, parts, s_q, h_q, D_V), "float32")
-    l_acc = empty_like_framework(q, (b, parts, s_q, h_q), "float32")
+    o_acc = empty_like_framework(q, (b, parts * len(scopes), s_q, h_q, D_V), "float32")
+    l_acc = empty_like_framework(q, (b, parts * len(scopes), s_q, h_q), "float32")
     q_flat, q_strides = _flat(q)
-    i_flat, i_strides = _flat(indices)
-    targets.launch(
-        "flash_mla.sparse_decode_split", (tile, has_lengths, keys),
-        lambda: decode_kernels.sparse_fp8_split(tile, has_lengths, keys), target,
-        kernel_view(q_flat, "q"), kernel_view(byte_flat, "kv"),
-        kernel_view(_reinterpret(byte_flat, "float32"), "kv scales"),
-        kernel_view(_reinterpret(byte_flat, "bfloat16"), "kv rope"),
-        kernel_view(i_flat, "indices"), kernel_view(lengths, "topk_length"),
-        kernel_view(meta, "tile_scheduler_metadata"), kernel_view(o_acc, "o_accum"),
-        kernel_view(l_acc, "lse_accum"), *q_strides[:3], k_strides[0], page, num_blocks * page,
-        *i_strides[:2], topk, softmax_scale * math.log2(math.e),
-    )
+    metas = []
+    for number, (cache, index, lengths, name) in enumerate(scopes):
+        byte_flat, k_strides = _cache_view(name, cache, token_size, h_kv, model1)
+        num_blocks, page = _shape(cache)[:2]
+        scope_topk = _shape(index)[-1]
+        has_lengths = lengths is not None
+        meta = plan(sched_meta, q, lengths, scope_topk, parts, target, extra=number > 0)
+        metas.append(meta)
+        i_flat, i_strides = _flat(index)
+        targets.launch(
+            "flash_mla.sparse_decode_split", (tile, has_lengths, keys, model1),
+            lambda has_lengths=has_lengths: decode_kernels.sparse_fp8_split(
+                tile, has_lengths, keys, model1), target,
+            kernel_view(q_flat, "q"), kernel_view(byte_flat, "kv"),
+            kernel_view(_reinterpret(byte_flat, "float32"), "kv scales"),
+            kernel_view(_reinterpret(byte_flat, "bfloat16"), "kv rope"),
+            kernel_view(i_flat, "indices"),
+            kernel_view(lengths if has_lengths else empty_like_framework(q, (b,), "int32"),
+                        "topk_length"),
+            kernel_view(meta, "tile_scheduler_metadata"), kernel_view(o_acc, "o_accum"),
+            kernel_view(l_acc, "lse_accum"), *q_strides[:3], k_strides[0], page,
+            num_blocks * page, *i_strides[:2], scope_topk, softmax_scale * math.log2(math.e),
+            parts, number * parts,
+        )
     out = empty_like_framework(q, (b, s_q, h_q, D_V), "bfloat16")
     lse = empty_like_framework(q, (b, s_q, h_q), "float32").swapaxes(1, 2)  # type: ignore[attr-defined]
     # the rows of a batch are (query index, head): one "KV head" of s_q * h_q rows
     rows = s_q * h_q
-    _combine(o_acc.reshape(b, parts, 1, rows, D_V), l_acc.reshape(b, parts, 1, rows),  # type: ignore[attr-defined]
-             meta, attn_sink, out, lse, h_q, target)
+    _combine(o_acc.reshape(b, parts * len(scopes), 1, rows, D_V),  # type: ignore[attr-defined]
+             l_acc.reshape(b, parts * len(scopes), 1, rows),  # type: ignore[attr-defined]
+             metas[0], attn_sink, out, lse, h_q, target,
+             (metas[1], parts) if len(metas) > 1 else None)
     return out, lse
 
 

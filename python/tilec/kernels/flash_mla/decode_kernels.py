@@ -21,6 +21,8 @@ has seen no visible key keeps a max of -inf; its exponentials use 0 instead so t
 
 from __future__ import annotations
 
+import functools
+
 import tilec.language as T
 
 D_V = 512  # the latent (NoPE) part, also V
@@ -29,6 +31,15 @@ BLOCK_N = 64  # keys per step (upstream's page block)
 OVERHEAD_BLOCKS = 5  # upstream's fixed cost of a split, in key blocks
 FP8_TOKEN_BYTES = D_V + 4 * 4 + 2 * D_ROPE  # 512 e4m3, 4 float32 scales, 64 bfloat16
 FP8_TILE = 128  # NoPE values per scale
+# MODEL1's FP8 cache (upstream tests/quant.py): q and K are 512 wide, 448 e4m3 NoPE values
+# and the 64 bfloat16 RoPE ones, and V is all 512 of them. A page stores its tokens' 576
+# NoPE+RoPE bytes one after another, then 8 bytes a token: 7 UE8M0 scales (one per 64
+# values) and a pad byte.
+MODEL1_NOPE = 448
+MODEL1_TOKEN_BYTES = MODEL1_NOPE + 2 * D_ROPE  # 576, the NoPE+RoPE record
+MODEL1_SCALE_BYTES = 8
+MODEL1_TOKEN_SIZE = MODEL1_TOKEN_BYTES + MODEL1_SCALE_BYTES  # 584, the cache's last dim
+MODEL1_TILE = 64
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
 NEG_INF = float("-inf")
@@ -70,19 +81,22 @@ def schedule(has_lengths: bool) -> T.PrimFunc:
 def _load_q(Q, q_nope, q_rope, first_row, rows: int, M, base_of_row) -> None:
     """Rows first_row .. first_row + rows of the tile, one copy per row and part (on
     the NPU a DMA straight into the cube's tile); a row past M repeats row M - 1,
-    whose results are not stored."""
+    whose results are not stored. Without `q_rope` the row is one part."""
     for i in T.serial(rows):
         base = base_of_row(T.min(first_row + i, M - 1))
         T.copy(Q[base:base + D_V], q_nope[i, :])
-        T.copy(Q[base + D_V:base + D_V + D_ROPE], q_rope[i, :])
+        if q_rope is not None:
+            T.copy(Q[base + D_V:base + D_V + D_ROPE], q_rope[i, :])
 
 
 @T.macro
 def _attend_step(q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, m_run, m_prev,
                  alpha, l_run, l_blk, visible, rows: int, keys: int, scale_log2) -> None:
-    """One key block: scores, mask (`visible(i, j)`), online softmax, P @ V."""
+    """One key block: scores, mask (`visible(i, j)`), online softmax, P @ V; without
+    `q_rope` the score is the one 512-wide product."""
     T.gemm(q_nope, k_nope, acc_s, transpose_B=True, clear_accum=True)
-    T.gemm(q_rope, k_rope, acc_s, transpose_B=True)
+    if q_rope is not None:
+        T.gemm(q_rope, k_rope, acc_s, transpose_B=True)
     for i, j in T.Parallel(rows, keys):
         acc_s[i, j] = T.if_then_else(visible(i, j), acc_s[i, j] * scale_log2, NEG_INF)
     T.copy(m_run, m_prev)
@@ -114,11 +128,12 @@ def _store_partial(acc_o, m_run, l_run, lse, OAcc, LAcc, first, active) -> None:
         T.copy(lse, LAcc[first])
 
 
-def _tiles(rows: int, keys: int, dtype: str):
+def _tiles(rows: int, keys: int, dtype: str, rope: bool = True):
+    """The block's tiles; without `rope` q and K are each one 512-wide tile."""
     q_nope = T.alloc_shared((rows, D_V), dtype)
-    q_rope = T.alloc_shared((rows, D_ROPE), dtype)
+    q_rope = T.alloc_shared((rows, D_ROPE), dtype) if rope else None
     k_nope = T.alloc_shared((keys, D_V), dtype)
-    k_rope = T.alloc_shared((keys, D_ROPE), dtype)
+    k_rope = T.alloc_shared((keys, D_ROPE), dtype) if rope else None
     p_tile = T.alloc_shared((rows, keys), dtype)
     acc_s = T.alloc_fragment((rows, keys), "float32")
     acc_o = T.alloc_fragment((rows, D_V), "float32")
@@ -208,20 +223,61 @@ def _e4m3_value(byte):
                           T.if_then_else((exponent == 15) & (mantissa == 7), nan, normal))
 
 
-def sparse_fp8_split(rows: int, has_lengths: bool, keys: int = BLOCK_N) -> T.PrimFunc:
+def _ue8m0_value(byte):
+    """A UE8M0 scale byte's value, 2^(e - 127): the float32 with that exponent field
+    (e = 0 is 2^-127, a subnormal; 255 is NaN)."""
+    bits = T.cast(byte, "int32") & 0xFF
+    nan = T.reinterpret(T.cast(0x7FC00000, "int32"), "float32")
+    return T.if_then_else(bits == 0, T.reinterpret(T.cast(0x00400000, "int32"), "float32"),
+                          T.if_then_else(bits == 255, nan, T.reinterpret(bits << 23, "float32")))
+
+
+@T.macro
+def _gather_v32(Nope, Scales, Rope, k_nope, k_rope, key_base, valid, keys: int) -> None:
+    """V3.2's tokens: NoPE value * its tile's float32 scale, and the RoPE tail."""
+    for j, d in T.Parallel(keys, D_V):
+        value = _e4m3_value(Nope[key_base[j] + d]) * Scales[
+            key_base[j] // 4 + D_V // 4 + d // FP8_TILE]
+        k_nope[j, d] = T.if_then_else(valid[j] == 1, T.cast(value, "bfloat16"), 0)
+    for j, d in T.Parallel(keys, D_ROPE):
+        k_rope[j, d] = T.if_then_else(
+            valid[j] == 1, Rope[key_base[j] // 2 + (D_V + 16) // 2 + d], 0)
+
+
+@T.macro
+def _gather_model1(Nope, Rope, k, key_base, scale_base, valid, keys: int) -> None:
+    """MODEL1's tokens: 448 NoPE values * their UE8M0 scales, then the 64 RoPE values,
+    into one 512-wide row."""
+    for j, d in T.Parallel(keys, MODEL1_NOPE):
+        value = _e4m3_value(Nope[key_base[j] + d]) * _ue8m0_value(
+            Nope[scale_base[j] + d // MODEL1_TILE])
+        k[j, d] = T.if_then_else(valid[j] == 1, T.cast(value, "bfloat16"), 0)
+    for j, d in T.Parallel(keys, D_ROPE):
+        k[j, MODEL1_NOPE + d] = T.if_then_else(
+            valid[j] == 1, Rope[(key_base[j] + MODEL1_NOPE) // 2 + d], 0)
+
+
+def sparse_fp8_split(rows: int, has_lengths: bool, keys: int = BLOCK_N,
+                     model1: bool = False) -> T.PrimFunc:
     """Partial attention of one (tile of `rows` heads and a query token, split, batch)
     over the slots [split * chunk, min((split + 1) * chunk, topk_length)) of the token's
     index list, with the FP8 cache dequantized while it is gathered: NoPE value *
-    its tile's float32 scale, rounded to bfloat16 (exact for upstream's power-of-two
-    scales), and the bfloat16 RoPE tail as it is. A slot is valid when its index is in
+    its tile's scale, rounded to bfloat16 (exact for upstream's power-of-two scales),
+    and the bfloat16 RoPE tail as it is. A slot is valid when its index is in
     [0, num_blocks * page); an invalid one is gathered as zeros from a clamped address
-    and masked, so no NaN of an unused token reaches the product.
+    and masked, so no NaN of an unused token reaches the product. The partials go to
+    splits `split_base + split` (`split` < `parts`) of the accumulators, so that a
+    second cache's (`extra_k_cache`) can follow the first's and one combine merges both.
 
     The cache comes as three views of one byte range: e4m3 bytes `Nope`, float32 `Scales`
-    and bfloat16 `Rope`; a token's record starts at byte block * k_sblk + offset * 656."""
+    and bfloat16 `Rope`; V3.2's token record starts at byte block * k_sblk + offset *
+    656. With `model1` q and K are 512 wide (MODEL1_*): a token's NoPE+RoPE record starts
+    at block * k_sblk + offset * 576 and its scales at block * k_sblk + page * 576 +
+    offset * 8."""
     B, NS, SQ, H = T.symbolic("B"), T.symbolic("NS"), T.symbolic("SQ"), T.symbolic("H")
     KN, K4, K2 = T.symbolic("KN"), T.symbolic("K4"), T.symbolic("K2")
     QN, IN = T.symbolic("QN"), T.symbolic("IN")
+    record = MODEL1_TOKEN_BYTES if model1 else FP8_TOKEN_BYTES
 
     @T.prim_func
     def flash_mla_sparse_fp8_split(
@@ -237,14 +293,15 @@ def sparse_fp8_split(rows: int, has_lengths: bool, keys: int = BLOCK_N) -> T.Pri
         q_sb: T.int32, q_ss: T.int32, q_sh: T.int32,
         k_sblk: T.int32, page: T.int32, num_tokens: T.int32,
         i_sb: T.int32, i_ss: T.int32, topk: T.int32,
-        scale_log2: T.float32,
+        scale_log2: T.float32, parts: T.int32, split_base: T.int32,
     ):
-        with T.Kernel(SQ * T.ceildiv(H, rows), NS, B, threads=128) as (bx, split, b):
+        with T.Kernel(SQ * T.ceildiv(H, rows), parts, B, threads=128) as (bx, split, b):
             q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, stats = _tiles(
-                rows, keys, "bfloat16")
+                rows, keys, "bfloat16", rope=not model1)
             m_run, m_prev, alpha, l_run, l_blk = stats
             valid = T.alloc_fragment((keys,), "int32")  # 0/1: ascend has no i1 tiles
             key_base = T.alloc_fragment((keys,), "int64")
+            scale_base = T.alloc_fragment((keys,), "int64") if model1 else None
             sq = bx // T.ceildiv(H, rows)
             first_head = (bx % T.ceildiv(H, rows)) * rows
             length = T.min(Lengths[b], topk) if has_lengths else topk
@@ -263,24 +320,33 @@ def sparse_fp8_split(rows: int, has_lengths: bool, keys: int = BLOCK_N) -> T.Pri
                         slot0 + j < end and index >= 0 and index < num_tokens, 1, 0)
                     token = T.if_then_else(valid[j] == 1, index, 0)
                     key_base[j] = (T.cast(token // page, "int64") * k_sblk
-                                   + (token % page) * FP8_TOKEN_BYTES)
-                for j, d in T.Parallel(keys, D_V):
-                    value = _e4m3_value(Nope[key_base[j] + d]) * Scales[
-                        key_base[j] // 4 + D_V // 4 + d // FP8_TILE]
-                    k_nope[j, d] = T.if_then_else(valid[j] == 1, T.cast(value, "bfloat16"), 0)
-                for j, d in T.Parallel(keys, D_ROPE):
-                    k_rope[j, d] = T.if_then_else(
-                        valid[j] == 1, Rope[key_base[j] // 2 + (D_V + 16) // 2 + d], 0)
+                                   + (token % page) * record)
+                    if model1:
+                        scale_base[j] = (T.cast(token // page, "int64") * k_sblk
+                                         + page * record + (token % page) * MODEL1_SCALE_BYTES)
+                if model1:
+                    _gather_model1(Nope, Rope, k_nope, key_base, scale_base, valid, keys)
+                else:
+                    _gather_v32(Nope, Scales, Rope, k_nope, k_rope, key_base, valid, keys)
                 _attend_step(q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, m_run,
                              m_prev, alpha, l_run, l_blk, lambda i, j: valid[j] == 1, rows,
                              keys, scale_log2)
             _store_partial(acc_o, m_run, l_run, m_prev, OAcc, LAcc,
-                           (b, split, sq, first_head), active)
+                           (b, split_base + split, sq, first_head), active)
 
     return flash_mla_sparse_fp8_split
 
 
-def combine(out_dtype: str, has_sink: bool) -> T.PrimFunc:
+def _split_count(first, extra, has_extra: bool):
+    return first + extra if has_extra else first
+
+
+def _split_at(s, first, extra_base, has_extra: bool):
+    """The accumulators' index of a batch's s-th split (see `combine`)."""
+    return T.if_then_else(s < first, s, s - first + extra_base) if has_extra else s
+
+
+def combine(out_dtype: str, has_sink: bool, has_extra: bool = False) -> T.PrimFunc:
     """Out and LSE of one (row, KV head, batch) from its batch's splits: LSE = log of
     the sum of the splits' exp(LSE), the output their LSE-weighted mean. A row no key
     reached gets LSE +inf and a zero output (upstream's values). With a sink (per query
@@ -301,6 +367,7 @@ def combine(out_dtype: str, has_sink: bool) -> T.PrimFunc:
         Out: T.Tensor((B, SQ, HQ, D_V), out_dtype),
         Lse: T.Tensor((LN,), "float32"),
         l_sb: T.int32, l_sh: T.int32, l_ss: T.int32, heads_per_kv: T.int32,
+        Extra: T.Tensor((B, 2), "int32"), extra_base: T.int32,
     ):
         with T.Kernel(M, HK, B, threads=128) as (m, hk, b):
             acc = T.alloc_fragment((D_V,), "float32")
@@ -309,25 +376,28 @@ def combine(out_dtype: str, has_sink: bool) -> T.PrimFunc:
             lse = T.alloc_var("float32")
             lse2 = T.alloc_var("float32")
             factor = T.alloc_var("float32")
-            splits = Meta[b, 0]
+            first = Meta[b, 0]
+            splits = _split_count(first, Extra[b, 0], has_extra)
+            at = functools.partial(_split_at, first=first, extra_base=extra_base,
+                                   has_extra=has_extra)
             sq = m // heads_per_kv
             head = hk * heads_per_kv + m % heads_per_kv
             top = NEG_INF
             for s in T.serial(splits):
-                top = T.max(top, LAcc[b, s, hk, m])
+                top = T.max(top, LAcc[b, at(s), hk, m])
             T.clear(acc)
             if top == NEG_INF:
                 lse = float("inf")
             else:
                 total = 0.0
                 for s in T.serial(splits):
-                    total += T.exp2(LAcc[b, s, hk, m] - top)
+                    total += T.exp2(LAcc[b, at(s), hk, m] - top)
                 lse2 = T.log2(total) + top
                 lse = lse2 * LN2
                 for s in T.serial(splits):
-                    factor = T.exp2(LAcc[b, s, hk, m] - lse2)
+                    factor = T.exp2(LAcc[b, at(s), hk, m] - lse2)
                     for d in T.Parallel(D_V):
-                        acc[d] += factor * OAcc[b, s, hk, m, d]
+                        acc[d] += factor * OAcc[b, at(s), hk, m, d]
                 if has_sink:
                     factor = 1.0 / (1.0 + T.exp(Sink[head] - lse))
                     for d in T.Parallel(D_V):

@@ -47,6 +47,8 @@ class FlashMLASchedMeta:
     tile_scheduler_metadata: object | None = None
     # (b,) int32: each batch's number of splits (column 0 of the above)
     num_splits: object | None = None
+    # tilec's: the plan of the extra_k_cache's keys, whose splits follow the main ones
+    extra_tile_scheduler_metadata: object | None = None
 
 
 def get_mla_metadata(*args: object, **kwargs: object) -> tuple[FlashMLASchedMeta, None]:
@@ -71,21 +73,33 @@ def split_slots(target: str, tiles_per_batch: int) -> int:
 
 
 def plan(sched_meta: FlashMLASchedMeta, like: object, lengths: object | None, limit: int,
-         parts: int, target: str) -> object:
+         parts: int, target: str, extra: bool = False) -> object:
     """The (b, 2) split plan, computed by a kernel on the first call and kept in
     `sched_meta`; `lengths` (cache_seqlens or topk_length) or, when None, `limit` keys
-    for every batch."""
+    for every batch. `extra`: the plan of the extra_k_cache's keys."""
+    if extra:
+        if sched_meta.extra_tile_scheduler_metadata is None:
+            sched_meta.extra_tile_scheduler_metadata = _planned(sched_meta, like, lengths,
+                                                                limit, parts, target)
+        return sched_meta.extra_tile_scheduler_metadata
     if sched_meta.tile_scheduler_metadata is None:
-        b = sched_meta.config.b  # type: ignore[union-attr]
-        meta = empty_like_framework(like, (b, 2), "int32")
-        has_lengths = lengths is not None
-        targets.launch(
-            "flash_mla.get_mla_metadata", (has_lengths,),
-            lambda: decode_kernels.schedule(has_lengths), target,
-            kernel_view(lengths if has_lengths else empty_like_framework(like, (b,), "int32"),
-                        "lengths"),
-            kernel_view(meta, "tile_scheduler_metadata"), limit, parts,
-        )
+        meta = _planned(sched_meta, like, lengths, limit, parts, target)
         sched_meta.tile_scheduler_metadata = meta
         sched_meta.num_splits = meta[:, 0]  # type: ignore[index]
     return sched_meta.tile_scheduler_metadata
+
+
+def _planned(sched_meta: FlashMLASchedMeta, like: object, lengths: object | None, limit: int,
+             parts: int, target: str) -> object:
+    """A new (b, 2) plan, computed by the schedule kernel."""
+    b = sched_meta.config.b  # type: ignore[union-attr]
+    meta = empty_like_framework(like, (b, 2), "int32")
+    has_lengths = lengths is not None
+    targets.launch(
+        "flash_mla.get_mla_metadata", (has_lengths,),
+        lambda: decode_kernels.schedule(has_lengths), target,
+        kernel_view(lengths if has_lengths else empty_like_framework(like, (b,), "int32"),
+                    "lengths"),
+        kernel_view(meta, "tile_scheduler_metadata"), limit, parts,
+    )
+    return meta
