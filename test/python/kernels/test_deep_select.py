@@ -16,7 +16,7 @@ import tilec
 import tilec.kernels as tk
 from tilec.backends.cuda.compiler import find_ptxas
 from tilec.kernels import deep_select
-from tilec.kernels.deep_select import select_kernels
+from tilec.kernels.deep_select import interface, select_kernels
 
 NAN_GUARD = 0x3F3F3F3F
 IDX_FILL = -2000000
@@ -121,6 +121,18 @@ def test_topk_properties(dtype, vocab, k):
     """Every distribution a row; the options rotate over the cases (end bounds on odd
     k, offsets on even vocab, int32 indices for bf16, sorted values / indices, no
     values), keeping the kernel variants (compilations) few."""
+    check_case(dtype, vocab, k)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
+@pytest.mark.parametrize(("vocab", "k"), [(7, 1), (1000, 512), (129280, 1231), (129280, 2048)])
+def test_topk_properties_with_4_bit_digits(dtype, vocab, k, monkeypatch):
+    """The radix-16 search ascend and cuda run, on the cpu: the same checks."""
+    monkeypatch.setattr(interface, "digit_bits", lambda target: 4)
+    check_case(dtype, vocab, k)
+
+
+def check_case(dtype, vocab, k):
     gen = torch.Generator().manual_seed(vocab * 7 + k)
     rows = adversarial_rows(vocab, dtype, gen)
     if vocab > 100000:  # long rows: four of the distributions, in turn, and a NaN row

@@ -41,6 +41,19 @@ def _on_ascend(target: str) -> bool:
     return target.startswith("ascend")
 
 
+def digit_bits(target: str) -> int:
+    """The bits of the radix select's digit on `target` (see select_kernels). More bits
+    read the row fewer times but count each tile 2^bits - 1 times: cuda's SMs count
+    fast, so 4; the NPU's vector unit counts at about the speed GM delivers a tile, so 2
+    (simulated, one bf16 row of 8192, top 2048: 64,003 cycles with 1 bit, 72,577 with 2,
+    108,353 with 4 on the 910b; with 2 the row is read half as often, which is what a
+    batch that loads every core's GM port pays for); the cpu, whose rows stay in its
+    caches, 1."""
+    if target.startswith("cpu"):
+        return 1
+    return 2 if target.startswith("ascend") else 4
+
+
 def get_stride_requirement() -> tuple[int, int]:
     """(input, output) row stride requirements in bytes, of the backend that calls on
     host tensors run on now (the use_target block's or $TILEC_TARGET's, else cpu)."""
@@ -175,7 +188,7 @@ def topk(
         unused, unused_bits = (torch.empty(1, dtype=d, device=device) for d in (torch.int32, bits))
         variant = (_WIDTH[input.dtype], str(indices_type).removeprefix("torch."),
                    end is not None, output_idx_offset is not None, return_value, bool(sorted),
-                   "ascend" if ascend else "cuda")
+                   "ascend" if ascend else "cuda", digit_bits(target))
         targets.launch(
             API, variant, lambda: select_kernels.topk_select(*variant), target,
             _row_span(input, bits) if vocab > 0 else kernel_view(unused_bits, "input"),

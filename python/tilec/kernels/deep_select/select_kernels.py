@@ -8,9 +8,13 @@ negatives flipped, so -0.0 sits just below +0.0), NaNs included: +NaN ranks abov
 float32 for bf16 (16-bit keys), int64 for float32 (32-bit keys), so the vector
 unit, which compares and sums floats on every Ascend profile, does the counting.
 
-The k-th largest key is found one bit at a time, from the top (a radix select of
-radix 2): a sweep over the row counts the keys at or above the threshold so far
-with the next bit set, and keeps the bit where they are at least k. A last sweep
+The k-th largest key is found `digit` bits at a time, from the top (a radix select of
+radix 2^digit): a sweep over the row counts, for each value d of the next digit, the
+keys at or above the threshold so far plus d in that digit's place, and keeps the
+largest d where they are at least k. The vector unit has no histogram, so a sweep
+costs 2^digit - 1 counts of each tile it reads: 4-bit digits read the row 4 (bf16) or
+8 (fp32) times for the threshold, 1-bit digits 16 or 32 times with the least counting
+(the digit of each target: `interface.digit_bits`). A last sweep
 counts the keys above the threshold and the NaNs; the ties to take are the rest
 of the k. The compaction then walks the row in index order, keeping the keys above
 the threshold and the first ties, so the selection comes out in ascending index
@@ -38,13 +42,15 @@ NanPolicy = Literal["cuda", "ascend"]
 
 
 def topk_select(width: int, index_dtype: str, has_end: bool, has_offset: bool,
-                return_value: bool, sorted_value: bool, nan_policy: NanPolicy) -> T.PrimFunc:
+                return_value: bool, sorted_value: bool, nan_policy: NanPolicy,
+                digit: int = 1) -> T.PrimFunc:
     """X (batch, vocab) float bits (int32 for fp32, int16 for bf16) -> Idx (batch, topk)
     and, with return_value, Val (batch, topk) bits; Nan (batch,) is 1 where the row
     trips the NaN guard (the host aborts on it). End and Offset are (batch,) int32
     when given, else one-element placeholders that are not read; so is Val without
     return_value. Scalars: the index and value fill bits, and for sorted_value the
-    bitonic length (a power of two >= topk) and its log2."""
+    bitonic length (a power of two >= topk) and its log2. `digit` (dividing `width`):
+    the bits the threshold search settles per sweep of the row."""
     bits_dtype = "int32" if width == 32 else "int16"
     key_dtype = "int64" if width == 32 else "float32"
     least = -(1 << (width - 1))  # the least key, that of the bits 0xFF..F (a -NaN)
@@ -59,8 +65,12 @@ def topk_select(width: int, index_dtype: str, has_end: bool, has_offset: bool,
         b = T.cast(bits, key_dtype)
         return T.if_then_else(b < 0, least - 1 - b, b)
 
-    def halve(step: object) -> object:
-        return step * 0.5 if key_dtype == "float32" else step // 2
+    assert width % digit == 0, (width, digit)
+    radix = 1 << digit
+
+    def next_place(step: object) -> object:
+        """The value of the next digit's unit: keys span 2^width."""
+        return step * (1.0 / radix) if key_dtype == "float32" else step // radix
 
     @T.prim_func
     def deep_select_topk(
@@ -95,8 +105,10 @@ def topk_select(width: int, index_dtype: str, has_end: bool, has_offset: bool,
             if sorted_value:
                 sort_key = T.alloc_shared((MAX_TOPK,), key_dtype)
                 sort_idx = T.alloc_shared((MAX_TOPK,), "int32")
+            tally = T.alloc_fragment((radix,), "float32")  # keys at or above each digit
             threshold = T.alloc_var(key_dtype, init=least)
-            step = T.alloc_var(key_dtype, init=-least)
+            step = T.alloc_var(key_dtype, init=-2 * least)  # 2^width: the keys' span
+            best = T.alloc_var("int32", init=0)
             slot = T.alloc_var("int32", init=0)
             ties = T.alloc_var("int32", init=0)
 
@@ -126,18 +138,32 @@ def topk_select(width: int, index_dtype: str, has_end: bool, has_offset: bool,
                     counted[i] = counted[i] + T.cast(T.min(T.max(key[i] - bar, 0), 1),
                                                      "float32")
 
-            # 1. the threshold, the k-th largest key, a bit at a time from the top
+            # 1. the threshold, the k-th largest key, a digit at a time from the top
             if wanted > 0:
-                for _ in T.serial(width):
-                    T.clear(counted)
-                    bar = threshold + step - 1
-                    for tile in T.serial(tiles):
-                        load(tile)
-                        count_above(bar)
-                    T.reduce_sum(counted, sums)
-                    if T.cast(sums[0], "int32") >= wanted:
-                        threshold = threshold + step
-                    step = halve(step)
+                for _ in T.serial(width // digit):
+                    step = next_place(step)
+                    if digit == 1:  # one count: accumulated over the tiles, reduced once
+                        T.clear(counted)
+                        for tile in T.serial(tiles):
+                            load(tile)
+                            count_above(threshold + step - 1)
+                        T.reduce_sum(counted, sums)
+                        if T.cast(sums[0], "int32") >= wanted:
+                            threshold = threshold + step
+                    else:  # a count per digit value, each tile's reduced as it is read
+                        T.clear(tally)
+                        for tile in T.serial(tiles):
+                            load(tile)
+                            for d in T.serial(1, radix):
+                                T.clear(counted)
+                                count_above(threshold + T.cast(d, key_dtype) * step - 1)
+                                T.reduce_sum(counted, sums)
+                                tally[d] = tally[d] + sums[0]
+                        best = 0
+                        for d in T.serial(1, radix):  # the counts fall as d grows
+                            if T.cast(tally[d], "int32") >= wanted:
+                                best = d
+                        threshold = threshold + T.cast(best, key_dtype) * step
 
             # 2. the keys above the threshold (the ties to take are the rest) and the NaNs
             T.clear(counted)
