@@ -18,4 +18,5 @@ from tilec.passes.conversion.tile_to_cpu import (  # noqa: F401
     hoist_allocas,
     inline_core_scopes,
     pipelines,
+    prefetch_copies,
 )

@@ -38,6 +38,7 @@ from tilec.passes.conversion.tile_to_cpu import (  # noqa: F401 (they register t
     copy,
     fill,
     gemm,
+    gemm_bf16_dot,
     kernel,
     parallel,
     reduce,

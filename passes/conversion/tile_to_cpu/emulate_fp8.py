@@ -105,6 +105,7 @@ _BYTE_OPS = irb.ELEMENT_AGNOSTIC | {
     "memref.generic_atomic_rmw",  # the compare-and-swap of an f8 atomic add, on the bytes
     "memref.atomic_yield",
     "memref.load",
+    "memref.prefetch",  # tile-cpu-prefetch-copies of an f8 tile's source
     "memref.store",
     "vector.broadcast",
     "vector.load",

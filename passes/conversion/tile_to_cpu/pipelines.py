@@ -37,16 +37,22 @@ def tile_to_cpu(target: CpuTarget) -> str:
     left (tile-cpu-emulate-fp8). `lower-affine` lowers the offsets of subviews
     (a thread's row of a per-thread tile, `tilec.language.threads`). A
     tilelang-ascend expert kernel of one kind of core runs as sequential code
-    (tile-cpu-inline-core-scopes).
+    (tile-cpu-inline-core-scopes). A pipelined loop prefetches the global
+    reads of its next iteration, spread over the loops of its lowered GEMM
+    (tile-cpu-prefetch-copies, after the tile.gemm stage). The x86vector ops
+    of a bf16 gemm on AVX512-BF16 (vdpbf16ps) lower with the vector ops.
     """
     variant = "" if target.variant == CpuTarget.variants[0] else f" target={target.spec}"
+    after_gemm = OP_STAGES.index("tile.gemm") + 1
     tile_passes = [
         f"tile-verify-kernels{{target={target.spec}}}",
         "tile-cpu-inline-core-scopes",
         "tile-canonicalize-ops",
         "tile-guard-accesses",
         "tile-widen-bools",
-        *(f"convert-tile-to-cpu{{ops={ops}{variant}}}" for ops in OP_STAGES),
+        *(f"convert-tile-to-cpu{{ops={ops}{variant}}}" for ops in OP_STAGES[:after_gemm]),
+        "tile-cpu-prefetch-copies",
+        *(f"convert-tile-to-cpu{{ops={ops}{variant}}}" for ops in OP_STAGES[after_gemm:]),
         "math-extend-to-supported-types{extra-types=f16,bf16 target-type=f32}",
         "tile-cpu-expand-exp",
         "tile-cpu-guard-division",
@@ -65,7 +71,7 @@ def tile_to_cpu(target: CpuTarget) -> str:
         "convert-async-to-llvm",
         "arith-expand{include-bf16=true}",
         "convert-scf-to-cf",
-        "convert-vector-to-llvm",
+        "convert-vector-to-llvm{enable-x86vector=true}",
         "expand-strided-metadata",
         "lower-affine",
         "finalize-memref-to-llvm",

@@ -59,6 +59,9 @@ class CpuTarget(TargetDescription):
 
     vector_bytes: int = 32
     cores: int = 1
+    # AVX512-BF16's dot products (vdpbf16ps) for bf16 gemms: part of the target, and so of
+    # the cache key, since a kernel built with them faults on a host without them.
+    bf16_dot: bool = False
     # tilelang-ascend's kernels name the NPU's buffers (T.alloc_L1, T.alloc_ub, ...):
     # here they are on-chip tiles like any other, so such a kernel runs on cpu too.
     scopes: frozenset[Scope] = PORTABLE_SCOPES | ASCEND_BUFFER_SCOPES
@@ -76,12 +79,14 @@ class CpuTarget(TargetDescription):
             variant,
             vector_bytes=_VECTOR_BYTES[variant],
             cores=os.cpu_count() or 1,
+            bf16_dot=variant == "avx512" and "avx512_bf16" in host_flags(),
             tile_bytes={scope: _MAX_TILE_BYTES
                         for scope in (PORTABLE_SCOPES | ASCEND_BUFFER_SCOPES) - {Scope.global_}},
         )
 
     def parameters(self) -> dict[str, object]:
-        return {**super().parameters(), "vector_bytes": self.vector_bytes, "cores": self.cores}
+        return {**super().parameters(), "vector_bytes": self.vector_bytes, "cores": self.cores,
+                "bf16_dot": self.bf16_dot}
 
     def tile_violation(self, scope: Scope, shape: list[int], element_bits: int) -> str | None:
         # A bool tile takes a byte per element.
