@@ -6,9 +6,14 @@ reintroduced on purpose: a mix kernel's vector cores indexing blocks with the ra
 `GetBlockIdx()`, and a missing PipeBarrier between dependent vector calls.
 
 Covered today: the 910b's vector kernels (GM <-> UB copies with pads, element-wise vector
-calls and casts under masks, repeats and strides), its cube path (Nd2Nz copies, L0A/L0B loads with
-transposes, Mmad, Fixpipe) and mix kernels (cross-core flags). The 950's class API runs its
-vector calls through register-level intrinsics the model does not have yet.
+calls and casts under masks, repeats and strides, reductions, Brcb, Compare / Select), its cube
+path (Nd2Nz copies, L0A/L0B loads with transposes of every width, Mmad, Fixpipe) and mix
+kernels (cross-core flags): every kernel of test_ascendc.py's KERNELS the emitter writes for
+the 910b runs through the model (the sweep, marked slow) and matches the simulator, bit for
+bit unless its arithmetic rounds in an order the two may take differently (sums of inexact
+terms, exp, logarithms, tanh); softmax, norms, reductions, Select and flash attention are also
+checked against numpy on every run (flash attention in the slow set). The 950's runs are
+test_run_ascendc_950.py's.
 """
 
 from __future__ import annotations
@@ -21,11 +26,12 @@ import pytest
 import test_ascend_backend as backend_tests
 import test_ascend_vector_kernels as vector_tests
 from example_kernels import example
-from test_ascendc import needs_devkit
+from test_ascendc import KERNELS, NOT_EMITTED, compiled, needs_devkit
 
 import tilec
 import tilec.language as T
 from tilec.backends.ascend.cpu_model import AscendCRunError, BuildError, run_compiled
+from tilec.runtime.signature import numpy_dtype
 
 
 def scaled(a, b):
@@ -196,9 +202,134 @@ def test_without_the_headers_the_error_says_how_to_get_them(monkeypatch):
     assert "ASCEND_DEVKIT" not in os.environ
 
 
-def test_the_950_is_not_modelled_yet():
-    kernel = tilec.compile(vector_tests.elementwise(37, 70, scaled, "float32"),
-                           target="ascend:950")
-    a = np.ones((37, 70), np.float32)
-    with pytest.raises(AscendCRunError, match=r"runs the 910b's AscendC .*not 3510"):
-        kernel.run_ascendc(a, a.copy(), np.zeros_like(a))
+EMITTED = sorted(name for name in KERNELS if (name, "910b") not in NOT_EMITTED)
+"""The kernels of test_ascendc.py the emitter writes for the 910b."""
+DYNAMIC = 37
+"""The size of every dynamic dimension in the sweep (no multiple of a tile)."""
+ROUNDED = {
+    "attention_f32": 1e-5, "attention_f32_causal": 1e-5, "elementwise_exp_relu": 1e-5,
+    "gemm_softmax_mix": 1e-5, "layernorm": 1e-5, "mla_decode_split": 2e-3, "rmsnorm": 1e-5,
+    "rmsnorm_dynamic": 1e-5, "rmsnorm_f16": 2e-3, "scalar_math": 1e-5, "scalar_tanh": 1e-5,
+    "scalar_tanh_f16": 2e-3, "softmax": 1e-5, "softmax_dynamic": 1e-5, "softmax_f16": 2e-3,
+}
+"""Kernels whose results the simulator and the model may round differently, with the
+tolerance (relative to the largest output): exp, logarithms and tanh (each side's library),
+and the sums, roots and quotients of what they and means produce, summed in orders that
+differ (numpy's pairwise sum, the model's reduction tree). Every other kernel's data
+(quarter integers, small integers) keeps its arithmetic exact: it must match bit for bit."""
+
+
+def _arguments(kernel: tilec.CompiledKernel, seed: int = 0) -> list[object]:
+    """Data for every parameter: quarter integers in [-2, 2] for floats (every sum and
+    product of a few exact), integers in [0, 8) for integer inputs (in range as gather
+    indices), zeros for what the kernel writes, 1.5 or 3 for scalars."""
+    rng = np.random.default_rng(seed)
+    args: list[object] = []
+    for param in kernel.params:
+        dtype = numpy_dtype(param.element)
+        if not param.is_array:
+            args.append(dtype.type(3 if np.issubdtype(dtype, np.integer) else 1.5))
+            continue
+        shape = tuple(DYNAMIC if size is None else size for size in param.shape)
+        if param.written:
+            args.append(np.zeros(shape, dtype))
+        elif np.issubdtype(dtype, np.integer):
+            args.append(rng.integers(0, 8, shape).astype(dtype))
+        else:
+            args.append((rng.integers(-8, 9, shape) / 4).astype(dtype))
+    return args
+
+
+@pytest.mark.slow
+@needs_devkit
+@pytest.mark.parametrize("name", EMITTED)
+def test_every_kernel_of_the_suite_computes_what_the_simulator_computes(name):
+    kernel = compiled(name, "910b")
+    args = _arguments(kernel)
+    simulated = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    kernel(*simulated)
+    ran = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    kernel.run_ascendc(*ran)
+    tolerance = ROUNDED.get(name)
+    for param, want, got in zip(kernel.params, simulated, ran, strict=True):
+        if not param.written:
+            continue
+        if tolerance is None:
+            assert np.array_equal(got, want, equal_nan=True), param.name
+            continue
+        want64, got64 = want.astype(np.float64), got.astype(np.float64)
+        finite = np.isfinite(want64)  # infinities and NaNs (log2 of 0 and below) the same
+        assert np.array_equal(got64[~finite], want64[~finite], equal_nan=True), param.name
+        scale = max(float(np.max(np.abs(want64[finite]), initial=0)), 1.0)
+        np.testing.assert_allclose(got64[finite], want64[finite], rtol=0,
+                                   atol=tolerance * scale, err_msg=param.name)
+
+
+def _softmax_data(rng: np.random.Generator, kernel: tilec.CompiledKernel) -> list[np.ndarray]:
+    x = (rng.standard_normal((32, 256)) * 4).astype(np.float32)
+    x = example("softmax").masked_rows(x)  # all -inf rows are NaN, as numpy's
+    return [x, np.zeros_like(x)]
+
+
+def _rmsnorm_data(rng: np.random.Generator, kernel: tilec.CompiledKernel) -> list[np.ndarray]:
+    x = rng.standard_normal((20, 130)).astype(np.float16)
+    return [x, rng.standard_normal(130).astype(np.float16), np.zeros_like(x)]
+
+
+def _layernorm_data(rng: np.random.Generator, kernel: tilec.CompiledKernel) -> list[np.ndarray]:
+    x = rng.standard_normal((19, 48)).astype(np.float32)
+    return [x, rng.standard_normal(48).astype(np.float32), np.zeros_like(x)]
+
+
+def _layernorm(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    centered = x - x.mean(axis=1, keepdims=True)
+    return centered / np.sqrt((centered**2).mean(axis=1, keepdims=True) + 1e-5) * g
+
+
+def _attention_data(rng: np.random.Generator, kernel: tilec.CompiledKernel) -> list[np.ndarray]:
+    q, k, v = (rng.standard_normal((1, 1, 70, 32)).astype(np.float32) for _ in range(3))
+    return [q, k, v, np.zeros_like(q)]
+
+
+def _select_data(rng: np.random.Generator, kernel: tilec.CompiledKernel) -> list[np.ndarray]:
+    a, b = (rng.standard_normal((37, 70)).astype(np.float32) for _ in range(2))
+    b[::4] = a[::4]  # ties: a > b is false there
+    return [a, b, np.zeros_like(a)]
+
+
+def _reduce_data(rng: np.random.Generator, kernel: tilec.CompiledKernel) -> list[np.ndarray]:
+    x = rng.standard_normal((20, 64)).astype(np.float32)
+    return [x, np.zeros(kernel.params[1].shape, np.float32)]
+
+
+NUMPY_CHECKED = {
+    # name: (data, numpy reference of the output from the inputs, tolerance)
+    "softmax": (_softmax_data, lambda x: example("softmax").reference(x), 1e-6),
+    "rmsnorm_f16": (_rmsnorm_data, lambda x, w: example("rmsnorm").reference(x, w), 4e-3),
+    "layernorm": (_layernorm_data, _layernorm, 1e-5),
+    "elementwise_select": (_select_data, lambda a, b: np.where(a > b, a - b, b * 2), 0),
+    "row_reduce_absmax": (_reduce_data, lambda x: np.abs(x).max(axis=1), 0),
+    "column_reduce_max": (_reduce_data, lambda x: x.max(axis=0), 0),
+    "attention_f32_causal": (
+        _attention_data,
+        lambda q, k, v: example("flash_attention").reference(q, k, v, causal=True), 1e-5),
+}
+
+
+@needs_devkit
+@pytest.mark.parametrize("name", [
+    *(n for n in NUMPY_CHECKED if n != "attention_f32_causal"),
+    pytest.param("attention_f32_causal", marks=pytest.mark.slow)])
+def test_reductions_selects_and_attention_compute_what_numpy_computes(name):
+    """Softmax (with -inf rows), norms, reductions, Select and flash attention: the model's
+    run matches numpy, and the simulator's run within the same tolerance (exactly where
+    the tolerance is 0: max, abs, compares and selects round nothing)."""
+    data, reference, tolerance = NUMPY_CHECKED[name]
+    kernel = compiled(name, "910b")
+    args = data(np.random.default_rng(4), kernel)
+    simulated, ran = _run_both(kernel, args)
+    want = reference(*(a.astype(np.float32) for a in args[:-1]))
+    scale = float(np.nanmax(np.abs(want)))
+    assert np.array_equal(np.isnan(ran), np.isnan(want))
+    np.testing.assert_allclose(ran.astype(np.float32), want, rtol=0, atol=tolerance * scale)
+    np.testing.assert_allclose(ran, simulated, rtol=0, atol=tolerance * scale)

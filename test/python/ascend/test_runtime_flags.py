@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 from example_kernels import example
 
 import tilec
@@ -43,18 +44,21 @@ def test_the_910b_kernel_flags_from_m_avoid_the_runtime_ids():
     np.testing.assert_array_equal(c, ref)
 
 
-def test_the_950_keeps_every_id():
-    """3510's TPipe::Init sets no flag, so the 950's kernels start from id 0."""
+@pytest.mark.xfail(strict=True, reason="known defect, open: 3510's TPipe constructor sets M -> "
+                   "MTE1 ids 0-2 too (impl/basic_api/dav_3510/kernel_tpipe_impl_c310.h, found "
+                   "by the AscendC CPU model), but the 950 profile does not list them: with "
+                   "them, attention and MLA decode on the 950 need more M ids than are left")
+def test_the_950_kernel_flags_from_m_avoid_the_runtime_ids():
     ids = {int(i) for i in re.findall(r"ascend\.(?:set|wait)_flag m -> mte1, (\d+)",
                                       _gemm("950").ir("ascend"))}
-    assert 0 in ids
+    assert ids and not ids & {0, 1, 2}, ids
 
 
 def test_the_simulator_starts_the_aic_with_the_runtime_flags_set():
     """Moved onto id 0, the kernel's M -> MTE1 flags set the runtime's flag a second
     time and consume it, so the runtime's final wait would hang: both are reported."""
     text = _gemm("910b").ir("ascend")
-    moved = re.sub(r"(m -> mte1), 3\b", r"\1, 0", text)
+    moved = re.sub(r"(m -> mte1), \d+\b", r"\1, 0", text)
     assert moved != text
     a, b, c, _ = _operands()
     result = sim.simulate(ir.parse_module(moved, "<edited>", ir.make_context()), [a, b, c],

@@ -16,19 +16,48 @@ Covered (910b, `__NPU_ARCH__` 2201; include/tilec_intrinsics.h, model/*.cpp):
   CrossCoreWaitFlag modes 0-2, SyncAll), get_ctrl / set_ctrl and the scalar bit builtins;
 - vector: set_vector_mask, set_mask_count / set_mask_norm (normal and counter masks),
   vadd vsub vmul vdiv vmax vmin vand vor, vadds vmuls vmaxs vmins, vexp vln vabs vsqrt
-  vrelu vrec vrsqrt vnot, vector_dup, vconv between f32, f16, bf16 and int32 with its
-  rounding modes, with repeats and block / repeat strides;
+  vrelu vrec vrsqrt vnot vcopy, vector_dup, vconv between f32, f16, bf16 and int32 with its
+  rounding modes, with repeats and block / repeat strides; the reductions vcadd (per repeat,
+  or into ACC_VAL: get_acc_val) and vcmax / vcmin (f16, f32; value and index in the four
+  Order_t layouts, MAX_MIN_CNT: get_max_min_cnt), vbrcb, vcmpv_lt/gt/eq/le/ge/ne (a bit per
+  lane), set_cmpmask / get_cmpmask and vsel (CMPMASK and tensor-tensor modes): what
+  ReduceSum / ReduceMax / ReduceMin, Brcb, Copy, Compare and Select run on;
 - data movement: copy_gm_to_ubuf_align_b8/16/32 (pads, set_mov_pad_val), copy_ubuf_to_gm_
   align_b8/16/32, copy_gm_to_ubuf, copy_ubuf_to_gm, copy_ubuf_to_ubuf, set_atomic_* (atomic
   accumulation into GM);
 - cube: create_cbuf_matrix, copy_gm_to_cbuf_multi_nd2nz_b8/16/32s, load_cbuf_to_ca /
-  load_cbuf_to_cb (with the 16-bit transpose), mad (f16, bf16, f32, int8), set_nd_para,
-  set_quant_pre, copy_matrix_cc_to_gm (NoQuant, F322F16, F322BF16, DEQF16; ReLU; ND or Nz).
-Not yet: reductions (vcadd, vcmax, vcgadd ...), vbrcb, vcmp / vsel, vcopy, other vconvs,
-the transposing loads of other widths, L1 -> UB / L0C -> UB paths, and the 950 (its class
-API runs its vector calls through register-level intrinsics). A kernel that reaches one
-stops with an error naming it. Scalar reads and writes of UB (GetValue / SetValue) run but
-are not checked for hazards.
+  load_cbuf_to_cb (with the 16-bit transpose), load_cbuf_to_ca_transpose /
+  load_cbuf_to_cb_transpose (LoadDataWithTranspose: 8-, 16- and 32-bit squares), mad (f16,
+  bf16, f32, int8), set_nd_para, set_quant_pre, copy_matrix_cc_to_gm (NoQuant, F322F16,
+  F322BF16, DEQF16; ReLU; ND or Nz).
+Every kernel of test_ascendc.py's KERNELS the emitter writes for the 910b runs on it
+(test_run_ascendc.py). Not yet on the 910b: vcgadd / vcgmax / vcgmin / vcpadd
+(BlockReduce*, PairReduceSum), vcmp_* into CMPMASK and the scalar compares (vcmpvs_*), vsel's
+tensor-scalar mode, vconvs other than the pairs above, int4 transposing loads, the
+L1 -> UB and L0C -> UB paths (the emitter does not use them on the 910b). A kernel that
+reaches one stops with an error naming it. Scalar reads and writes of UB (GetValue /
+SetValue, and the class API's own, such as ReduceSum's store of ACC_VAL) run but are not
+checked for hazards.
+
+Covered (950, `__NPU_ARCH__` 3510; include/tilec_intrinsics_3510.h, model/regvector_3510.cpp):
+the headers built for arch 3510 run their vector calls as loops over register-level
+intrinsics, which the model runs on 256-byte vector registers and per-byte predicates:
+- predicates: plt_b8/16/32 (UpdateMask), pset_b8/16/32 (CreateMask's patterns), plds /
+  pstu (a mask from / to UB), punpack, ppack, pintlv / pdintlv;
+- UB <-> register, checked for hazards on PIPE_V (V after V ordered in hardware): vlds
+  (norm, broadcast, unpack, element-to-block; post-updated), vsts (norm, pack;
+  post-updated), vsldb / vsstb (block-strided), vstus / vstas (unaligned: stored at vstus);
+- register compute, zeroing or merging the inactive lanes: vadd vsub vmul vdiv vmax vmin
+  vand vor, vadds vmuls vmaxs vmins, vexp vln vabs vsqrt vrelu vnot vmov, vdup vbr, vsel,
+  vcmp_* / vcmps_*, vcadd vcmax vcmin (a tree of pairwise adds), vcvt between f32, f16 and
+  bf16 (from s32 / s16 too) with its rounding modes, saturation and even / odd parts;
+- data movement and state: copy_gm_to_ubuf_align_v2 / copy_ubuf_to_gm_align_v2 (DataCopyPad,
+  DataCopy), the kernel start's loop sizes and store-atomic configuration, mem_bar (the
+  model runs a vector function's loads and stores in order); the sync of the 910b's list
+  (wait_flag_dev with the 950's pipe argument).
+Not yet on the 950: the cube path (its Nz L0A loads, mmad, the fixpipe's arch-3510 form),
+mix kernels, other register intrinsics (gathers, vintlv, movp ...), atomic writes of
+copy_ubuf_to_gm_align_v2, and the SIMT API (left out of the build).
 """
 
 from __future__ import annotations

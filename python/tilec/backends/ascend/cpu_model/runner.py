@@ -18,7 +18,7 @@ SCALAR_TYPES = {"int64_t": np.int64, "int32_t": np.int32, "int16_t": np.int16, "
                 "uint64_t": np.uint64, "uint32_t": np.uint32, "uint16_t": np.uint16,
                 "uint8_t": np.uint8, "float": np.float32, "double": np.float64,
                 "half": np.float16, "bool": np.bool_}
-MODELLED_ARCHS = (2201,)
+MODELLED_ARCHS = (2201, 3510)
 """The `__NPU_ARCH__`s the model implements the intrinsics of."""
 _ENTRY = re.compile(r'extern "C" __global__ __aicore__ void (\w+)\(([^)]*)\)\s*\{')
 _MARKER = re.compile(r"^(\s*)// \[\d+\] (ascend\.[^\n]*)$", re.M)
@@ -102,11 +102,8 @@ def run_source(source: str, arch: int, block_dim: int, values: list[object]) -> 
     `values` for its parameters in order: a C-contiguous numpy array for each GM_ADDR
     (written in place), a number for each scalar."""
     if arch not in MODELLED_ARCHS:
-        raise AscendCRunError(
-            f"the CPU model runs the 910b's AscendC (__NPU_ARCH__ 2201), not {arch}: on the 950 "
-            "(3510) the class API computes through register-level vector intrinsics "
-            "(include/basic_api/reg_compute) and the cube takes Nz into L0A, which it does not "
-            "model yet")
+        raise AscendCRunError(f"the CPU model runs the AscendC of __NPU_ARCH__ "
+                              f"{', '.join(map(str, MODELLED_ARCHS))}, not {arch}")
     entry = Entry.of(source)
     if len(values) != len(entry.params):
         raise AscendCRunError(f"{entry.name} takes {len(entry.params)} parameters "

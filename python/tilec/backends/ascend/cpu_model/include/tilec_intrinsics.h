@@ -72,6 +72,9 @@ void nd2nz(Dt type, void* dst, const void* src, uint64_t nd_num, uint64_t n, uin
            uint64_t dst_nd_stride);
 void load_2d(int target, Dt type, void* dst, const void* src, uint64_t start, uint64_t repeat,
              uint64_t src_stride, uint64_t dst_gap, bool transpose);
+void load_2d_transpose(int target, Dt type, void* dst, const void* src, uint64_t start,
+                       uint64_t repeat, uint64_t src_stride, uint64_t dst_gap,
+                       uint64_t dst_frac_gap);
 void mad(Dt out, Dt in, void* c, const void* a, const void* b, uint64_t m, uint64_t k,
          uint64_t n, bool init);
 void set_nd_para(uint64_t config);
@@ -83,6 +86,22 @@ void fixpipe_to_gm(Dt out, Dt in, void* dst, const void* src, uint64_t n, uint64
 /// 'c' up, 'z' toward zero, 'o' to odd).
 void convert(const char* name, Dt to, Dt from, char mode, void* dst, const void* src,
              uint64_t repeat, const Strides& strides);
+// reductions, broadcast, compare and select (model/vector_reduce.cpp, vector_compare.cpp)
+/// vcadd (op add, order -1), vcmax / vcmin (max / min, `order` an Order_t); `accumulate`:
+/// vcadd's sum of every repeat into ACC_VAL.
+void reduce(const char* name, Op op, Dt type, void* dst, const void* src, uint64_t repeat,
+            uint64_t dst_rep, uint64_t src_blk, uint64_t src_rep, int order, bool accumulate);
+uint64_t acc_value();
+uint64_t max_min_count();
+void broadcast_blocks(size_t size, void* dst, const void* src, uint64_t dst_blk, uint64_t dst_rep,
+                      uint64_t repeat);
+/// vcmpv: `mode` 0-5 lt gt eq le ge ne.
+void compare(const char* name, int mode, Dt type, void* dst, const void* a, const void* b,
+             uint64_t repeat, const Strides& strides);
+void set_cmpmask(const void* src);
+void get_cmpmask(void* dst);
+void select(Dt type, void* dst, const void* a, const void* b, uint64_t repeat,
+            const Strides& strides, int mode);
 // vector compute
 void vector(const char* name, Op op, Dt type, void* dst, const void* src0, const void* src1, double scalar,
             uint64_t repeat, const Strides& strides);
@@ -212,6 +231,15 @@ inline void load_cbuf_to_cb(T* dst, T* src, uint64_t start, uint64_t repeat, uin
     tilec_model::load_2d(1, tilec_model::dtype<T>(), dst, src, start, repeat, src_stride, dst_gap,
                          transpose != 0);
 }
+#define TILEC_LOAD_TRANSPOSE(name, target)                                                   \
+    template <class T, class M>                                                              \
+    inline void name(T* dst, T* src, uint64_t start, uint64_t repeat, uint64_t src_stride,   \
+                     uint64_t dst_gap, M, uint64_t dst_frac_gap) {                           \
+        tilec_model::load_2d_transpose(target, tilec_model::dtype<T>(), dst, src, start, repeat, \
+                                       src_stride, dst_gap, dst_frac_gap);                   \
+    }
+TILEC_LOAD_TRANSPOSE(load_cbuf_to_ca_transpose, 0) TILEC_LOAD_TRANSPOSE(load_cbuf_to_cb_transpose, 1)
+#undef TILEC_LOAD_TRANSPOSE
 template <class C, class A, class B>
 inline void mad(C* c, A* a, B* b, uint64_t m, uint64_t k, uint64_t n, uint64_t, uint64_t,
                 uint64_t, uint64_t init) {
@@ -259,12 +287,52 @@ TILEC_SCALAR(vmins, min)
     }
 TILEC_UNARY(vexp, exp) TILEC_UNARY(vln, ln) TILEC_UNARY(vabs, abs) TILEC_UNARY(vsqrt, sqrt)
 TILEC_UNARY(vrelu, relu) TILEC_UNARY(vrec, rec) TILEC_UNARY(vrsqrt, rsqrt)
-TILEC_UNARY(vnot, bnot)
+TILEC_UNARY(vnot, bnot) TILEC_UNARY(vcopy, copy)
 #undef TILEC_UNARY
 template <class T, class S, class... X>
 inline void vector_dup(T* d, S s, uint64_t r, uint64_t db, uint64_t, uint64_t dr, X...) {
     tilec_model::vector("vector_dup", tilec_model::Op::dup, tilec_model::dtype<T>(), d, nullptr, nullptr,
                         tilec_model::scalar_value(s), r, {{db, 0, 0}, {dr, 0, 0}});
+}
+
+// -- reductions, broadcast, compare and select (PIPE_V) ----------------------------------
+template <class T, class... X>
+inline void vcadd(T* d, T* s, uint64_t r, uint64_t dr, uint64_t sb, uint64_t sr, X... acc) {
+    tilec_model::reduce("vcadd", tilec_model::Op::add, tilec_model::dtype<T>(), d, s, r, dr, sb,
+                        sr, -1, (false || ... || (static_cast<uint64_t>(acc) != 0)));
+}
+#define TILEC_REDUCE(name, op)                                                               \
+    template <class T>                                                                       \
+    inline void name(T* d, T* s, uint64_t r, uint64_t dr, uint64_t sb, uint64_t sr,          \
+                     Order_t order) {                                                        \
+        tilec_model::reduce(#name, tilec_model::Op::op, tilec_model::dtype<T>(), d, s, r, dr, \
+                            sb, sr, static_cast<int>(order), false);                         \
+    }
+TILEC_REDUCE(vcmax, max) TILEC_REDUCE(vcmin, min)
+#undef TILEC_REDUCE
+inline int64_t get_acc_val() { return static_cast<int64_t>(tilec_model::acc_value()); }
+inline int64_t get_max_min_cnt() { return static_cast<int64_t>(tilec_model::max_min_count()); }
+template <class T>
+inline void vbrcb(T* d, T* s, uint64_t db, uint64_t dr, uint64_t r) {
+    tilec_model::broadcast_blocks(sizeof(T), d, s, db, dr, r);
+}
+#define TILEC_COMPARE(name, mode)                                                            \
+    template <class T>                                                                       \
+    inline void name(uint8_t* d, T* a, T* b, uint64_t r, uint64_t db, uint64_t ab,           \
+                     uint64_t bb, uint64_t dr, uint64_t ar, uint64_t br) {                   \
+        tilec_model::compare(#name, mode, tilec_model::dtype<T>(), d, a, b, r,               \
+                             {{db, ab, bb}, {dr, ar, br}});                                  \
+    }
+TILEC_COMPARE(vcmpv_lt, 0) TILEC_COMPARE(vcmpv_gt, 1) TILEC_COMPARE(vcmpv_eq, 2)
+TILEC_COMPARE(vcmpv_le, 3) TILEC_COMPARE(vcmpv_ge, 4) TILEC_COMPARE(vcmpv_ne, 5)
+#undef TILEC_COMPARE
+template <class T> inline void set_cmpmask(T* s) { tilec_model::set_cmpmask(s); }
+template <class T> inline void get_cmpmask(T* d) { tilec_model::get_cmpmask(d); }
+template <class T, class... X>
+inline void vsel(T* d, T* a, T* b, uint64_t r, uint64_t db, uint64_t ab, uint64_t bb,
+                 uint64_t dr, uint64_t ar, uint64_t br, X... mode) {
+    tilec_model::select(tilec_model::dtype<T>(), d, a, b, r, {{db, ab, bb}, {dr, ar, br}},
+                        (0 + ... + static_cast<int>(mode)));
 }
 
 #define TILEC_VCONV(name, from, to, mode)                                                    \

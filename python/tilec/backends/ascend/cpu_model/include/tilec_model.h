@@ -29,6 +29,7 @@ inline int64_t sub_block_idx = 0;
 inline int32_t g_taskRation = 2;
 inline AscendC::KernelMode g_kernelMode = AscendC::KernelMode::AIV_MODE;
 inline uint64_t g_fixpipeNdNzParam = 0;
+#if !defined(__NPU_ARCH__) || __NPU_ARCH__ != 3510  // the 950's: tilec_intrinsics_3510.h
 // the 950's register-level vector types (the emitted code does not use them)
 #define TILEC_VREG(name) struct name { template <class T> name& operator=(const T&) \
     { return *this; } };
@@ -40,6 +41,7 @@ TILEC_VREG(vector_s16) TILEC_VREG(vector_s32) TILEC_VREG(vector_s4x2) TILEC_VREG
 TILEC_VREG(vector_s8) TILEC_VREG(vector_u16) TILEC_VREG(vector_u32) TILEC_VREG(vector_u64)
 TILEC_VREG(vector_u8) TILEC_VREG(vector_load_unalign) TILEC_VREG(vector_store_unalign)
 #undef TILEC_VREG
+#endif
 namespace tilec_model {
 [[noreturn]] void check_failed(int sig);
 [[noreturn]] void unmodelled(const char* name);
@@ -63,4 +65,7 @@ TILEC_HOOK(AscendCTBufPoolInit) TILEC_HOOK(AscendCTBufPoolResetCheck)
 TILEC_HOOK(AscendCUpdateTbufPoolStatus)
 #undef TILEC_HOOK
 #include "tilec_intrinsics.h"
+#if defined(__NPU_ARCH__) && __NPU_ARCH__ == 3510
+#include "tilec_intrinsics_3510.h"  // the 950: real vector registers the class API computes in
+#endif
 #endif

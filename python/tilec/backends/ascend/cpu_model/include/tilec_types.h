@@ -96,7 +96,7 @@ struct Float8 {
 /// A storage-only element type the model moves but does not compute with.
 template <int Tag>
 struct Opaque8 {
-    uint8_t bits;
+    union { uint8_t bits; uint8_t val; };  // val: the 950's headers read 4-bit types' field
     Opaque8() = default;
     template <class T> Opaque8(T) : bits(0) {}
     operator float() const { return 0.0f; }
@@ -132,7 +132,11 @@ enum mem_bar_t { VV_ALL, VS_ALL, VST_VLD, VLD_VST, VST_VST, VST_LD, VST_ST, VLD_
                  ST_VST, LD_VST, SV_ALL };
 enum class QuantMode_t { NoQuant, F322F16, F322BF16, DEQF16, VDEQF16, QF322F16_PRE,
                          VQF322F16_PRE, QF322BF16_PRE, VQF322BF16_PRE, QF322B8_PRE,
-                         VQF322B8_PRE, REQ8, VREQ8 };
+                         VQF322B8_PRE, REQ8, VREQ8,
+                         // the 950's (impl/basic_api/dav_3510/kernel_operator_fixpipe_impl.h)
+                         QS322BF16_PRE, VQS322BF16_PRE, QF322FP8_PRE, VQF322FP8_PRE,
+                         QF322HIF8_PRE, VQF322HIF8_PRE, QF322HIF8_PRE_HYBRID,
+                         VQF322HIF8_PRE_HYBRID, QF322F32_PRE, VQF322F32_PRE };
 constexpr int warpSize = 32;
 namespace cce { struct dim3 { uint32_t x = 1, y = 1, z = 1; }; }
 

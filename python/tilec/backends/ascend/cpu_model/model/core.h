@@ -3,10 +3,12 @@
 #define TILEC_MODEL_CORE_H
 
 #include <condition_variable>
+#include <cmath>
 #include <cstdint>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "stub_def.h"
@@ -63,6 +65,19 @@ struct Core {
     uint64_t mask_high = ~0ull, mask_low = ~0ull;
     uint64_t ctrl = 0;
     bool counter_mode() const { return (ctrl >> 56) & 1; }
+    /// How many repeats an instruction given `repeat` runs: in counter mode as many as the
+    /// counter's elements need, `per_repeat` a repeat.
+    uint64_t repeats(uint64_t repeat, uint64_t per_repeat) const {
+        return counter_mode() ? (mask_low + per_repeat - 1) / per_repeat : repeat;
+    }
+    /// Whether the mask enables lane `i` of repeat `r` (`per_repeat` lanes a repeat).
+    bool lane_on(uint64_t r, uint64_t i, uint64_t per_repeat) const {
+        if (counter_mode()) return r * per_repeat + i < mask_low;
+        return ((i < 64 ? mask_low >> i : mask_high >> (i - 64)) & 1) != 0;
+    }
+    // the CMPMASK register (set_cmpmask) and the reductions' ACC_VAL and MAX_MIN_CNT
+    uint8_t cmpmask[16] = {};
+    uint64_t acc_val = 0, max_min_cnt = 0;
     uint64_t pad_value = 0;
     int atomic_op = -1;
     // the fixpipe's registers (set_nd_para, set_quant_pre)
@@ -88,6 +103,7 @@ struct Launch {
         return (static_cast<size_t>(mode) * 16 + id) * cores.size() + source;
     }
     std::vector<std::string> waiting;  // per core: what it waits for, "" when running
+    std::vector<int> waiting_for;      // per core: the cross-core flag it waits for, or -1
     std::mutex atomic_mutex;
     void fail(const std::string& message);
 };
@@ -106,6 +122,53 @@ void write_gm(Dt type, uint8_t* dst, const uint8_t* src, size_t bytes);
 /// Records an instruction of `pipe` touching `reads` and `writes`, after checking it
 /// against every instruction it is not ordered after.
 void issue(int pipe, const char* name, std::vector<Range> reads, std::vector<Range> writes);
+
+/// One lane of an element-wise instruction (both archs): `a op b`, `s` the scalar of a
+/// dup; integers wrap, floats are computed in float and rounded once to T, as the unit
+/// rounds each result.
+template <class T>
+inline T apply_op(Op op, T a, T b, double s) {
+    if constexpr (std::is_integral_v<T>) {
+        switch (op) {
+            case Op::add: return static_cast<T>(a + b);
+            case Op::sub: return static_cast<T>(a - b);
+            case Op::mul: return static_cast<T>(a * b);
+            case Op::div: return b == 0 ? T(0) : static_cast<T>(a / b);
+            case Op::max: return a > b ? a : b;
+            case Op::min: return a < b ? a : b;
+            case Op::abs: return a < 0 ? static_cast<T>(-a) : a;
+            case Op::relu: return a < 0 ? T(0) : a;
+            case Op::band: return static_cast<T>(a & b);
+            case Op::bor: return static_cast<T>(a | b);
+            case Op::bnot: return static_cast<T>(~a);
+            case Op::dup: return static_cast<T>(s);
+            case Op::copy: return a;
+            default: unmodelled("a float vector operation on integers");
+        }
+    } else {
+        // computed in float and rounded once to T, as the unit rounds each result
+        float x = static_cast<float>(a), y = static_cast<float>(b), r = 0;
+        switch (op) {
+            case Op::add: r = x + y; break;
+            case Op::sub: r = x - y; break;
+            case Op::mul: r = x * y; break;
+            case Op::div: r = x / y; break;
+            case Op::max: r = std::fmax(x, y); break;
+            case Op::min: r = std::fmin(x, y); break;
+            case Op::exp: r = std::exp(x); break;
+            case Op::ln: r = std::log(x); break;
+            case Op::abs: r = std::fabs(x); break;
+            case Op::sqrt: r = std::sqrt(x); break;
+            case Op::relu: r = x > 0 ? x : 0.0f; break;
+            case Op::rec: r = 1.0f / x; break;
+            case Op::rsqrt: r = 1.0f / std::sqrt(x); break;
+            case Op::dup: r = static_cast<float>(s); break;
+            case Op::copy: r = x; break;
+            default: unmodelled("a bitwise vector operation on floats");
+        }
+        return static_cast<T>(r);
+    }
+}
 
 }  // namespace tilec_model
 

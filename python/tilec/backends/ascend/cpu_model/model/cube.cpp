@@ -8,6 +8,14 @@
 //   the value, `dstGap` blocks between repeats (the config's bits 0-15, 16-31, 32-47).
 // - load_cbuf_to_ca / _cb (MTE1): fractal startIndex + i * srcStride to fractal
 //   i * (1 + dstGap), for i < repeat; `transpose` transposes each 16 x 16 16-bit fractal.
+// - load_cbuf_to_ca_transpose / _cb_transpose (MTE1, LoadDataWithTranspose; its doc and
+//   the pseudocode it points to, examples/.../load_data_l12l0/scripts/
+//   load_data_with_transpose.py): iteration i transposes the square at startIndex + i *
+//   srcStride squares and writes it as fractals, the first at i * (1 + dstGap) fractals,
+//   the next (1 + dstFracGap) fractals after it. A 16-bit square is one 16 x 16 fractal; an
+//   8-bit one two 16 x 32 fractals one above the other (32 x 32), split into two 16 x 32
+//   fractals of rows; a 32-bit one two 16 x 8 fractals side by side (16 x 16), split into
+//   two 16 x 8 fractals of columns.
 // - mad (M): C[m, n] (+)= A[m, k] B[k, n] in the 910b's operand layouts: A in L0A as Zz
 //   (fractal (m1, k1) at m1 * K1 + k1, rows of C0), B in L0B as Zn (fractal (k1, n1) at
 //   k1 * N1 + n1, each fractal n-major: element (k0, n0) at n0 * C0 + k0), C in L0C as Nz
@@ -116,6 +124,37 @@ void load_2d(int target, Dt type, void* dst, const void* src, uint64_t start, ui
     }
     issue(PIPE_MTE1, target == 0 ? "load_cbuf_to_ca" : "load_cbuf_to_cb", merged(reads),
           merged(writes));
+}
+
+void load_2d_transpose(int target, Dt type, void* dst, const void* src, uint64_t start,
+                       uint64_t repeat, uint64_t src_stride, uint64_t dst_gap,
+                       uint64_t dst_frac_gap) {
+    size_t es = size_of(type);
+    uint64_t c0 = 32 / es, fractals = es == 2 ? 1 : 2;
+    if (es != 1 && es != 2 && es != 4) unmodelled("a transposing load of this element type");
+    auto* out = static_cast<uint8_t*>(dst);
+    auto* in = static_cast<const uint8_t*>(src);
+    std::vector<Range> reads, writes;
+    for (uint64_t i = 0; i < repeat; ++i) {
+        const uint8_t* square = in + (start + i * src_stride) * fractals * 512;
+        reads.push_back(span(square, fractals * 512));
+        for (uint64_t j = 0; j < fractals; ++j) {
+            uint8_t* fractal = out + (i * (1 + dst_gap) + j * (1 + dst_frac_gap)) * 512;
+            for (uint64_t r = 0; r < 16; ++r) {
+                for (uint64_t m = 0; m < c0; ++m) {
+                    // (source fractal, its row, its column) of this fractal's (r, m)
+                    uint64_t f = 0, row = m, col = r;
+                    if (es == 1) f = m / 16, row = m % 16, col = j * 16 + r;
+                    if (es == 4) f = r / 8, row = j * 8 + m, col = r % 8;
+                    std::memcpy(fractal + (r * c0 + m) * es, square + f * 512 + (row * c0 + col) * es,
+                                es);
+                }
+            }
+            writes.push_back(span(fractal, 512));
+        }
+    }
+    issue(PIPE_MTE1, target == 0 ? "load_cbuf_to_ca_transpose" : "load_cbuf_to_cb_transpose",
+          merged(reads), merged(writes));
 }
 
 void mad(Dt out, Dt in, void* c, const void* a, const void* b, uint64_t m, uint64_t k, uint64_t n,

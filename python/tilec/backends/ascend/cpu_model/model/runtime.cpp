@@ -203,6 +203,37 @@ std::vector<Core*> cross_group(Core& c, int mode) {
 int core_index(const Launch& l, const Core* c) {
     return static_cast<int>(std::find(l.cores.begin(), l.cores.end(), c) - l.cores.begin());
 }
+
+/// Whether core `me`'s wait for flag `id` can go on: one pending set from each core of a
+/// mode's group; `consume` takes them.
+bool take(Launch& l, int me, int id, bool consume) {
+    Core& c = *l.cores[me];
+    for (int mode = 0; mode < 4; ++mode) {
+        std::vector<int*> needed;
+        for (Core* source : cross_group(c, mode))
+            needed.push_back(&l.counters[me][l.counter(mode, id, core_index(l, source))]);
+        bool all = !needed.empty();
+        for (int* n : needed) all &= *n > 0;
+        if (!all) continue;
+        if (consume)
+            for (int* n : needed) *n -= 1;
+        return true;
+    }
+    return false;
+}
+
+/// Fails the launch if every core still running waits for a flag no pending set
+/// satisfies (a core woken by a set counts as blocked until it runs again: its flag's
+/// sets tell it apart). Called with the launch's mutex held.
+void check_deadlock(Launch& l) {
+    if (l.failed || l.blocked == 0 || l.blocked != l.running) return;
+    for (size_t i = 0; i < l.cores.size(); ++i)
+        if (l.waiting_for[i] >= 0 && take(l, static_cast<int>(i), l.waiting_for[i], false)) return;
+    std::string message = "error: deadlock: every core still running waits";
+    for (const std::string& w : l.waiting)
+        if (!w.empty()) message += "\n  " + w;
+    l.fail(message);
+}
 }  // namespace
 
 void cross_core_set(int, uint64_t config) {
@@ -227,42 +258,24 @@ void cross_core_wait(uint64_t id64) {
     Launch& l = *c.launch;
     int id = static_cast<int>(id64), me = core_index(l, &c);
     std::unique_lock<std::mutex> lock(l.mutex);
-    auto take = [&]() {
-        for (int mode = 0; mode < 4; ++mode) {
-            std::vector<int*> needed;
-            for (Core* source : cross_group(c, mode))
-                needed.push_back(&l.counters[me][l.counter(mode, id, core_index(l, source))]);
-            bool all = !needed.empty();
-            for (int* n : needed) all &= *n > 0;
-            if (!all) continue;
-            for (int* n : needed) *n -= 1;
-            return true;
-        }
-        return false;
-    };
-    if (take()) return;
+    if (take(l, me, id, true)) return;
     std::ostringstream what;
     what << "kernel.cpp:" << c.line << ": " << c.op << ": " << c.where()
          << " waits for cross-core flag " << id;
     l.waiting[me] = what.str();
+    l.waiting_for[me] = id;
     l.blocked += 1;
-    while (true) {
+    while (!take(l, me, id, true)) {
+        check_deadlock(l);
         if (l.failed) {
             l.blocked -= 1;
             throw Failure("");
         }
-        if (l.blocked == l.running) {
-            std::string message = "error: deadlock: every core still running waits";
-            for (const std::string& w : l.waiting)
-                if (!w.empty()) message += "\n  " + w;
-            l.fail(message);
-            continue;
-        }
         l.changed.wait(lock);
-        if (take()) break;
     }
     l.blocked -= 1;
     l.waiting[me].clear();
+    l.waiting_for[me] = -1;
 }
 
 // -- launch -------------------------------------------------------------------------------
@@ -291,6 +304,7 @@ int tilec_model_run(int arch, int64_t block_dim, int mix, int aic_only, int n_co
     }
     l.counters.assign(n_cores, std::vector<int>(4 * 16 * n_cores, 0));
     l.waiting.assign(n_cores, "");
+    l.waiting_for.assign(n_cores, -1);
     l.running = n_cores;
     std::vector<std::thread> threads;
     for (int i = 0; i < n_cores; ++i) {
@@ -317,12 +331,7 @@ int tilec_model_run(int arch, int64_t block_dim, int mix, int aic_only, int n_co
     {
         std::unique_lock<std::mutex> lock(l.mutex);
         while (l.running > 0) {
-            if (!l.failed && l.blocked > 0 && l.blocked == l.running) {
-                std::string text = "error: deadlock: every core still running waits";
-                for (const std::string& w : l.waiting)
-                    if (!w.empty()) text += "\n  " + w;
-                l.fail(text);
-            }
+            check_deadlock(l);
             l.changed.wait(lock);
         }
     }

@@ -35,57 +35,12 @@ Range span(const void* p, size_t bytes) {
 
 namespace {
 template <class T>
-T apply(Op op, T a, T b, double s) {
-    if constexpr (std::is_integral_v<T>) {
-        switch (op) {
-            case Op::add: return static_cast<T>(a + b);
-            case Op::sub: return static_cast<T>(a - b);
-            case Op::mul: return static_cast<T>(a * b);
-            case Op::div: return b == 0 ? T(0) : static_cast<T>(a / b);
-            case Op::max: return a > b ? a : b;
-            case Op::min: return a < b ? a : b;
-            case Op::abs: return a < 0 ? static_cast<T>(-a) : a;
-            case Op::relu: return a < 0 ? T(0) : a;
-            case Op::band: return static_cast<T>(a & b);
-            case Op::bor: return static_cast<T>(a | b);
-            case Op::bnot: return static_cast<T>(~a);
-            case Op::dup: return static_cast<T>(s);
-            case Op::copy: return a;
-            default: unmodelled("a float vector operation on integers");
-        }
-    } else {
-        // computed in float and rounded once to T, as the unit rounds each result
-        float x = static_cast<float>(a), y = static_cast<float>(b), r = 0;
-        switch (op) {
-            case Op::add: r = x + y; break;
-            case Op::sub: r = x - y; break;
-            case Op::mul: r = x * y; break;
-            case Op::div: r = x / y; break;
-            case Op::max: r = std::fmax(x, y); break;
-            case Op::min: r = std::fmin(x, y); break;
-            case Op::exp: r = std::exp(x); break;
-            case Op::ln: r = std::log(x); break;
-            case Op::abs: r = std::fabs(x); break;
-            case Op::sqrt: r = std::sqrt(x); break;
-            case Op::relu: r = x > 0 ? x : 0.0f; break;
-            case Op::rec: r = 1.0f / x; break;
-            case Op::rsqrt: r = 1.0f / std::sqrt(x); break;
-            case Op::dup: r = static_cast<float>(s); break;
-            case Op::copy: r = x; break;
-            default: unmodelled("a bitwise vector operation on floats");
-        }
-        return static_cast<T>(r);
-    }
-}
-
-template <class T>
 void run_vector(Op op, uint8_t* dst, const uint8_t* s0, const uint8_t* s1, double scalar,
                 uint64_t repeat, const Strides& st, std::vector<Range>& reads,
                 std::vector<Range>& writes) {
     Core& c = core();
     constexpr uint64_t per_block = 32 / sizeof(T), per_repeat = 256 / sizeof(T);
-    uint64_t count = c.counter_mode() ? c.mask_low : 0;
-    uint64_t repeats = c.counter_mode() ? (count + per_repeat - 1) / per_repeat : repeat;
+    uint64_t repeats = c.repeats(repeat, per_repeat);
     bool scalar_b = s1 == nullptr && (op == Op::add || op == Op::mul || op == Op::max ||
                                       op == Op::min);
     T sv = static_cast<T>(scalar);
@@ -99,15 +54,13 @@ void run_vector(Op op, uint8_t* dst, const uint8_t* s0, const uint8_t* s1, doubl
             bool any = false;
             for (uint64_t l = 0; l < per_block; ++l) {
                 uint64_t i = b * per_block + l;
-                bool on = c.counter_mode() ? r * per_repeat + i < count
-                          : ((i < 64 ? c.mask_low >> i : c.mask_high >> (i - 64)) & 1) != 0;
-                if (!on) continue;
+                if (!c.lane_on(r, i, per_repeat)) continue;
                 any = true;
                 T a{}, v{};
                 if (base[1]) std::memcpy(&a, base[1] + l * sizeof(T), sizeof(T));
                 if (base[2]) std::memcpy(&v, base[2] + l * sizeof(T), sizeof(T));
                 else if (scalar_b) v = sv;
-                T out = apply<T>(op, a, v, scalar);
+                T out = apply_op<T>(op, a, v, scalar);
                 std::memcpy(base[0] + l * sizeof(T), &out, sizeof(T));
             }
             if (!any) continue;
@@ -236,16 +189,13 @@ void convert(const char* name, Dt to, Dt from, char mode, void* dst, const void*
     Core& c = core();
     size_t ds = size_of(to), ss = size_of(from);
     uint64_t per_repeat = 256 / std::max(ds, ss);
-    uint64_t count = c.counter_mode() ? c.mask_low : 0;
-    uint64_t repeats = c.counter_mode() ? (count + per_repeat - 1) / per_repeat : repeat;
+    uint64_t repeats = c.repeats(repeat, per_repeat);
     auto* d = static_cast<uint8_t*>(dst);
     auto* s = static_cast<const uint8_t*>(src);
     std::vector<Range> reads, writes;
     for (uint64_t r = 0; r < repeats; ++r) {
         for (uint64_t i = 0; i < per_repeat; ++i) {
-            bool on = c.counter_mode() ? r * per_repeat + i < count
-                      : ((i < 64 ? c.mask_low >> i : c.mask_high >> (i - 64)) & 1) != 0;
-            if (!on) continue;
+            if (!c.lane_on(r, i, per_repeat)) continue;
             // an operand's element i: block i / (32 / size), at its block stride
             const uint8_t* in = s + (r * st.repeat[1] + i / (32 / ss) * st.block[1]) * 32 +
                                 i % (32 / ss) * ss;
