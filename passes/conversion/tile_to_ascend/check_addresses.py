@@ -14,6 +14,11 @@ tight, iteration-private one: a tile rewritten before it is read in every
 iteration of a loop is dead between iterations) and reports the first pair
 that overlaps while both are live, at the later tile's allocation.
 
+It also settles how much UB an expert kernel may plan: its function keeps
+`ascend.self_managed_ub` (from tile-ascend-split-scopes), and with it the
+UB AscendC keeps for its own temporaries, only when it has no op whose
+AscendC call takes them (`API_TEMPORARIES`).
+
 Example of a rejected plan:
 
     %a = memref.alloc() {ascend.offset = 0 : i64} : memref<32x64xf32, #ascend.mem<ub>>
@@ -25,11 +30,13 @@ Example of a rejected plan:
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from itertools import combinations
 
 from mlir import ir
 
+from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend.plan_memory import (
     Buffer,
     Privacy,
@@ -42,6 +49,12 @@ from tilec.passes.conversion.tile_to_ascend.plan_memory import (
 )
 from tilec.passes.registry import Pass, emit_error, register_pass
 from tilec.targets.ascend import attributes as ascend_attr
+
+API_TEMPORARIES = frozenset({"ascend.vsel"})
+"""The ops whose AscendC call takes AscendC's UB temporaries: Select puts them at
+TMP_UB_OFFSET (dav_c220/kernel_operator_vec_cmpsel_impl.h), the top 8 KiB of the 910b's
+UB (`Profile.api_temporaries`), which a kernel without them may use
+(`ascend.self_managed_ub`)."""
 
 
 def _annotated(func: ir.Operation, order: ProgramOrder) -> list[Buffer]:
@@ -67,6 +80,9 @@ class AscendCheckAddressesPass(Pass):
     summary = "Check that T.annotate_address puts no two live tiles on the same bytes"
 
     def run(self, op: ir.Operation) -> None:
+        if irb.collect(op, set(API_TEMPORARIES)):
+            with contextlib.suppress(KeyError):
+                del op.attributes[ascend_attr.SELF_MANAGED_UB]
         order = ProgramOrder(op)
         buffers = sorted(_annotated(op, order), key=lambda b: order.first[b.alloc])
         for first, second in combinations(buffers, 2):

@@ -57,14 +57,15 @@ from tilec.targets.ascend import attributes as ascend_attr
 
 # The order ops are lowered in; ops of one phase do not depend on each other.
 # Element-wise regions come after the ops that may leave scalar code behind
-# and before the loops around them disappear into scf.
+# and before the loops around them disappear into scf; atomic adds come after
+# them, since a region lowers the scalar adds at its points as one atomic DMA.
 PHASES: tuple[tuple[str, ...], ...] = (
     ("tile.gemm",),
     ("tile.copy",),
-    ("tile.atomic_add",),
     ("tile.reduce", "tile.cumsum"),
     ("tile.fill", "tile.clear"),
     ("tile.parallel",),
+    ("tile.atomic_add",),
     ("tile.pipelined",),
     ("tile.barrier",),
     ("tile.alloc",),

@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mlir import ir
+from mlir.dialects import arith, memref, scf
 
+from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.registry import emit_error
 
 SIDE = "ascend.split_side"
@@ -39,26 +41,16 @@ def is_pure(op: ir.Operation) -> bool:
     reading it see the same value, so neither needs it handed over."""
     return op.name in ("tile.yield", "scf.yield", "scf.condition") or (
         not op.regions and op.name.startswith(_PURE_PREFIXES)) or (
-        op.name == "memref.load" and _only_read(op.operands[0]))
+        op.name == "memref.load" and only_read(op.operands[0]))
 
 
-def _only_read(memref: ir.Value) -> bool:
-    """`memref` is a kernel argument (or a view of one) that only scalar loads (and
-    `memref.dim`) use."""
+def only_read(memref: ir.Value) -> bool:
+    """`memref` is a kernel argument (or a view of one) that the kernel only
+    reads (`_only_copied`)."""
     base = memref
     while isinstance(base, ir.OpResult) and base.owner.name in VIEWS:
         base = base.owner.operands[0]
-    if not isinstance(base, ir.BlockArgument):
-        return False
-    pending = [base]
-    while pending:
-        for use in pending.pop().uses:
-            user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
-            if user.name in VIEWS:
-                pending.extend(user.results)
-            elif user.name not in ("memref.load", "memref.dim"):
-                return False
-    return True
+    return isinstance(base, ir.BlockArgument) and _only_copied(base)
 
 
 def _kinds(op: ir.Operation, kind_of: Callable[[ir.Operation, ir.Value], str | None]) -> set[str]:
@@ -84,9 +76,13 @@ def _assign(op: ir.Operation, kind_of, result_kind, handoffs: list[ir.Operation]
     if any(op == h for h in handoffs):
         side = "handoff"
     elif op.name in CONTROL:
-        inner = {_assign(o.operation, kind_of, result_kind, handoffs)
-                 for region in op.regions for block in region.blocks for o in block.operations}
-        inner -= {"both"}
+        for region in op.regions:
+            for block in region.blocks:
+                for inner_op in block.operations:
+                    _assign(inner_op.operation, kind_of, result_kind, handoffs)
+        # The work nested at any depth: a loop holding a gemm and an `if` that
+        # holds vector work runs on both kinds of core, like the `if`.
+        inner = {side_of(o) for o in _nested(op) if o.name not in CONTROL} - {"both"}
         side = inner.pop() if len(inner) == 1 and inner <= {"aic", "aiv"} else "both"
     else:
         kinds = _kinds(op, kind_of)
@@ -103,6 +99,17 @@ def _assign(op: ir.Operation, kind_of, result_kind, handoffs: list[ir.Operation]
                     else "both" if is_pure(op) else "aiv")
     op.attributes[SIDE] = ir.StringAttr.get(side)
     return side
+
+
+def _nested(op: ir.Operation) -> list[ir.Operation]:
+    """The ops in the regions of `op`, at any depth."""
+    found = []
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                found.append(inner.operation)
+                found.extend(_nested(inner.operation))
+    return found
 
 
 def side_of(op: ir.Operation) -> str | None:
@@ -141,3 +148,138 @@ def _unmark(op: ir.Operation) -> None:
                 if SIDE in inner.operation.attributes:
                     del inner.operation.attributes[SIDE]
                 _unmark(inner.operation)
+
+
+def read_through_tiles(values: list[ir.Value], body: ir.Block) -> bool:
+    """Scalar reads of an on-chip tile that the kernel body filled once, by
+    a copy from a tensor the kernel only reads (a block-sparse mask row),
+    become guarded reads of that tensor where `values` (the conditions of
+    `if`s both cores run) depend on them: the tile lives on one kind of
+    core, the tensor both can read. A read past the tensor's end gives the
+    copy's pad, as the copy does (`tile.copy`); one of an element the copy
+    does not write is undefined either way. Whether it changed anything."""
+    loads, dims = [], []
+    pending, seen = list(values), []
+    while pending:
+        owner = pending.pop().owner
+        if not isinstance(owner, ir.Operation | ir.OpView):
+            continue
+        for inner in irb.every_op(owner.operation):
+            if any(inner == known for known in seen):
+                continue
+            seen.append(inner)
+            pending.extend(inner.operands)
+            if inner.name == "memref.load":
+                loads.append(inner)
+            elif inner.name == "memref.dim":
+                dims.append(inner)
+    changed = any([_fold_dim(dim) for dim in dims])
+    for load in loads:
+        copy = _filled_from(load, body)
+        if copy is None:
+            continue
+        tile_value = load.operands[0]
+        _read_source(load, copy)
+        changed = True
+        if all(irb.use_owner(use) == copy for use in tile_value.uses):
+            copy.erase()  # nothing else reads the tile
+            tile_value.owner.erase()
+    return changed
+
+
+def _fold_dim(dim: ir.Operation) -> bool:
+    """A constant for the `memref.dim` of a static tile (a tile is one core's);
+    whether it was one."""
+    type_ = ir.MemRefType(dim.operands[0].type)
+    axis = irb.constant_int(dim.operands[1])
+    if isinstance(dim.operands[0], ir.BlockArgument) or axis is None \
+            or type_.is_dynamic_dim(axis):
+        return False
+    with ir.InsertionPoint(dim), dim.location:
+        dim.results[0].replace_all_uses_with(irb.index(type_.shape[axis]))
+    dim.erase()
+    return True
+
+
+def _filled_from(load: ir.Operation, body: ir.Block) -> ir.Operation | None:
+    """The copy that alone writes the tile `load` reads, where it is in the
+    kernel body before the load and copies from a tensor only read (None:
+    not so)."""
+    tile_value = load.operands[0]
+    if not isinstance(tile_value, ir.OpResult) or tile_value.owner.name != "tile.alloc":
+        return None
+    writers = []
+    for use in tile_value.uses:
+        user = irb.use_owner(use)
+        if user.name == "tile.copy" and use.operand_number > 0:
+            writers.append(user)
+        elif user.name not in ("memref.load", "memref.dim"):
+            return None
+    if len(writers) != 1:
+        return None
+    (copy,) = writers
+    counts = list(copy.attributes["operandSegmentSizes"])
+    source = copy.operands[0]
+    if copy.block != body or not is_before(copy, load, body) \
+            or counts[1] < len(list(load.operands)) - 1 \
+            or not only_read(source):
+        return None
+    return copy
+
+
+def is_before(first: ir.Operation, then: ir.Operation, body: ir.Block) -> bool:
+    """Whether `first`, an op of `body`, comes before the op of `body` that holds `then`."""
+    while then.block != body:
+        then = then.parent.operation if hasattr(then.parent, "operation") else then.parent
+    for op in body.operations:
+        if op.operation == then:
+            return False
+        if op.operation == first:
+            return True
+    return False
+
+
+def _only_copied(tensor: ir.Value) -> bool:
+    """Whether the kernel only reads `tensor`: scalar loads, `memref.dim`,
+    copies out of it."""
+    for use in tensor.uses:
+        user = irb.use_owner(use)
+        if user.name in VIEWS:
+            if not _only_copied(user.results[0]):
+                return False
+        elif not (user.name in ("memref.load", "memref.dim")
+                  or (user.name == "tile.copy" and use.operand_number == 0)):
+            return False
+    return True
+
+
+def _read_source(load: ir.Operation, copy: ir.Operation) -> None:
+    """Replaces `load` of the tile `copy` fills by the read of the element
+    of the copy's source it got (the copy maps the tile's dimensions onto
+    the source's last ones: its leading extents are units)."""
+    counts = list(copy.attributes["operandSegmentSizes"])
+    operands = list(copy.operands)
+    source = operands[0]
+    src_offsets = operands[1:1 + counts[1]]
+    dst_offsets = operands[2 + counts[1]:2 + counts[1] + counts[3]]
+    pad = operands[-1] if counts[4] else None
+    indices = list(load.operands[1:])
+    lead = len(src_offsets) - len(indices)
+    result = load.results[0]
+    with ir.InsertionPoint(load), load.location:
+        at = list(src_offsets[:lead]) + [
+            arith.addi(offset, arith.subi(index, start))
+            for offset, index, start in zip(src_offsets[lead:], indices, dst_offsets, strict=True)]
+        inside = None
+        for dim, index in enumerate(at):
+            below = arith.cmpi(arith.CmpIPredicate.ult, index,
+                               memref.dim(source, irb.index(dim)))
+            inside = below if inside is None else arith.andi(inside, below)
+        branch = scf.IfOp(inside, [result.type], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp([irb.convert(memref.load(source, at), result.type)])
+        with ir.InsertionPoint(branch.else_block):
+            scf.YieldOp([irb.convert(pad, result.type) if pad is not None
+                         else irb.zero(result.type)])
+    result.replace_all_uses_with(branch.results[0])
+    load.erase()

@@ -3,10 +3,14 @@
 The operands wait in L1 in Nz layout (`ascend.copy_nd2nz` put them there);
 each K step loads A into an L0A buffer (Zz) and B into an L0B buffer (Zn),
 transposing on the way when the gemm says so, and one `ascend.mmad`
-accumulates into the L0C tile (Nz of 16 x 16 fractals). K is cut into steps
-that fit L0A and L0B (64 KiB each); a step starts on a fractal of both L1
-layouts. The L0 buffers are allocated once per kernel, at the start of the
-function, so `tile-ascend-multi-buffer` can give a pipelined loop several.
+accumulates into the L0C tile (Nz of 16 x 16 fractals). A K that fits L0A
+and L0B (64 KiB each) is one step; a deeper one (an L1 slab of several
+steps, `tile-ascend-k-slabs`) is cut into the deepest steps of which two fit
+each L0, which take turns on two L0A and two L0B buffers (`ascend.l0_turns`)
+so that MTE1 loads one step while the cube multiplies the other; a step
+starts on a fractal of both L1 layouts. The L0 buffers are allocated once
+per kernel, at the start of the function, so `tile-ascend-multi-buffer` can
+give a pipelined loop several.
 
 The first mmad after a `tile.clear` of the accumulator (or of a gemm with
 `clear_accum`) overwrites it (`init`) instead of adding to it. The clear is
@@ -110,6 +114,9 @@ _ACCUMULATE = frozenset({"tile.gemm", "ascend.mmad"})
 _VIEWS = frozenset({"memref.reinterpret_cast", "memref.subview"})
 _MMAD_TYPES = {"f16": "f32", "bf16": "f32", "f32": "f32", "i8": "i32", "f8E4M3FN": "f32",
                "f8E5M2": "f32"}
+TURNS = "ascend.l0_turns"
+"""On the L0A and L0B buffers that the K steps of one gemm take turns on: how
+many (they overlap loads and mmads on their own, see `tile-ascend-multi-buffer`)."""
 ALWAYS: tuple[ir.Operation, ...] = ()
 """Init condition of an mmad that always follows a clear: no loop to test."""
 
@@ -223,12 +230,18 @@ def fractal_view(tile: ir.Value) -> ir.Value:
     return memref.reinterpret_cast(result, tile, [], [], [], [0], shape, strides)
 
 
-def new_buffer(space: str, rows: int, cols: int, element: ir.Type, anchor: ir.Operation):
+def new_buffer(space: str, rows: int, cols: int, element: ir.Type, anchor: ir.Operation,
+               turns: int = 1):
     """A fractal buffer of `space` for a rows x cols matrix, allocated once
-    per kernel, at the start of the function around `anchor` (as tiles are)."""
+    per kernel, at the start of the function around `anchor` (as tiles are);
+    one of `turns` that K steps take turns on."""
     type_ = ascend.memref_type(fractal_shape(space, rows, cols, element), element, space)
     with buffers.function_entry(anchor), ir.Location.unknown():
-        return memref.alloc(type_, [], [])
+        buffer = memref.alloc(type_, [], [])
+        if turns > 1:
+            buffer.owner.attributes[TURNS] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(64), turns)
+        return buffer
 
 
 def _ceil(value: int, by: int) -> int:
@@ -259,6 +272,8 @@ class GemmPlan:
     k_step: int
     """Depth of one L0 load and mmad: a multiple of the fractal rows of both
     operands' L1 layouts, at most `k`."""
+    slots: int
+    """L0A/L0B buffer pairs the K steps take turns on (1 or 2)."""
     init: tuple[ir.Operation, ...] | None
     """`cleared_since` of the gemm: when its first mmad overwrites C."""
 
@@ -396,8 +411,15 @@ def _pads_k(op: ir.Operation) -> bool:
 
 
 def _k_step(op: ir.Operation, m: int, n: int, k: int, element: ir.Type,
-            target: TargetDescription) -> int:
-    """The deepest K step whose L0A (M x step) and L0B (step x N) buffers fit."""
+            target: TargetDescription) -> tuple[int, int]:
+    """The K step and the number of L0A/L0B buffer pairs the steps take turns on.
+
+    One step when all of K fits L0A (M x K) and L0B (K x N) twice: a pipelined
+    loop around the gemm gives its buffers slots of their own. A deeper K (an
+    L1 slab of several steps) is cut into the deepest steps of which two fit
+    each L0, so that MTE1 loads step i + 1 while the cube multiplies step i;
+    where not even two of the shallowest steps fit, into the deepest steps
+    that fit once."""
     profile = target.profile  # type: ignore[attr-defined]
     itemsize = irb.bit_width(element) // 8
     # A step starts on a fractal boundary of A's and B's L1 layouts, which
@@ -405,19 +427,23 @@ def _k_step(op: ir.Operation, m: int, n: int, k: int, element: ir.Type,
     granule = math.lcm(FRACTAL_ROWS, c0(element))
     rows_a = _ceil(m, FRACTAL_ROWS) * FRACTAL_ROWS
     cols_b = _ceil(n, FRACTAL_ROWS) * FRACTAL_ROWS
-    fits = min(profile.usable_bytes("l0a") // (rows_a * itemsize),
-               profile.usable_bytes("l0b") // (cols_b * itemsize)) // granule * granule
+    l0a = profile.usable_bytes("l0a") // (rows_a * itemsize)
+    l0b = profile.usable_bytes("l0b") // (cols_b * itemsize)
+    fits = min(l0a, l0b) // granule * granule
     if fits == 0:
         raise emit_error(op, f"tile.gemm operands of {m}x{n} ({element}) do not fit the cube: "
                              f"one {granule}-deep step needs {rows_a * granule * itemsize} bytes "
                              f"of L0A and {cols_b * granule * itemsize} of L0B, the "
                              f"{profile.name} has {profile.usable_bytes('l0a')} and "
                              f"{profile.usable_bytes('l0b')}")
-    if fits >= k:
-        return k
+    half = min(l0a, l0b) // 2 // granule * granule
+    if half >= k or (fits >= k and half == 0):
+        return k, 1
+    slots = 2 if half else 1
+    fits = half or fits
     steps = _ceil(k, fits)
     # Even steps: the last one is not a sliver.
-    return _ceil(_ceil(k, steps), granule) * granule
+    return _ceil(_ceil(k, steps), granule) * granule, slots
 
 
 def _squares(extent: int) -> int:
@@ -479,7 +505,7 @@ class GemmToMmad(TileOpLowering):
             raise emit_error(op, f"the {m}x{n} accumulator needs {acc_bytes} bytes of L0C, "
                                  f"the {profile.name} has {profile.usable_bytes('l0c')}")
         init = ALWAYS if "clear_accum" in op.attributes else cleared_since(op, c)
-        step = _k_step(op, m, n, k, element, target)
+        step, slots = _k_step(op, m, n, k, element, target)
         for value, where, flag in ((a, "l0a", "transpose_a"), (b, "l0b", "transpose_b")):
             if str(buffers.memory_space(ir.MemRefType(value.type))) == where:
                 if flag in op.attributes:
@@ -489,8 +515,8 @@ class GemmToMmad(TileOpLowering):
                     raise emit_error(op, f"an operand in {where} holds all {k} of K, which "
                                          f"the L0 buffer of the other operand cannot")
                 # A hand-placed L0 operand holds all of K: one step.
-                step = k
-        return GemmPlan(m, n, k, step, init)
+                step, slots = k, 1
+        return GemmPlan(m, n, k, step, slots, init)
 
     def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
         assert isinstance(plan, GemmPlan)
@@ -514,22 +540,21 @@ class GemmToMmad(TileOpLowering):
         # with a Zz A (where both have zeros there: a Zz B, or a Bᵀ whose L1 tile
         # holds K to the squares' edge) the mmad runs K that far.
         pad = _squares if zz_a else lambda extent: extent
-        l0a = None if in_l0[0] else new_buffer("l0a", plan.m, pad(plan.k_step), element, op)
-        l0b = None if in_l0[1] else new_buffer(
-            "l0b", _squares(plan.k_step) if zz_b or squares_b else plan.k_step, plan.n,
-            element, op)
         with ir.InsertionPoint(op), op.location:
             a_l1, b_l1, acc = fractal_view(a), fractal_view(b), fractal_view(c)
-            if l0a is None:
-                l0a = a_l1
-            if l0b is None:
-                l0b = b_l1
+        l0a = [a_l1] if in_l0[0] else [
+            new_buffer("l0a", plan.m, pad(plan.k_step), element, op, plan.slots)
+            for _ in range(plan.slots)]
+        l0b = [b_l1] if in_l0[1] else [
+            new_buffer("l0b", _squares(plan.k_step) if zz_b or squares_b else plan.k_step,
+                       plan.n, element, op, plan.slots) for _ in range(plan.slots)]
+        with ir.InsertionPoint(op), op.location:
             # Where K runs in each L1 layout: A (M x K) Nz has K in C0 columns
             # (dim 0), its transpose (K x M) in 16-row blocks (dim 1); B the other way.
             # Zz (K x M or K x N) has K in 16-row blocks along dim 0.
             a_k = (0, FRACTAL_ROWS) if zz_a else (1, FRACTAL_ROWS) if trans_a else (0, k0)
             b_k = (0, FRACTAL_ROWS) if zz_b else (0, k0) if trans_b else (1, FRACTAL_ROWS)
-            for start in range(0, plan.k, plan.k_step):
+            for index, start in enumerate(range(0, plan.k, plan.k_step)):
                 size = min(plan.k_step, plan.k - start)
                 whole = start == 0 and size == plan.k
                 src_a = a_l1 if whole else _chunk(a_l1, *a_k, start, size)
@@ -540,9 +565,12 @@ class GemmToMmad(TileOpLowering):
                 load_b = ([_squares(size), _squares(plan.n)] if zz_b
                           else [depth if squares_b else size, plan.n])
                 # What the loads write and (of L0B, a part of it) what the mmad reads.
-                dst_a = _prefix(l0a, fractal_shape("l0a", plan.m, depth, element)[:2])
-                into_b = _prefix(l0b, fractal_shape("l0b", *load_b, element)[:2])
-                dst_b = _prefix(l0b, fractal_shape("l0b", depth, plan.n, element)[:2])
+                # The steps take turns on the L0 buffers: step i + 1 loads while step i
+                # multiplies.
+                slot_a, slot_b = l0a[index % len(l0a)], l0b[index % len(l0b)]
+                dst_a = _prefix(slot_a, fractal_shape("l0a", plan.m, depth, element)[:2])
+                into_b = _prefix(slot_b, fractal_shape("l0b", *load_b, element)[:2])
+                dst_b = _prefix(slot_b, fractal_shape("l0b", depth, plan.n, element)[:2])
                 if not in_l0[0]:
                     ascend.load_l0a(src_a, dst_a, load_a, transpose=trans_a or None, zz=zz_a)
                 if not in_l0[1]:

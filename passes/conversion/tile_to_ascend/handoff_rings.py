@@ -124,6 +124,9 @@ class Handoff:
     cols: int
     in_ub: bool = False
     """A down handoff whose ring is in UB (the fixpipe writes the AIVs' UBs)."""
+    cube_again: int | None = None
+    """Down: where (program order) the cube first works on the tile again
+    after the handoff; from there on its uses are the AIC's (`_down_site`)."""
     group: list[Handoff] | None = field(default=None, compare=False, repr=False)
     """The handoffs that share this one's pair of flags, in order (None: alone)."""
     pair: int = -1
@@ -165,24 +168,48 @@ def _is_vector_use(op: ir.Operation, number: int) -> bool:
 
 
 def _down_site(kernel: ir.Operation, value: ir.Value,
-               order: dict[ir.Operation, int]) -> ir.Operation | None:
+               order: dict[ir.Operation, int]) -> tuple[ir.Operation, int | None] | None:
+    """Where an L0C tile is handed down (None: no vector work reads it), and
+    where the cube first works on it again after that (None: it does not).
+
+    The cube may keep accumulating into the tile after handing it over (a
+    running state that the vector cores read each iteration, as linear
+    attention's h): a write in a loop around the first vector read puts the
+    handoff in that loop, so each iteration hands the current value. The
+    AIC's tile is still its own after a handoff (the fixpipe only copies
+    it), so later cube work and copies of the tile are the AIC's; a vector
+    read after such cube work would see the AIVs' older copy: an error."""
     uses = sorted(((irb.use_owner(u), u.operand_number) for u in value.uses),
                   key=lambda u: order[u[0]])
     first = next((op for op, n in uses if _is_vector_use(op, n)), None)
     if first is None:
         return None
-    cube = [op for op, n in uses if not _is_vector_use(op, n) and order[op] < order[first]]
+    cube = [op for op, n in uses if (op.name, n) in _CUBE_ROLES and order[op] < order[first]]
     chain = _ancestors(first, kernel)
     site = chain[-1]
     if cube:
         around = _ancestors(cube[-1], kernel)
         site = next((op for op in chain if any(_parent(op) == _parent(o) for o in around)),
                     chain[-1])
-    for op, number in uses:
-        if order[op] >= order[site] and (op.name, number) in _CUBE_ROLES:
-            raise emit_error(op, f"tile-ascend-split-cores: '{op.name}' does cube work on a tile "
-                                 f"after it is handed to the vector cores (not supported yet)")
-    return site
+    writes = [op for op, n in uses if (op.name, n) in _CUBE_ROLES and order[op] > order[first]]
+    for write in writes:
+        loop = next((op for op in chain[1:] if op.name in LOOPS
+                     and any(o == op for o in _ancestors(write, kernel))), None)
+        inner = next(i for i, op in enumerate(chain) if op == site)
+        if loop is None or any(op == loop for op in chain[inner + 1:]):
+            continue  # no loop around both, or the site is in it already
+        site = next(op for op in chain if _parent(op) == loop)
+    again = min((order[op] for op, n in uses
+                 if (op.name, n) in _CUBE_ROLES and order[op] >= order[site]), default=None)
+    if again is not None:
+        for op, number in uses:
+            if order[op] > again and _is_vector_use(op, number):
+                raise emit_error(op, f"tile-ascend-split-cores: '{op.name}' reads on the vector "
+                                     f"cores an accumulator that the cube changed after "
+                                     f"handing it to them (not supported yet): read it before "
+                                     f"the cube's next gemm onto it, or gemm into a fresh "
+                                     f"accumulator")
+    return site, again
 
 
 def _shape(op: ir.Operation, value: ir.Value) -> tuple[int, int]:
@@ -198,23 +225,25 @@ def find_handoffs(kernel: ir.Operation, order: dict[ir.Operation, int],
     """Every handoff of `kernel`, in program order of their sites; with
     `direct` (the fixpipe reaches UB) the down ones go through UB."""
     found: list[tuple[bool, ir.Value, ir.Operation, ir.Type]] = []
+    kept: dict[ir.Value, int | None] = {}
     for alloc in irb.collect(kernel, "tile.alloc"):
         value = alloc.results[0]
         if scope_name(value) == "l0c":
-            site = _down_site(kernel, value, order)
-            if site is not None:
-                found.append((True, value, site, ir.MemRefType(value.type).element_type))
+            down = _down_site(kernel, value, order)
+            if down is not None:
+                kept[value] = down[1]
+                found.append((True, value, down[0], ir.MemRefType(value.type).element_type))
     for copy in irb.collect(kernel, "tile.copy"):
         src, _, dst, _, _ = copy_operands(copy)
         if scope_name(src[0]) == "ub" and scope_name(dst[0]) in CUBE_SPACES:
             if scope_name(dst[0]) != "l1":
                 raise emit_error(copy, "tile-ascend-split-cores: the vector cores hand tiles to "
                                        "the cube through L1 only")
-            if ir.MemRefType(src[0].type).shape != ir.MemRefType(dst[0].type).shape \
-                    or "sizes" in copy.attributes \
-                    or any(irb.constant_int(o) != 0 for o in copy_operands(copy)[1]):
+            if not copied_whole(copy):
                 raise emit_error(copy, "tile-ascend-split-cores: a tile handed to the cube must be "
-                                       "copied whole")
+                                       "copied whole (here a part of a tile the vector cores "
+                                       "write): copy the part into a tile of its own on the "
+                                       "vector side first, and hand that tile over")
             found.append((False, src[0], copy, ir.MemRefType(dst[0].type).element_type))
     found.sort(key=lambda item: order[item[2]])
     handoffs = []
@@ -222,9 +251,17 @@ def find_handoffs(kernel: ir.Operation, order: dict[ir.Operation, int],
         rows, cols = _shape(site, value)
         _ring_loop(kernel, site)  # checks where it is
         handoffs.append(Handoff(ring, down, value, site, order[site], element, rows, cols,
-                                in_ub=down and direct))
+                                in_ub=down and direct, cube_again=kept.get(value)))
     _share_flags(handoffs, flag_ids)
     return handoffs
+
+
+def copied_whole(copy: ir.Operation) -> bool:
+    """Whether a copy of a UB tile into a cube tile takes all of it, at once."""
+    src, src_offsets, dst, _, _ = copy_operands(copy)
+    return ir.MemRefType(src[0].type).shape == ir.MemRefType(dst[0].type).shape \
+        and "sizes" not in copy.attributes \
+        and all(irb.constant_int(o) == 0 for o in src_offsets)
 
 
 def _can_share(before: Handoff, after: Handoff) -> bool:
@@ -264,15 +301,56 @@ def mark_sites(handoffs: list[Handoff]) -> None:
 
 
 def _ring_loop(kernel: ir.Operation, site: ir.Operation) -> ir.Operation | None:
-    """The loop whose trips number a handoff's uses (None: the grid's)."""
+    """The loop whose trips number a handoff's uses (None: the grid's): the
+    one around its site, past the `scf.if`s between them (`conditions`)."""
     parent = _parent(site)
+    while parent.name == "scf.if":
+        parent = _parent(parent)
     if parent == kernel:
         return None
     if parent.name not in LOOPS:
         raise emit_error(site, f"tile-ascend-split-cores: a tile handed between the cores must be "
-                               f"handed in the kernel body or directly in a loop, not in "
-                               f"'{parent.name}' (not supported yet)")
+                               f"handed in the kernel body or in a loop (under `if`s at most), "
+                               f"not in '{parent.name}' (not supported yet)")
     return parent
+
+
+def conditions(site: ir.Operation) -> list[tuple[ir.Operation, int]]:
+    """The `scf.if`s between a handoff's site and its ring's loop (or the
+    kernel body), innermost first, each with the number of the branch that
+    holds the site."""
+    found = []
+    op = site
+    while (parent := _parent(op)).name == "scf.if":
+        found.append((parent, 0 if op.block.region == parent.regions[0] else 1))
+        op = parent
+    return found
+
+
+def check_conditions(hand: Handoff, side_of: Callable[[ir.Operation], str | None]) -> None:
+    """Each core runs the `if`s around a handoff itself, so their conditions
+    must be values both compute (`side_of`: the op's core side): scalar code
+    on loop indices, kernel scalars and tensors the kernel only reads."""
+    for branch, _ in conditions(hand.site):
+        pending, seen = [branch.operands[0]], set()
+        while pending:
+            owner = pending.pop().owner
+            if not isinstance(owner, ir.Operation | ir.OpView):
+                continue  # a block argument: a loop index, a kernel coordinate
+            owner = owner.operation
+            if owner in seen:
+                continue
+            seen.add(owner)
+            side = side_of(owner)
+            if side not in (None, "both"):
+                cores = "cube" if side == "aic" else "vector"
+                raise emit_error(branch, f"tile-ascend-split-cores: a tile is handed between "
+                                         f"the cores under this `if`, but its condition "
+                                         f"depends on a tile only the {cores} cores hold "
+                                         f"('{owner.name}'): compute it from loop indices, "
+                                         f"scalars and tensors the kernel only reads, or hand "
+                                         f"the tile over outside the `if`")
+            pending.extend(owner.operands)
 
 
 @dataclass
@@ -390,6 +468,30 @@ def _wait_flag(flag: int, pipe: str, hand: Handoff, rings: dict[int, ir.Value]) 
     return _guarding(ascend.cross_core_wait_flag(flag, pipe=ascend.pipe_attr(pipe)), hand, rings)
 
 
+def _opening(hand: Handoff, where: _Position, producer: bool,
+             rings: dict[int, ir.Value]) -> ir.Operation | ir.OpView | None:
+    """The wait a group starts with (None: not its first handoff): the
+    producer's for a free slot, the consumer's for a ready one."""
+    if not hand.first:
+        return None
+    produce, consume = _pipes(hand)
+    if producer:
+        return _when(where.wait_free, lambda: _wait_flag(hand.free, produce, hand, rings))
+    return _wait_flag(hand.ready, consume, hand, rings)
+
+
+def _closing(hand: Handoff, where: _Position, producer: bool,
+             rings: dict[int, ir.Value]) -> ir.Operation | ir.OpView | None:
+    """The set a group ends with (None: not its last handoff): the
+    producer's "ready", the consumer's "free"."""
+    if not hand.last:
+        return None
+    produce, consume = _pipes(hand)
+    if producer:
+        return _set_flag(produce, hand.ready, hand, rings)
+    return _when(where.set_free, lambda: _set_flag(consume, hand.free, hand, rings))
+
+
 def build(kernel: ir.Operation, site: ir.Operation, hand: Handoff, value: ir.Value,
           rings: dict[int, ir.Value], producer: bool, slots: int) -> None:
     """One core's side of a handoff at `site` in its copy `kernel` of the
@@ -397,43 +499,71 @@ def build(kernel: ir.Operation, site: ir.Operation, hand: Handoff, value: ir.Val
     it into its slot, the consumer out of it (into the L1 tile of an up
     handoff). `rings[r]` is ring r: the GM workspace argument, or this
     core's UB ring tile (`ub_ring`). The flags are the group's: waited for
-    at its first handoff, set at its last."""
+    at its first handoff, set at its last.
+
+    A site under `scf.if`s (whose conditions both cores compute alike, so
+    both take the same branches) keeps its flags there, and the other
+    branch of each of those ifs gets the same flags without the copy
+    (`_skipped`): every trip of the ring's loop then waits and sets each
+    flag once, whichever way it branches, so the slot counting and the
+    drain stay those of an unconditional handoff."""
     loop = _ring_loop(kernel, site)
-    produce, consume = _pipes(hand)
+    staged = loop is not None and _parent(site) == loop
     workspace = rings[hand.ring]
     with ir.InsertionPoint(site), site.location:
         zero = irb.index(0)
-        where = _grid_position(kernel, hand, slots) if loop is None \
-            else _loop_position(loop, hand, slots)
+        where = _position(kernel, loop, hand, slots)
         if producer:
-            if hand.first:
-                _when(where.wait_free, lambda: _wait_flag(hand.free, produce, hand, rings))
+            _opening(hand, where, producer, rings)
             if hand.in_ub:
                 fixpipe = tile.copy(value, [zero, zero], workspace, [where.row, zero],
                                     sizes=[hand.rows, hand.cols])
                 fixpipe.operation.attributes[DUAL_DST] = ir.UnitAttr.get()
             else:
                 tile.copy(value, [zero, zero], workspace, [where.row, zero])
-            if hand.last:
-                ready = _set_flag(produce, hand.ready, hand, rings)
-                if not hand.down and loop is not None:
-                    ready.attributes[STAGE_END] = ir.UnitAttr.get()
+            ready = _closing(hand, where, producer, rings)
+            if ready is not None and not hand.down and staged:
+                ready.attributes[STAGE_END] = ir.UnitAttr.get()
         else:
             target = value if hand.down else copy_operands(site)[2][0]
-            if hand.first:
-                wait = _wait_flag(hand.ready, consume, hand, rings)
-                if not hand.down and loop is not None:
-                    wait.attributes[STAGE_START] = ir.UnitAttr.get()
+            wait = _opening(hand, where, producer, rings)
+            if wait is not None and not hand.down and staged:
+                wait.attributes[STAGE_START] = ir.UnitAttr.get()
             copy = tile.copy(workspace, [where.row, zero], target, [zero, zero])
-            free = _when(where.set_free, lambda: _set_flag(consume, hand.free, hand, rings)) \
-                if hand.last else None
+            free = _closing(hand, where, producer, rings)
             if hand.in_ub and free is not None and hand.group is None:
                 for op in (copy.operation, free):
                     op.attributes[_SLOT_COPY] = _i64(hand.ring)
             elif hand.down and not hand.in_ub:
                 copy.operation.attributes[_GM_RECEIVE] = ir.UnitAttr.get()
+    for branch, taken in conditions(site):
+        _skipped(kernel, loop, branch, 1 - taken, hand, rings, producer, slots)
     if producer and loop is not None and hand.last:
-        _drain(loop, hand, slots, produce, rings)
+        _drain(loop, hand, slots, _pipes(hand)[0], rings)
+
+
+def _position(kernel: ir.Operation, loop: ir.Operation | None, hand: Handoff,
+              slots: int) -> _Position:
+    return _grid_position(kernel, hand, slots) if loop is None \
+        else _loop_position(loop, hand, slots)
+
+
+def _skipped(kernel: ir.Operation, loop: ir.Operation | None, branch: ir.Operation,
+             number: int, hand: Handoff, rings: dict[int, ir.Value], producer: bool,
+             slots: int) -> None:
+    """At the end of region `number` of `branch` (the way that does not
+    hand the tile over; made where the `if` has no else): the flags of
+    `hand` without its copy, after those of the handoffs built before it,
+    so both cores see them in program order as in the branch that hands."""
+    region = branch.regions[number]
+    if not region.blocks:
+        with ir.InsertionPoint(region.blocks.append()), branch.location:
+            scf.YieldOp([])
+    block = region.blocks[0]
+    with ir.InsertionPoint(list(block.operations)[-1]), branch.location:
+        where = _position(kernel, loop, hand, slots)
+        _opening(hand, where, producer, rings)
+        _closing(hand, where, producer, rings)
 
 
 def _drain(loop: ir.Operation, hand: Handoff, slots: int, pipe: str,

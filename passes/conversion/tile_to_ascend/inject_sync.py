@@ -272,14 +272,17 @@ def _held_by_runtime(profile: Profile, kind: str) -> dict[int, set[int]]:
     return held
 
 
-def _out_of_ids(sync: Sync, pending: set[Sync], ids: int, profile: str) -> PassFailure:
+def _out_of_ids(sync: Sync, pending: set[Sync], ids: int, profile: str,
+                held: dict[int, set[int]]) -> PassFailure:
     busy = sorted({pipe_name(n.dst) for n in pending | {sync}})
+    taken = len(held.get(sync.src, ()))
+    runtime = f" ({taken} of them held by the AscendC runtime)" if taken else ""
     return emit_error(
         sync.producer.op,
         f"tile-ascend-inject-sync: out of event ids for flags from the "
         f"{pipe_name(sync.src)} pipe (to {', '.join(busy)}): {len(pending) + 1} would "
-        f"be pending at once, the {profile} profile has {ids} ids per pipe; use fewer "
-        f"multi-buffer stages (max-stages) or, in a mix kernel, skew=1")
+        f"be pending at once, the {profile} profile has {ids} ids per pipe{runtime}; use "
+        f"fewer multi-buffer stages (max-stages) or, in a mix kernel, skew=1")
 
 
 # -- writing the IR ------------------------------------------------------------------
@@ -389,11 +392,11 @@ class AscendInjectSyncPass(Pass):
                     target = misuse.node.op if misuse.node is not None else op
                     raise emit_error(target, f"tile-ascend-inject-sync: internal error: "
                                              f"{misuse.message}") from None
-                short = _assign_events(planner.syncs, planner.walker.interference, ids,
-                                       _held_by_runtime(profile, kind))
+                held = _held_by_runtime(profile, kind)
+                short = _assign_events(planner.syncs, planner.walker.interference, ids, held)
                 if short is None or not model.has_scoped_handoffs:
                     break
             if short is not None:
-                raise _out_of_ids(*short, ids, self.profile)
+                raise _out_of_ids(*short, ids, self.profile, held)
             _write_block(model.root, planner.points, op.location)
 

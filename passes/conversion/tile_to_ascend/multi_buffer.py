@@ -20,11 +20,18 @@ Distinct slots are distinct allocs, so the memory planner gives them distinct
 bytes and the sync pass sees hazards per slot: rotating event ids follow.
 
 N is capped by the `max-stages` option, and lowered until the slots fit the
-memory (all allocs of that space, aligned, within its usable bytes). The
-unrolled loop records its slot count as `ascend.multi_buffer_slots` (the
-memory planner keeps its slots apart); a loop that got fewer slots than it
-asked for also records `ascend.multi_buffer_requested` (the bindings offer
-no warning diagnostic to say so).
+memory (all allocs of that space, aligned, within its usable bytes), per
+memory where a memory's buffers take turns on their own: the L0 buffers a
+gemm's K steps alternate on (`ascend.l0_turns`) may get fewer slots than
+the L1 slabs that feed them, which then still overlap the loads from GM
+with the cube. The loop is unrolled by the most slots any memory got; copy
+s runs on slot s mod n of a buffer with n slots, and the memories with fewer
+slots than the loop has copies are recorded as
+`ascend.multi_buffer_space_slots`. The
+unrolled loop records its copy count as `ascend.multi_buffer_slots` (the
+memory planner keeps its slots apart); a loop that got fewer than it asked
+for in every memory also records `ascend.multi_buffer_requested` (the
+bindings offer no warning diagnostic to say so).
 
 Before:
 
@@ -54,6 +61,7 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_ascend.cube_gemm import TURNS
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
 from tilec.passes.conversion.tile_to_ascend.plan_memory import (
     SLOTS_ATTR,
@@ -72,6 +80,9 @@ from tilec.targets.ascend.profiles import Profile, get_profile
 STAGES_ATTR = "tile.num_stages"
 REQUESTED_ATTR = "ascend.multi_buffer_requested"
 """On a loop that got fewer slots than it asked for: how many it asked for."""
+SPACE_SLOTS_ATTR = "ascend.multi_buffer_space_slots"
+"""On an unrolled loop: the memories whose buffers got fewer slots than the
+loop has copies, with their slot counts."""
 
 
 @register_pass
@@ -110,31 +121,53 @@ class AscendMultiBufferPass(Pass):
         del loop.attributes[STAGES_ATTR]
         if requested < 2:
             return
-        allocs = on_chip_allocs(func)
-        private = [a for a in allocs if loop not in set(ancestors(a))
+        private = [a for a in on_chip_allocs(func) if loop not in set(ancestors(a))
                    and Privacy(a).private_to(loop)]
-        if not private:
-            return
-        stages = _stages_that_fit(requested, allocs, private, profile)
-        i64 = ir.IntegerType.get_signless(64, loop.context)
-        if stages < requested:
-            loop.attributes[REQUESTED_ATTR] = ir.IntegerAttr.get(i64, requested)
-        loop.attributes[SLOTS_ATTR] = ir.IntegerAttr.get(i64, max(stages, 1))
-        if stages >= 2:
-            _unroll(loop, stages, private)
+        _slot(func, loop, requested, private, profile)
 
 
-def _stages_that_fit(requested: int, allocs: list[ir.Operation], private: list[ir.Operation],
-                     profile: Profile) -> int:
-    """The most slots, up to `requested`, whose extra allocs fit every memory."""
-    stages = requested
+def _slot(func: ir.Operation, loop: ir.Operation, requested: int,
+          private: list[ir.Operation], profile: Profile) -> None:
+    """Gives the `private` buffers of `loop` up to `requested` slots each, as many
+    as fit their memory, and unrolls the loop by the most any got."""
+    if not private:
+        return
+    slots = _slots_that_fit(requested, on_chip_allocs(func), private, profile)
+    stages = max(slots.values())
+    i64 = ir.IntegerType.get_signless(64, loop.context)
+    if stages < requested:
+        loop.attributes[REQUESTED_ATTR] = ir.IntegerAttr.get(i64, requested)
+    loop.attributes[SLOTS_ATTR] = ir.IntegerAttr.get(i64, max(stages, 1))
+    fewer = {space: n for space, n in sorted(slots.items()) if n < stages}
+    if fewer:
+        loop.attributes[SPACE_SLOTS_ATTR] = ir.DictAttr.get(
+            {space: ir.IntegerAttr.get(i64, n) for space, n in fewer.items()},
+            context=loop.context)
+    if stages >= 2:
+        _unroll(loop, stages, {a: slots[on_chip_space(a.results[0].type)]
+                               for a in private})
+
+
+def _slots_that_fit(requested: int, allocs: list[ir.Operation], private: list[ir.Operation],
+                    profile: Profile) -> dict[str, int]:
+    """Per memory, the most slots, up to `requested`, whose extra allocs fit it.
+
+    A memory whose private buffers all take turns already (the L0 buffers of
+    a gemm's K steps, `TURNS`) may get fewer slots than the others: its loads
+    overlap the cube without them, and the loop's L1 slabs still overlap the
+    loads from GM. Every other memory gets as many as the scarcest of them."""
+    fit = {}
     for space in {on_chip_space(a.results[0].type) for a in private}:
         alignment = profile.alignment[space]
         used = _aligned_bytes(allocs, space, alignment)
         extra = _aligned_bytes(private, space, alignment)
-        if extra:
-            stages = min(stages, 1 + max(0, profile.usable_bytes(space) - used) // extra)
-    return stages
+        fit[space] = min(requested, 1 + max(0, profile.usable_bytes(space) - used) // extra) \
+            if extra else requested
+    turning = {space for space in fit
+               if all(TURNS in a.attributes for a in private
+                      if on_chip_space(a.results[0].type) == space)}
+    common = min((n for space, n in fit.items() if space not in turning), default=requested)
+    return {space: min(n, common) if space in turning else common for space, n in fit.items()}
 
 
 def _aligned_bytes(allocs: list[ir.Operation], space: str, alignment: int) -> int:
@@ -142,23 +175,21 @@ def _aligned_bytes(allocs: list[ir.Operation], space: str, alignment: int) -> in
                for a in allocs if on_chip_space(a.results[0].type) == space)
 
 
-def _slot_values(private: list[ir.Operation], loop: ir.Operation) -> dict[ir.Value, ir.Value]:
-    """One new slot: a fresh alloc per private buffer and its views defined
+def _slot_values(alloc: ir.Operation, loop: ir.Operation) -> dict[ir.Value, ir.Value]:
+    """One new slot of a private buffer: a fresh alloc and its views defined
     outside the loop, mapped from the original values."""
-    mapping: dict[ir.Value, ir.Value] = {}
-    for alloc in private:
-        slot = alloc.clone(ip=ir.InsertionPoint(alloc))
-        if ascend_attr.OFFSET in slot.attributes:
-            del slot.attributes[ascend_attr.OFFSET]
-        mapping[alloc.results[0]] = slot.results[0]
-        values, _ = views_and_users(alloc)
-        for value in values[1:]:
-            view = value.owner.operation
-            if loop in set(ancestors(view)) or view.operands[0] not in mapping:
-                continue
-            copy = view.clone(ip=ir.InsertionPoint(view))
-            copy.operands[0] = mapping[view.operands[0]]
-            mapping[value] = copy.results[0]
+    slot = alloc.clone(ip=ir.InsertionPoint(alloc))
+    if ascend_attr.OFFSET in slot.attributes:
+        del slot.attributes[ascend_attr.OFFSET]
+    mapping = {alloc.results[0]: slot.results[0]}
+    values, _ = views_and_users(alloc)
+    for value in values[1:]:
+        view = value.owner.operation
+        if loop in set(ancestors(view)) or view.operands[0] not in mapping:
+            continue
+        copy = view.clone(ip=ir.InsertionPoint(view))
+        copy.operands[0] = mapping[view.operands[0]]
+        mapping[value] = copy.results[0]
     return mapping
 
 
@@ -180,7 +211,9 @@ def _static_trip_count(loop: ir.Operation) -> int | None:
     return max(0, -(-(upper - lower) // step))
 
 
-def _unroll(loop: ir.Operation, stages: int, private: list[ir.Operation]) -> None:
+def _unroll(loop: ir.Operation, stages: int, private: dict[ir.Operation, int]) -> None:
+    """Unrolls `loop` by `stages`; copy s runs on slot s mod n of a private
+    buffer that has n slots (`private`)."""
     _, upper, step, *_ = list(loop.operands)
     trips = _static_trip_count(loop)
     guarded = trips is None or trips % stages != 0
@@ -190,7 +223,11 @@ def _unroll(loop: ir.Operation, stages: int, private: list[ir.Operation]) -> Non
     predicate = arith.CmpIPredicate.ult if "unsignedCmp" in loop.attributes \
         else arith.CmpIPredicate.slt
     with loop.context, loop.location:
-        slots = [_slot_values(private, loop) for _ in range(1, stages)]
+        extra = {alloc: [_slot_values(alloc, loop) for _ in range(1, n)]
+                 for alloc, n in private.items()}
+        slots = [{key: value for alloc, n in private.items() if s % n
+                  for key, value in extra[alloc][s % n - 1].items()}
+                 for s in range(1, stages)]
         copies = [loop.clone(ip=ir.InsertionPoint(loop)) for _ in range(1, stages)]
         with ir.InsertionPoint(loop):
             loop.operands[2] = _scaled(step, stages)

@@ -16,11 +16,13 @@ def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags
     Placement comes next because every op lowering reads where its tiles
     live, then kernels that need both kinds of core are split into the AIC
     and AIV regions of a mix kernel (still on tile IR, so each side lowers
-    as a kernel of its own kind); multi-buffering works on the lowered loops (it needs to know
-    which buffers an iteration rewrites), memory planning on the final set
-    of buffers, and synchronization last, on the exact byte ranges the plan
-    gave. `max_stages` caps multi-buffering (0: as the kernel asks); the
-    backend lowers it when the sync pass runs out of event ids. `sync` is
+    as a kernel of its own kind), and the two AIVs of an AI core share the
+    blocks of `threads=2` vector-only kernels; multi-buffering works on the
+    lowered loops (it needs to know which buffers an iteration rewrites),
+    memory planning on the final set of buffers, and synchronization last,
+    on the exact byte ranges the plan gave. `max_stages` caps
+    multi-buffering (0: as the kernel asks); the backend lowers it when the
+    sync pass runs out of event ids. `sync` is
     the sync pass's strategy ("barrier": the PIPE_ALL-style baseline).
     `skew` is how many iterations the cores of a mix kernel run ahead of
     each other (0: split-cores' default); the backend lowers it too.
@@ -40,6 +42,8 @@ def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags
         "tile-widen-bools{conversions=false}",
         "tile-promote-scalar-vars",
         f"tile-ascend-place-tiles{{{profile}}}",
+        f"tile-ascend-k-slabs{{{profile}}}",
+        "tile-ascend-split-aivs",
         f"tile-ascend-split-cores{{{profile}{ahead}}}",
         f"tile-ascend-split-scopes{{auto-sync={'true' if auto_sync else 'false'}}}",
         f"convert-tile-to-ascend{{{profile}}}",

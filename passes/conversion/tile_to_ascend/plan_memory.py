@@ -523,7 +523,7 @@ class AscendPlanMemoryPass(Pass):
                     if UB_RING in buffer.alloc.attributes:
                         buffer.start, buffer.end = order.first[op], order.last[op]
                 place(buffers, profile.alignment[space])
-                if _peak(buffers) <= profile.usable_bytes(space):
+                if _peak(buffers) <= ascend_attr.usable_bytes(profile, space, op):
                     break
             else:
                 failed = True
@@ -569,7 +569,7 @@ class AscendPlanMemoryPass(Pass):
         tiles = ", ".join(b.describe() for b in sorted(buffers, key=lambda b: b.start))
         func.location.emit_error(
             f"{space} overflow: {format_bytes(_peak(buffers))} needed, "
-            f"{format_bytes(profile.usable_bytes(space))} available "
+            f"{format_bytes(ascend_attr.usable_bytes(profile, space, func))} available "
             f"({len(buffers)} buffers, {format_bytes(total)} in all): {tiles}"
         )
 

@@ -1,5 +1,6 @@
 """Part of tile-ascend-split-cores: the two AIVs of an AI core split the vector
-work of a mix kernel by rows.
+work of a mix kernel by rows (and of a `threads=2` vector-only kernel, in
+tile-ascend-split-aivs, which gives `halve` the half each block copy runs).
 
 Sub-block s keeps rows [s M/2, (s+1) M/2) of every tile handed over (M rows
 each) and of every UB tile of M rows that the vector work uses row by row
@@ -160,8 +161,11 @@ def row_tiles(body: ir.Block, forced: list[ir.Value], rows: int) -> set[ir.Value
     return candidates
 
 
-def halve(body: ir.Block, split: set[ir.Value], rows: int) -> None:
-    """Gives this AIV its half of every tile of `split` (see the module docstring)."""
+def halve(body: ir.Block, split: set[ir.Value], rows: int,
+          sub_block: ir.OpResult | None = None) -> None:
+    """Gives this AIV its half of every tile of `split` (see the module docstring).
+    `sub_block` says which half this copy of the body runs, 0 or 1 (by default
+    the AIV's sub-block index)."""
     half_rows = rows // 2
     halves: dict[ir.Value, ir.Value] = {}
     with ir.InsertionPoint.at_block_begin(body), body.owner.location:
@@ -170,7 +174,9 @@ def halve(body: ir.Block, split: set[ir.Value], rows: int) -> None:
             held = min(_tile_rows(value), half_rows)
             halves[value] = tile.alloc(
                 tile.memref_type([held, *type_.shape[1:]], type_.element_type, tile.Scope.ub))
-        sub_block = ascend.sub_block_idx(ir.IndexType.get())
+        if sub_block is None:
+            sub_block = ascend.sub_block_idx(ir.IndexType.get())
+    with ir.InsertionPoint.after(sub_block.owner), body.owner.location:
         half = arith.muli(sub_block, irb.index(half_rows))
     parallels: list[ir.Operation] = []
     copies: list[ir.Operation] = []
@@ -215,9 +221,7 @@ def _shift_copy(copy: ir.Operation, halved: set[ir.Value], half: ir.Value,
     for tile_, other, offsets, start in sides:
         if tile_ not in halved or scope_name(other) in CUBE_SPACES | {"ub"}:
             continue
-        rank = len(ir.MemRefType(tile_.type).shape)
-        sizes = copy_sizes(copy, ir.MemRefType(src[0].type), ir.MemRefType(dst[0].type))
-        dim = copy_dims(sizes, rank)[0] if len(sizes) > rank else 0
+        sizes, dim = _row_extent(copy, tile_)
         if "sizes" in copy.attributes:
             if sizes[dim] != 2 * half_rows:
                 raise emit_error(copy, "tile-ascend-split-cores: a copy of part of the rows of a "
@@ -226,6 +230,35 @@ def _shift_copy(copy: ir.Operation, halved: set[ir.Value], half: ir.Value,
             copy.attributes["sizes"] = ir.DenseI64ArrayAttr.get(sizes)
         with ir.InsertionPoint(copy), copy.location:
             copy.operands[start + dim] = arith.addi(offsets[dim], half)
+
+
+def _row_extent(copy: ir.Operation, tile_: ir.Value) -> tuple[list[int], int]:
+    """The extent of `copy` and which of its dims runs along the rows of `tile_`."""
+    src, _, dst, _, _ = copy_operands(copy)
+    rank = len(ir.MemRefType(tile_.type).shape)
+    sizes = copy_sizes(copy, ir.MemRefType(src[0].type), ir.MemRefType(dst[0].type))
+    return sizes, copy_dims(sizes, rank)[0] if len(sizes) > rank else 0
+
+
+def copies_whole_rows(split: set[ir.Value], rows: int) -> bool:
+    """Whether every copy of a tile of `split` with `rows` rows to or from global
+    memory moves all of them (`halve` gives each AIV half of such a copy, and
+    cannot split one of part of the rows)."""
+    for value in split:
+        if _tile_rows(value) != rows:
+            continue  # a part tile: each AIV copies the rows it holds
+        for use in value.uses:
+            copy = irb.use_owner(use)
+            if copy.name != "tile.copy":
+                continue
+            src, _, dst, _, _ = copy_operands(copy)
+            other = dst[0] if src[0] == value else src[0]
+            if scope_name(other) in CUBE_SPACES | {"ub"}:
+                continue
+            sizes, dim = _row_extent(copy, value)
+            if sizes[dim] != rows:
+                return False
+    return True
 
 
 def _part_sizes(copy: ir.Operation, held: list[int]) -> tuple[list[int], list[int]]:

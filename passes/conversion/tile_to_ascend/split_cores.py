@@ -78,9 +78,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import scf
+from mlir.dialects import arith, scf
 
-from tilec.dialects import ascend
+from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend import (
     core_sides,
@@ -93,11 +93,17 @@ from tilec.passes.conversion.tile_to_ascend.global_scratch import append_argumen
 from tilec.passes.conversion.tile_to_ascend.handoff_rings import HANDOFF, Handoff
 from tilec.passes.conversion.tile_to_ascend.kernel import SPREAD
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
-from tilec.passes.conversion.tile_to_ascend.place_tiles import CUBE_SPACES, scope_name
+from tilec.passes.conversion.tile_to_ascend.place_tiles import (
+    CUBE_SPACES,
+    copy_operands,
+    scope_name,
+)
 from tilec.passes.registry import Pass, emit_error, option, register_pass
 from tilec.targets.ascend import attributes as ascend_attr
 from tilec.targets.ascend.profiles import get_profile
 
+_CUBE_WORK = frozenset({"tile.gemm", "tile.clear", "tile.fill"})
+"""Ops that use an L0C tile only as the cube's accumulator."""
 _HANDED = "ascend.handed_tile"
 """On the alloc of a tile handed down, in the copies: its ring."""
 
@@ -129,10 +135,17 @@ class _Kinds:
     """Each tile handed down, and the position of its handoff in program order."""
     order: dict[ir.Operation, int]
 
+    again: dict[ir.Value, int | None]
+    """Each tile handed down: where the cube works on it again (`Handoff.cube_again`)."""
+
     def of_use(self, op: ir.Operation, value: ir.Value) -> str | None:
         value = _viewed(value)
         if value in self.down:
-            return "vector" if self.order[op] >= self.down[value] else "cube"
+            position, again = self.order[op], self.again[value]
+            if position < self.down[value] or op.name in _CUBE_WORK \
+                    or (again is not None and position > again):
+                return "cube"
+            return "vector"
         if value in self.cube:
             return "cube"
         return "vector" if value in self.ub else None
@@ -146,13 +159,163 @@ class _Kinds:
         return "vector" if results & self.ub else None
 
 
+def _extent(copy: ir.Operation, rank: int, shape: list[int]) -> list[int]:
+    """The last `rank` extents a copy moves (those of a tile of `shape`)."""
+    if "sizes" in copy.attributes:
+        return list(ir.DenseI64ArrayAttr(copy.attributes["sizes"]))[-rank:]
+    return shape
+
+
+def _constants(values: list[ir.Value]) -> list[int] | None:
+    found = [irb.constant_int(v) for v in values]
+    return None if any(v is None for v in found) else found  # type: ignore[return-value]
+
+
+def _loaded_part(read: ir.Operation, body: ir.Block) -> ir.Operation | None:
+    """The copy from a tensor the kernel only reads that alone put in a UB
+    tile what `read` (a copy of a part of it) takes, in the kernel body
+    before `read`; None where anything else writes the tile or the part
+    is not inside what one such copy wrote (static offsets only)."""
+    src, src_offsets, _, _, _ = copy_operands(read)
+    ub = src[0]
+    type_ = ir.MemRefType(ub.type)
+    rank = type_.rank
+    start = _constants(src_offsets)
+    writers = []
+    for use in ub.uses:
+        user = irb.use_owner(use)
+        if user.name == "tile.copy" and copy_operands(user)[2][0] == ub:
+            writers.append(user)
+        elif user.name not in ("tile.copy", "memref.load"):
+            return None  # vector work may change what the copies put there
+    if start is None:
+        return None
+    end = [a + e for a, e in zip(start, _extent(read, rank, ir.MemRefType(
+        copy_operands(read)[2][0].type).shape), strict=True)]
+    covering = []
+    for writer in writers:
+        gm, _, _, offsets, _ = copy_operands(writer)
+        low = _constants(offsets)
+        if low is None or writer.block != body or not core_sides.is_before(writer, read, body):
+            return None
+        high = [a + e for a, e in zip(low, _extent(writer, rank, type_.shape), strict=True)]
+        if all(lo < e and s < hi for lo, hi, s, e in zip(low, high, start, end, strict=True)):
+            if not all(lo <= s and e <= hi for lo, hi, s, e in zip(low, high, start, end,
+                                                                     strict=True)):
+                return None  # the part mixes what two copies wrote
+            covering.append(writer)
+        if not core_sides.only_read(gm[0]) \
+                or ir.MemRefType(gm[0].type).element_type != type_.element_type:
+            return None
+    return covering[0] if len(covering) == 1 else None
+
+
+def _load_parts_on_the_cube(kernel: ir.Operation) -> None:
+    """A part of a UB tile copied into a cube tile (a column slice of Q as
+    a gemm operand) is a handoff the rings cannot make (they hand whole
+    tiles). Where the vector cores only copied that part from a tensor the
+    kernel only reads, the cube copies it from the tensor itself, with the
+    same pad past its end; the UB tile goes where nothing else reads it."""
+    body = kernel.regions[0].blocks[0]
+    parts = [copy for copy in irb.collect(kernel, "tile.copy")
+             if scope_name(copy_operands(copy)[0][0]) == "ub"
+             and scope_name(copy_operands(copy)[2][0]) in CUBE_SPACES
+             and not handoff_rings.copied_whole(copy)]
+    for read in parts:  # the copies erased on the way are not among them
+        _, src_offsets, dst, dst_offsets, _ = copy_operands(read)
+        writer = _loaded_part(read, body)
+        if writer is None:
+            continue
+        gm, gm_offsets, ub, ub_offsets, pad = copy_operands(writer)
+        rank = ir.MemRefType(ub[0].type).rank
+        extent = _extent(read, rank, ir.MemRefType(dst[0].type).shape)
+        lead = len(gm_offsets) - rank
+        with ir.InsertionPoint(read), read.location:
+            at = list(gm_offsets[:lead]) + [
+                arith.addi(g, arith.subi(s, u)) for g, s, u in
+                zip(gm_offsets[lead:], src_offsets, ub_offsets, strict=True)]
+            tile.copy(gm[0], at, dst[0], dst_offsets, sizes=[1] * lead + extent,
+                      pad=pad[0] if pad else None)
+        read.erase()
+        if all(irb.use_owner(use).name == "tile.copy"
+               and copy_operands(irb.use_owner(use))[2][0] == ub[0] for use in ub[0].uses):
+            for use in list(ub[0].uses):
+                irb.use_owner(use).erase()
+            ub[0].owner.erase()
+
+
+def _sink_common_handoffs(kernel: ir.Operation) -> None:
+    """A copy of a UB tile into a cube tile that ends both branches of an
+    `if` (a guarded load's two ways of filling the tile: in bounds, padded)
+    is one copy after the `if`: one handoff, where it would be two, one in
+    each branch, that could not share their flags."""
+    for branch in irb.collect(kernel, "scf.if"):
+        if len(branch.regions[1].blocks) == 0:
+            continue
+        ends = []
+        for region in branch.regions:
+            ops = [o.operation for o in region.blocks[0].operations]
+            ends.append(ops[-2] if len(ops) > 1 else None)
+        then, other = ends
+        if then is None or other is None or then.name != "tile.copy" or not _same(then, other):
+            continue
+        src, _, dst, _, _ = copy_operands(then)
+        if scope_name(src[0]) != "ub" or scope_name(dst[0]) not in CUBE_SPACES \
+                or any(_inside(value, branch) for value in then.operands):
+            continue
+        then.move_after(branch)
+        other.erase()
+
+
+def _same(a: ir.Operation, b: ir.Operation) -> bool:
+    """Whether two ops do the same: name, operands and attributes."""
+    attributes = [{name: str(op.attributes[name]) for name in op.attributes} for op in (a, b)]
+    return a.name == b.name and len(a.operands) == len(b.operands) \
+        and all(x == y for x, y in zip(a.operands, b.operands, strict=True)) \
+        and attributes[0] == attributes[1]
+
+
+def _inside(value: ir.Value, op: ir.Operation) -> bool:
+    """Whether `value` is defined in a region of `op`."""
+    owner = value.owner
+    parent = owner.parent if isinstance(owner, ir.Operation | ir.OpView) else owner.owner
+    while parent is not None:
+        parent = parent.operation if hasattr(parent, "operation") else parent
+        if parent == op:
+            return True
+        if parent.name == "func.func":
+            return False
+        parent = parent.parent
+    return False
+
+
+def _hoist_allocs(kernel: ir.Operation) -> None:
+    """Tile allocs in loops or branches go to the top of the kernel body,
+    where each core's copy keeps the tiles it uses (a tile's contents are
+    undefined until written, so one buffer for every iteration is the same
+    tile)."""
+    body = kernel.regions[0].blocks[0]
+    first = next(iter(body.operations)).operation
+    for alloc in irb.collect(kernel, "tile.alloc"):
+        if alloc.block != body and not list(alloc.operands):
+            alloc.move_before(first)
+
+
 def _split(func: ir.Operation, kernel: ir.Operation, slots: int, skew: int, flag_ids: int,
            direct: bool) -> bool:
     body = kernel.regions[0].blocks[0]
+    _load_parts_on_the_cube(kernel)
+    _sink_common_handoffs(kernel)
+    _hoist_allocs(kernel)
     order = {op: i for i, op in enumerate(irb.pre_order(func))}
     handoffs = handoff_rings.find_handoffs(kernel, order, flag_ids, direct)
     if not handoffs:
         return False
+    if core_sides.read_through_tiles([branch.operands[0] for hand in handoffs
+                                      for branch, _ in handoff_rings.conditions(hand.site)],
+                                     body):
+        order = {op: i for i, op in enumerate(irb.pre_order(func))}
+        handoffs = handoff_rings.find_handoffs(kernel, order, flag_ids, direct)
     allocs = irb.collect(kernel, "tile.alloc")
     for alloc in allocs:
         if alloc.block != body:
@@ -167,9 +330,12 @@ def _split(func: ir.Operation, kernel: ir.Operation, slots: int, skew: int, flag
     kinds = _Kinds(
         cube={a.results[0] for a in allocs if scope_name(a.results[0]) in CUBE_SPACES},
         ub={a.results[0] for a in allocs if scope_name(a.results[0]) == "ub"},
-        down={h.tile: h.position for h in handoffs if h.down}, order=order)
+        down={h.tile: h.position for h in handoffs if h.down}, order=order,
+        again={h.tile: h.cube_again for h in handoffs if h.down})
     core_sides.assign_sides(body, kinds.of_use, kinds.of_result,
                             [h.site for h in handoffs if not h.down])
+    for hand in handoffs:
+        handoff_rings.check_conditions(hand, core_sides.side_of)
     handoff_rings.mark_sites(handoffs)
     for hand in handoffs:
         if hand.down:

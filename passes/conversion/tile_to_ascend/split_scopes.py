@@ -19,6 +19,11 @@ emitter) treats it like any mix kernel:
   a cube kernel); one with any "V" scope is a mix kernel, so that both AIVs of
   each AI core run the "V" scopes, each with its own sub-block index.
 
+Memory: the function of an expert kernel gets `ascend.self_managed_ub`, so
+planning gives it the UB that AscendC keeps for the temporaries of its own
+calls when it makes none of them (tile-ascend-check-addresses unmarks it
+otherwise): the 910b's whole 192 KiB, as tilelang-ascend's kernels have it.
+
 Synchronization (`auto-sync`): a kernel with scopes, or with flags or
 barriers of its author (`T.set_flag`, `T.wait_flag`, `T.pipe_barrier`,
 `T.barrier_all`), carries the author's synchronization. With auto-sync off
@@ -215,6 +220,8 @@ class AscendSplitScopesPass(Pass):
                     for scope in scopes_of(kernel):
                         _inline(scope)
                     _vid_as_sub_block(kernel)
+            if scoped:  # their author places the tiles (T.alloc_ub, T.annotate_address)
+                op.attributes[ascend_attr.SELF_MANAGED_UB] = ir.UnitAttr.get()
             if not scoped and not authored:
                 return  # tilec synchronizes it
             if self.auto_sync:

@@ -13,6 +13,12 @@ target; a pad value other than zero cannot come from the DMA, so such a
 copy is a scalar loop of guarded loads (S pipe). Copies that touch a cube
 buffer belong to the cube lowering.
 
+A copy from GM to GM goes through UB on the vector core, the MTEs having no
+GM -> GM path: a loop over the region's leading dims and over chunks of its
+rows, each chunk a DMA into a UB temporary (cast there when the types differ)
+and a DMA out. A chunk's rows divide the region's, so no chunk reaches past
+the region into elements the copy must not write.
+
 Before:
 
     tile.copy %X[%i, %j], %t[%c0, %c0]
@@ -38,6 +44,7 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_semantics import copy_dims, copy_sizes, may_pad_rest
 from tilec.passes.conversion.tile_to_ascend import buffers
+from tilec.passes.registry import emit_error
 from tilec.targets import TargetDescription
 
 
@@ -80,13 +87,31 @@ def at_copy_rank(buffer: ir.Value, offsets: list[ir.Value], sizes: list[int]) ->
         else:
             shape.append(1)
             full_offsets.append(irb.index(0))
-    result = ir.MemRefType.get(shape, type_.element_type, None, type_.memory_space)
+    result = ir.MemRefType.get(shape, type_.element_type, _expanded_layout(type_, groups, shape),
+                               type_.memory_space)
     i64 = ir.IntegerType.get_signless(64)
     reassociation = ir.ArrayAttr.get(
         [ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g]) for g in groups]
     )
     expanded = memref.expand_shape(result, buffer, reassociation, dynamic, shape)
     return _Side(expanded, full_offsets)
+
+
+def _expanded_layout(type_: ir.MemRefType, groups: list[list[int]],
+                     shape: list[int]) -> ir.Attribute | None:
+    """The layout `memref.expand_shape` gives a view of `type_` (None for the identity): in
+    each group, a dim's stride is the next one's times its extent, the last the source
+    dim's stride (dynamic strides stay dynamic)."""
+    if not isinstance(type_.layout, ir.StridedLayoutAttr):
+        return None
+    strides, offset = type_.get_strides_and_offset()
+    dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+    expanded = [0] * len(shape)
+    for group, stride in zip(groups, strides, strict=True):
+        for d in reversed(group):
+            expanded[d] = stride
+            stride = dynamic if stride == dynamic else stride * shape[d]
+    return ir.StridedLayoutAttr.get(offset, expanded)
 
 
 def _is_zero(value: ir.Value | None) -> bool:
@@ -136,8 +161,6 @@ class CopyToDma(TileOpLowering):
             if buffers.is_cube(value):
                 space = buffers.memory_space(ir.MemRefType(value.type))
                 return f"{what} is in the cube buffer {space}"
-        if buffers.is_global(src) and buffers.is_global(dst):
-            return "both operands are global buffers (no UB tile)"
         return None
 
     def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
@@ -159,7 +182,9 @@ class CopyToDma(TileOpLowering):
                 # The rest of the tile reads as the pad, as past a tensor's edge.
                 fill = irb.zero(dst.element) if pad is None else irb.convert(pad, dst.element)
                 ascend.vdup(operands[1 + src_rank], fill)
-            if from_gm and not _is_zero(pad):
+            if from_gm and buffers.is_global(dst.buffer):
+                _through_ub(op, src, dst, sizes)
+            elif from_gm and not _is_zero(pad):
                 _guarded_copy(src, dst, sizes, pad)
             else:
                 _copy(op, src, dst, sizes)
@@ -172,6 +197,75 @@ def _ascend_reads_only(user: ir.Operation, operand: int) -> bool:
     if user.name == "ascend.copy":
         return operand == 0
     return user.name.startswith("ascend.v") and operand > 0
+
+
+GM_TO_GM_CHUNK_BYTES = 32 * 1024
+"""The most UB one chunk of a GM -> GM copy stages (per element type it passes through)."""
+
+
+def _through_ub(op: ir.Operation, src: _Side, dst: _Side, sizes: list[int]) -> None:
+    """A GM -> GM copy, chunk by chunk through UB (see the module's docstring): the region's
+    rows (a 1-D region's elements) in chunks that fit `GM_TO_GM_CHUNK_BYTES`, then the rows
+    left over, in a loop over its leading dims. A pad needs no code: the DMA in reads
+    zeros past the source's edge, as the pad is then."""
+    split = max(len(sizes) - 2, 0)  # the dim cut into chunks
+    elements = (src.element, dst.element)
+    pitch = _pitch(sizes[-1], elements) if len(sizes) >= 2 else sizes[-1]
+    bytes_ = max(irb.bit_width(e) for e in elements) // 8
+    slab = math.prod(sizes[split + 1:-1]) * pitch * bytes_ if len(sizes) >= 2 else bytes_
+    if slab > GM_TO_GM_CHUNK_BYTES:
+        raise emit_error(op, f"a copy from GM to GM of rows of {slab} bytes: it is staged in "
+                             f"UB whole rows at a time, at most {GM_TO_GM_CHUNK_BYTES} bytes")
+    chunk = min(sizes[split], GM_TO_GM_CHUNK_BYTES // slab)
+    whole, left = divmod(sizes[split], chunk)
+    part = [*[1] * split, chunk, *sizes[split + 1:]]
+    padded = [*part[:-1], pitch] if len(sizes) >= 2 else part
+    scratch = buffers.Scratch(op)
+    inward = scratch.take(padded, src.element)
+    outward = inward if dst.element == src.element else scratch.take(padded, dst.element)
+    staged = (inward, outward, scratch)
+    with irb.loop_nest(sizes[:split]) as lead:
+        if whole > 1:
+            with irb.loop(0, whole) as k:
+                _stage(src, dst, sizes, staged, lead, arith.muli(k, irb.index(chunk)), chunk)
+        else:
+            _stage(src, dst, sizes, staged, lead, irb.index(0), chunk)
+        if left:
+            _stage(src, dst, sizes, staged, lead, irb.index(whole * chunk), left)
+
+
+def _pitch(columns: int, elements: tuple[ir.Type, ...]) -> int:
+    """Elements of a UB row holding `columns`: a whole number of 32-byte blocks in every
+    element type, as DataCopyPad pads each row of UB to a block and counts UB strides in
+    blocks (asc-devkit docs/zh/api/SIMD-API, DataCopyPad GMToUB: blockLen, dstStride)."""
+    per_block = 32 * 8 // min(irb.bit_width(e) for e in elements)
+    return -(-columns // per_block) * per_block
+
+
+def _stage(src: _Side, dst: _Side, sizes: list[int],
+           staged: tuple[ir.Value, ir.Value, buffers.Scratch], lead: list[ir.Value],
+           start: ir.Value, count: int) -> None:
+    """`count` rows of the region from `start` on (at the leading dims' `lead`), GM -> UB
+    -> GM through the first rows of the chunk's UB tiles `staged` (in, out: the same tile
+    unless they convert; the padding past each row's end is converted too, which no DMA
+    moves)."""
+    inward, outward, scratch = staged
+    split = len(lead)
+    at = [*lead, start, *[irb.index(0)] * (len(sizes) - split - 1)]
+    part = [*[1] * split, count, *sizes[split + 1:]]
+    zeros = [irb.index(0)] * len(sizes)
+    rows = [*part[:-1], ir.MemRefType(inward.type).shape[-1]]
+    converts = outward != inward
+    inward = buffers.view(inward, zeros, rows)
+    outward = buffers.view(outward, zeros, rows) if converts else inward
+    ascend.copy(src.buffer, _moved(src, at), buffers.view(inward, zeros, part), zeros, part)
+    if converts:
+        buffers.cast(outward, inward, scratch)
+    ascend.copy(buffers.view(outward, zeros, part), zeros, dst.buffer, _moved(dst, at), part)
+
+
+def _moved(side: _Side, at: list[ir.Value]) -> list[ir.Value]:
+    return [irb.add(o, i) for o, i in zip(side.offsets, at, strict=True)]
 
 
 def _copy(op: ir.Operation, src: _Side, dst: _Side, sizes: list[int]) -> None:

@@ -12,7 +12,10 @@ indices are the point's coordinates plus offsets is a view of the tile
 coordinates is broadcast (`ascend.vbrcb` for a per-row value, copies for a
 per-column one). A store writes the tile, or the value is computed straight
 into it when nothing later reads the old contents; to global memory it is a
-DMA, which drops what falls outside the tensor. An element-wise op (vbin,
+DMA, which drops what falls outside the tensor; a scalar `tile.atomic_add`
+into GM at the point's coordinates (a split-K GEMM's epilogue) is such a
+store that adds: one atomic DMA of the region (`SetAtomicAdd`), where a
+scalar loop would make one DMA per element. An element-wise op (vbin,
 vbins, vunary) whose operand's scratch tile dies with it writes that tile in
 place, and a select of two scalars duplicates the second into its
 destination, so a chain costs one temporary, not one per link (what lets
@@ -60,6 +63,7 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend import buffers
 from tilec.passes.conversion.tile_to_ascend.decided_compares import fold_decided_compares
+from tilec.passes.conversion.tile_to_ascend.vector_atomic_add import atomic_add_supported
 from tilec.passes.conversion.tile_to_ascend.vector_copy import at_copy_rank
 from tilec.targets import TargetDescription
 from tilec.targets.ascend import attributes as ascend_attr
@@ -122,6 +126,8 @@ _CMPI = {
     arith.CmpIPredicate.eq: _CMP.eq,
     arith.CmpIPredicate.ne: _CMP.ne,
 }
+_WRITES = ("memref.store", "tile.atomic_add")
+"""The body's writes: a scalar atomic add at the point's coordinates is a store that adds."""
 _INDEX_ELEMENT = 32
 """Coordinates used as numbers are i32 tiles."""
 _SCALAR_PLAN = "scalar"
@@ -175,7 +181,7 @@ class _Analysis:
         self.stored: set[ir.Value] = set()
         self.problem: str | None = None
         for inner in self.ops:
-            if inner.name == "memref.store":
+            if inner.name in _WRITES:
                 self.stored.add(inner.operands[1])
         for inner in self.ops:
             self.problem = self._visit(inner)
@@ -192,6 +198,8 @@ class _Analysis:
         operands = list(op.operands)
         if name in ("memref.load", "memref.store"):
             return self._access(op)
+        if name == "tile.atomic_add":
+            return self._atomic_add(op)
         dependent = any(self.is_tile(v) for v in operands)
         if not dependent:
             if not (name.startswith(("arith.", "math.")) or name == "memref.dim"):
@@ -270,8 +278,20 @@ class _Analysis:
                 return problem
         return duplicate_problem(self.profile, name, count)
 
+    def _atomic_add(self, op: ir.Operation) -> str | None:
+        """A scalar atomic add into GM at the point's coordinates: a store that adds, one
+        atomic DMA of the whole region (every point adds into its own element)."""
+        value, buffer = op.operands[0], op.operands[1]
+        if isinstance(value.type, ir.MemRefType):
+            return "an atomic add of a tile at each point"
+        if not buffers.is_global(buffer):
+            return "an atomic add into an on-chip buffer"
+        if not atomic_add_supported(ir.MemRefType(buffer.type).element_type):
+            return "an atomic add of an element type the DMA does not add"
+        return self._access(op)
+
     def _access(self, op: ir.Operation) -> str | None:
-        is_store = op.name == "memref.store"
+        is_store = op.name in _WRITES
         buffer, *indices = list(op.operands)[1:] if is_store else list(op.operands)
         if buffers.is_cube(buffer):
             return "an element access of a cube buffer"
@@ -429,7 +449,7 @@ class _Emitter:
 
     def emit(self) -> None:
         for n, op in enumerate(self.a.ops):
-            if op.name == "memref.store":
+            if op.name in _WRITES:
                 self._store(op, n)
             elif op.name == "memref.load" and op in self.a.accesses:
                 self._load(op)
@@ -555,7 +575,8 @@ class _Emitter:
             source = self.operand(value, value.type)
             offsets, sizes, _ = self._region(access)
             full = at_copy_rank(source, zeros, sizes)
-            ascend.copy(full.buffer, full.offsets, access.buffer, offsets, sizes)
+            ascend.copy(full.buffer, full.offsets, access.buffer, offsets, sizes,
+                        atomic_add=op.name == "tile.atomic_add")
             return
         target = self._view(access)
         if not self.a.is_tile(value):

@@ -6,10 +6,14 @@ with `ascend.vbin` into the result, one slice after the other, so every op
 reads contiguous rows. `abssum`/`absmax` take `ascend.vunary abs` of the
 source first (into a UB temporary); `clear = false` combines the old `dst`
 in (a second vbin after a vreduce, or the running result starting from it).
+Where the profile's WholeReduce does not take the elements (the 910b's
+ReduceMax of i32) a max or min along the last dimension runs element by
+element on the S pipe: exact, where i32 through f32 is not above 2^24.
 
 A cumsum adds slice `i - 1` of the result to slice `i` of the source, one
 `ascend.vbin add` per position along `dim` (from the end when `reverse`);
-along the last dimension a slice is a strided column.
+along the last dimension of rows a slice would be a strided column, which no
+count-mode vector call reads, so that cumsum runs element by element (S pipe).
 
 Before:
 
@@ -24,10 +28,11 @@ After:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, memref
 
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
@@ -88,7 +93,8 @@ class ReduceToVectorOps(TileOpLowering):
         kind = str(tile.reduce_kind_of(op.attributes["kind"]))
         base = _BASE[kind]
         calls = [VBIN[str(_COMBINE[base])]]
-        if ir.IntegerAttr(op.attributes["dim"]).value == src_type.rank - 1:
+        if ir.IntegerAttr(op.attributes["dim"]).value == src_type.rank - 1 \
+                and not _element_by_element(op, target):
             calls.append(REDUCE[base])
         if kind.startswith("abs"):
             calls.append("Abs")
@@ -104,6 +110,10 @@ class ReduceToVectorOps(TileOpLowering):
         combine = _COMBINE[base]
         scratch = buffers.Scratch(op)
         with ir.InsertionPoint(op), op.location:
+            if _element_by_element(op, target):
+                _scalar_rows(src, dst, base, clear)
+                op.erase()
+                return
             if kind.startswith("abs"):
                 magnitude = scratch.take(list(src_type.shape), src_type.element_type)
                 ascend.vunary(ascend.VUnaryKind.abs, magnitude, src)
@@ -135,6 +145,51 @@ class ReduceToVectorOps(TileOpLowering):
         op.erase()
 
 
+def _element_by_element(op: ir.Operation, target: TargetDescription) -> bool:
+    """Whether a max or min along the last dim runs element by element on the S pipe: where
+    the profile's WholeReduce does not take the elements (the 910b's ReduceMax and
+    ReduceMin take f16 and f32 only: `call_dtypes`). Exact for any values, where a
+    conversion to f32 is not (i32 above 2^24); the vector calls cannot combine a row's
+    elements otherwise, since their operands are contiguous (or rows of 32-byte blocks)."""
+    source = ir.MemRefType(op.operands[0].type)
+    if ir.IntegerAttr(op.attributes["dim"]).value != source.rank - 1:
+        return False
+    kind = str(tile.reduce_kind_of(op.attributes["kind"]))
+    return kind in ("max", "min") and isinstance(source.element_type, ir.IntegerType) \
+        and _calls_problem(target, [REDUCE[kind]], source) is not None
+
+
+def _scalar_rows(src: ir.Value, dst: ir.Value, kind: str, clear: bool) -> None:
+    """`dst[r] = kind(dst[r] unless clear, src[r, :])`, one element at a time."""
+    shape = list(ir.MemRefType(src.type).shape)
+    combine = arith.maxsi if kind == "max" else arith.minsi
+    with irb.loop_nest(shape[:-1]) as row:
+        if clear:
+            memref.store(memref.load(src, [*row, irb.index(0)]), dst, row)
+        with irb.loop(1 if clear else 0, shape[-1]) as column:
+            value = memref.load(src, [*row, column])
+            memref.store(combine(memref.load(dst, row), value), dst, row)
+
+
+def _scalar_cumsum(src: ir.Value, dst: ir.Value, shape: list[int], reverse: bool) -> None:
+    """A cumsum along the last dim of rows, one element at a time on the S pipe: a slice
+    there is a column, a strided view that no count-mode vector call reads."""
+    with irb.loop_nest(shape[:-1]) as row:
+        last = irb.index(shape[-1] - 1)
+        first = last if reverse else irb.index(0)
+        memref.store(memref.load(src, [*row, first]), dst, [*row, first])
+        with irb.loop(1, shape[-1]) as i:
+            position = arith.subi(last, i) if reverse else i
+            previous = irb.add(position, 1) if reverse else arith.subi(position, irb.index(1))
+            total = _sum(memref.load(dst, [*row, previous]),
+                                   memref.load(src, [*row, position]))
+            memref.store(total, dst, [*row, position])
+
+
+def _sum(a: ir.Value, b: ir.Value) -> ir.Value:
+    return arith.addf(a, b) if irb.is_float(a.type) else arith.addi(a, b)
+
+
 def _unit_at(shape: list[int], dim: int) -> list[int]:
     sizes = list(shape)
     sizes[dim] = 1
@@ -161,6 +216,10 @@ class CumsumToVectorAdds(TileOpLowering):
         extent = shape[dim]
         zeros = [irb.index(0)] * len(shape)
         with ir.InsertionPoint(op), op.location:
+            if dim == len(shape) - 1 and math.prod(shape[:-1]) > 1:
+                _scalar_cumsum(src, dst, shape, reverse)
+                op.erase()
+                return
             first = extent - 1 if reverse else 0
             if src != dst:
                 ascend.copy(

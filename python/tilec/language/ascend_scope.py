@@ -26,7 +26,6 @@ from tilec.targets.ascend import attributes as ascend_attr
 from . import builder, semantic
 from .builder import OpenRegion, RegionKind
 from .dtypes import DType
-from .launch import VID_DIM
 from .source import at, dsl_api, site
 from .values import Buffer
 
@@ -85,23 +84,6 @@ def annotate_address(address_map: dict) -> None:
         tile_.value.owner.attributes[ascend_attr.OFFSET] = ir.IntegerAttr.get(i64, number)
 
 
-def _mark_vid(kernel: OpenRegion) -> None:
-    """Tells tile-ascend-split-scopes which grid dim of the kernel is `vid`.
-
-    Scopes are tilelang-ascend's: their kernel is `T.Kernel(n, is_npu=True) as
-    (cid, vid)`, which `T.Kernel` traces as a grid of (2, n) with `vid` the first
-    dim. In a mix kernel `vid` is the sub-block index of an AIV, not a block of
-    the grid: the pass makes it so."""
-    op = kernel.block.owner
-    if ascend_attr.VID in op.attributes or len(op.operands) != 2:
-        return
-    size = op.operands[VID_DIM].owner
-    if isinstance(size, ir.OpView | ir.Operation) and size.name == "arith.constant" \
-            and ir.IntegerAttr(size.attributes["value"]).value == 2:
-        op.attributes[ascend_attr.VID] = ir.IntegerAttr.get(
-            ir.IntegerType.get_signless(64, op.context), VID_DIM)
-
-
 class Scope:
     """`with T.Scope("C"):` code for the cube core, `with T.Scope("V"):` for the
     vector cores, directly in the body of a `T.Kernel`."""
@@ -125,7 +107,6 @@ class Scope:
             raise semantic.error(
                 f"{what} must be directly in the body of T.Kernel (line {kernel.loc.line}), "
                 f"not inside {trace.current.kind.value} (line {trace.current.loc.line})")
-        _mark_vid(trace.current)
         with trace.emitting():
             region = scf.ExecuteRegionOp([])
             region.attributes[ascend_attr.CORE_REGION] = ascend.core_attr(self.core)

@@ -492,9 +492,10 @@ def copy(
     dst_offsets: Sequence[ir.Value],
     sizes: Sequence[int] | None,
     hints: Mapping[str, Hint] | None = None,
+    pad: ir.Value | None = None,
 ) -> None:
     with _trace().emitting():
-        op = tile.copy(src, list(src_offsets), dst, list(dst_offsets), sizes=sizes)
+        op = tile.copy(src, list(src_offsets), dst, list(dst_offsets), sizes=sizes, pad=pad)
     _annotate(op, hints or {})
 
 

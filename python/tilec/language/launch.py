@@ -10,9 +10,10 @@ from mlir import ir
 from mlir.dialects import arith
 
 from tilec.diagnostics import Diagnostic
-from tilec.targets.ascend.attributes import CORE_REGION, VID
+from tilec.targets.ascend.attributes import AIV_SPLIT, CORE_REGION, VID
 
 from . import builder, semantic
+from .ascend_first_reads import check_first_reads
 from .builder import OpenRegion, RegionKind
 from .dtypes import index
 from .errors import DSLError
@@ -55,6 +56,8 @@ class Kernel:
         self.loc = site()
         self.region: OpenRegion | None = None
         self.vid: Scalar | None = None
+        self.aiv_split = False
+        """`threads=2`: the two AIVs of an AI core share each block's vector work."""
         if not isinstance(is_npu, bool):
             raise semantic.error(f"T.Kernel: is_npu must be a Python bool but got {is_npu!r}")
 
@@ -67,10 +70,12 @@ class Kernel:
         if self.threads is None:
             return True
         given = self.threads if isinstance(self.threads, tuple | list) else (self.threads,)
-        if len(given) != 1 or semantic.python_int(given[0], "T.Kernel threads") not in (1, 2):
+        cores = semantic.python_int(given[0], "T.Kernel threads") if len(given) == 1 else None
+        if cores not in (1, 2):
             raise semantic.error(
                 "T.Kernel(..., is_npu=True): threads is the vector cores per AI core, 1 or 2 "
                 f"(or None, for `as (cid, vid)`), but got {self.threads!r}")
+        self.aiv_split = cores == 2
         return False
 
     @dsl_api
@@ -102,9 +107,15 @@ class Kernel:
             self.region.block.owner.attributes[semantic.THREAD_DIMS] = \
                 ir.DenseI64ArrayAttr.get(dims)
         blocks = tuple(Scalar(i, index, self.region) for i in indices)
+        kernel = self.region.block.owner
         if per_vid:
+            # which grid dim is vid: tile-ascend-split-scopes makes it the AIV's
+            # sub-block index in an expert kernel (__exit__ drops it otherwise)
+            kernel.attributes[VID] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), VID_DIM)
             self.vid = blocks[VID_DIM]
             return blocks[1], blocks[VID_DIM]
+        if self.aiv_split:
+            kernel.attributes[AIV_SPLIT] = ir.UnitAttr.get()
         return blocks[0] if len(blocks) == 1 else blocks
 
     def __exit__(
@@ -117,23 +128,27 @@ class Kernel:
             with at(self.loc):
                 if self.vid is not None:
                     _once_per_block_unless_used(self.region, VID_DIM)
+                kernel = self.region.block.owner
+                if self.is_npu and not any(CORE_REGION in op.attributes for op in _nested(kernel)):
+                    check_first_reads(kernel.operation)
                 semantic.close_kernel(self.region)
 
 
 def _once_per_block_unless_used(region: OpenRegion, dim: int) -> None:
     """A body that does not read `vid` is no program per AIV: its grid dim `dim` is 1.
-    One that does may not hand data from one AIV to the other (see _check_no_exchange)."""
-    if list(region.block.arguments[dim].uses):
-        kernel = region.block.owner
-        if any(CORE_REGION in op.attributes for op in _nested(kernel)):
-            # expert-mode T.Scope programs run at once on the AIC and both AIVs, their
-            # flags ordering what they hand over: on ascend vid is the AIV's sub-block
-            with region.trace.context:
-                kernel.attributes[VID] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim)
-        else:
+    One that does may not hand data from one AIV to the other (see _check_no_exchange)
+    unless it is expert-mode T.Scope programs, which run at once on the AIC and both
+    AIVs, their flags ordering what they hand over: only there does `vid` stay marked
+    (on ascend it becomes the AIV's sub-block index)."""
+    kernel = region.block.owner
+    expert = any(CORE_REGION in op.attributes for op in _nested(kernel))
+    used = bool(list(region.block.arguments[dim].uses))
+    if not (used and expert):
+        del kernel.attributes[VID]
+    if used:
+        if not expert:
             _check_no_exchange(kernel, region.block.arguments[dim])
         return
-    kernel = region.block.owner
     with region.trace.context, ir.InsertionPoint(kernel), kernel.location:
         kernel.operands[dim] = arith.constant(ir.IndexType.get(), 1)
 

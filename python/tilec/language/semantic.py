@@ -1162,7 +1162,10 @@ def copy_hints(
     return hints
 
 
-def copy(src_arg: object, dst_arg: object, hints: dict[str, builder.Hint] | None = None) -> None:
+def copy(src_arg: object, dst_arg: object, hints: dict[str, builder.Hint] | None = None,
+         pad: object = None) -> None:
+    """`pad` (None: zero) is what a read past the end of the source gives, and what the
+    rest of a destination tile the region does not cover holds (tile.copy's pad)."""
     require_tile_context("T.copy")
     src, dst = _copy_side(src_arg, "src"), _copy_side(dst_arg, "dst")
     src_buffer = src if isinstance(src, v.Buffer) else src.buffer
@@ -1209,6 +1212,7 @@ def copy(src_arg: object, dst_arg: object, hints: dict[str, builder.Hint] | None
         dst_offsets,
         None if default is not None and tuple(sizes) == default else sizes,
         hints,
+        None if pad is None else converted(pad, src_buffer.dtype, "T.copy: pad_value").value,
     )
     _release(src_arg)
     _release(dst_arg)
@@ -1231,10 +1235,28 @@ def _slice_sizes(region: v.BufferRegion) -> list[int]:
     return sizes
 
 
+def _start_sizes(start: v.BufferRegion, other: list[int]) -> list[int]:
+    """The extent of a region without a slice (`A[i, j]`) copied to or from one with
+    slices (`a_ub[s, :, :]`): it is where the copy starts, as in TileLang, and spans the
+    other side's extents that are not 1 on its trailing dims."""
+    extents = [d for d in other if d != 1]
+    if len(extents) > len(start.offsets):
+        raise error(
+            f"T.copy: the copy starts at a point of '{start.buffer.name}', which has "
+            f"{len(start.offsets)} dims, but the other side spans {len(extents)} dims "
+            f"{_format_shape(extents)}"
+        )
+    return [1] * (len(start.offsets) - len(extents)) + extents
+
+
 def _two_region_sizes(src: v.BufferRegion, dst: v.BufferRegion) -> list[int]:
     """The extent of a copy between two regions (`acc[:25, :]` to `Out[s, 0:25, :]`): both
     slice the same extents, up to unit dims, as in TileLang."""
     src_sizes, dst_sizes = _slice_sizes(src), _slice_sizes(dst)
+    if not any(src.sliced) and any(dst.sliced):
+        src_sizes = _start_sizes(src, dst_sizes)
+    elif not any(dst.sliced) and any(src.sliced):
+        dst_sizes = _start_sizes(dst, src_sizes)
     if [d for d in src_sizes if d != 1] != [d for d in dst_sizes if d != 1]:
         raise error(
             f"T.copy: the region of '{src.buffer.name}' has extents {_format_shape(src_sizes)} "

@@ -158,23 +158,22 @@ def copy(
     `tile.disable_tma`, `tile.eviction_policy`, `tile.prefer_instruction`,
     `tile.layout` (from `loop_layout`, a T.Fragment). tilelang-ascend's
     `enable_relu=True` (the fixpipe's ReLU on the way out of L0C) copies max(src, 0)
-    of a whole on-chip tile; its `pad_value` may only be 0, what tilec's copies read
-    past the end of a tensor.
+    of a whole on-chip tile; its `pad_value` (a number or a traced scalar, e.g.
+    `-T.infinity(dtype)`; zero by default) is what the copy reads past the end of the
+    source and what the rest of a destination tile larger than the region holds.
     """
     what = "T.copy"
     if not isinstance(enable_relu, bool):
         raise semantic.error(f"{what}: enable_relu must be a Python bool but got {enable_relu!r}")
-    if pad_value is not None and not (isinstance(pad_value, int | float) and pad_value == 0):
-        raise semantic.error(
-            f"{what}: pad_value={pad_value!r} is not supported: tilec's copies read zeros past "
-            "the end of a tensor; mask the padded elements afterwards (T.tile.select, or "
-            "T.if_then_else in T.Parallel)")
+    if isinstance(pad_value, int | float) and not isinstance(pad_value, bool) \
+            and pad_value == 0:
+        pad_value = None  # the copies' own
     hints = semantic.copy_hints(
         coalesced_width, disable_tma, eviction_policy, prefer_instruction, loop_layout
     )
     if enable_relu:
         src = _relu_of(src, what)
-    semantic.copy(src, dst, hints)
+    semantic.copy(src, dst, hints, pad_value)
 
 
 def _relu_of(src: object, what: str) -> Buffer:

@@ -10,7 +10,7 @@ again: it is printed on first look (`tilec.runtime.stages`).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mlir import ir
@@ -19,9 +19,11 @@ from tilec import backends
 from tilec import ir as tilec_ir
 from tilec.backends.base import Backend, Binary, Launcher, Options
 from tilec.diagnostics import CompileError, Diagnostic
-from tilec.runtime.calls import call_arguments, output_positions, returned
+from tilec.pass_config import compile_options
+from tilec.runtime.calls import call_arguments, output_positions, returned, workspace_positions
 from tilec.runtime.signature import Param, check_arguments, entry_params
 from tilec.runtime.stages import TILE_STAGE, Replay, Stages, run_stages
+from tilec.runtime.target_names import tilec_target
 from tilec.targets import TargetDescription
 
 
@@ -60,12 +62,13 @@ class CompiledKernel:
         self.from_cache = from_cache
         """Whether it was loaded from the disk cache rather than compiled."""
         self.out_positions: tuple[int, ...] = ()
+        self.workspace_positions: tuple[int, ...] = ()
 
     def __call__(self, *args: object) -> object:
         """Runs the kernel on numpy arrays (or any DLPack tensors) and scalars;
         with `out_idx`, allocates and returns the outputs."""
         full, outputs = call_arguments(self.name, self.params, self.out_positions, args,
-                                       self.device_tensors)
+                                       self.device_tensors, self.workspace_positions)
         check_arguments(self.name, self.params, full)
         self._launch(full)
         return returned(outputs)
@@ -75,15 +78,20 @@ class CompiledKernel:
         simulator (`tilec.backends.ascend.cpu_model`; the headers `ASCEND_DEVKIT` names)."""
         from tilec.backends.ascend.cpu_model import run_compiled
 
-        full, outputs = call_arguments(self.name, self.params, self.out_positions, args)
+        full, outputs = call_arguments(self.name, self.params, self.out_positions, args,
+                                       False, self.workspace_positions)
         check_arguments(self.name, self.params, full)
         run_compiled(self, full)
         return returned(outputs)
 
-    def with_out_idx(self, out_idx: int | Sequence[int] | None) -> CompiledKernel:
+    def with_out_idx(self, out_idx: int | Sequence[int] | None,
+                     workspace_idx: int | Sequence[int] | None = None) -> CompiledKernel:
         """This kernel, called with only its inputs and returning the
-        parameters at `out_idx` (TileLang's `out_idx`)."""
+        parameters at `out_idx` (TileLang's `out_idx`); those at `workspace_idx`
+        (tilelang-ascend's GM workspaces) are allocated, zero-filled, at every call."""
         self.out_positions = output_positions(out_idx, len(self.params))
+        self.workspace_positions = workspace_positions(workspace_idx, len(self.params),
+                                                       self.out_positions)
         return self
 
     def source(self) -> str:
@@ -252,6 +260,8 @@ def compile(
     target: str | None = None,
     *,
     out_idx: int | Sequence[int] | None = None,
+    workspace_idx: int | Sequence[int] | None = None,
+    pass_configs: Mapping[object, object] | None = None,
     **options: object,
 ) -> CompiledKernel:
     """Compiles `kernel` (a DSL kernel, an ir.Module or tile IR text with one
@@ -264,16 +274,22 @@ def compile(
     per-pass wall times, see `CompiledKernel.timings`), cpu and cuda take
     `opt_level` (0 to 3, default 3). With `out_idx` (positions of output
     parameters, as in TileLang) the kernel is called with its inputs only and
-    returns the outputs it allocated. Raises `tilec.diagnostics.CompileError`
+    returns the outputs it allocated; `workspace_idx` and `pass_configs`, and
+    tilelang-ascend's target strings ("auto", "ascendc"), are as in
+    `tilec.jit`. Raises `tilec.diagnostics.CompileError`
     with MLIR-style diagnostics when the IR is invalid or a pass fails, and
     `tilec.targets.TargetError` or `tilec.backends.OptionError`, naming the
     candidates, for an unknown target or option.
     """
     start = time.perf_counter()
+    target = tilec_target(target)
+    options = {**options, **compile_options(pass_configs, backends.resolve(target)[0].name,
+                                            options)}
     description, backend, opts = backends.configure(target, options)
     context = tilec_ir.make_context()
     module = load_module(kernel, context)
     if out_idx is None:
         # A DSL kernel that returns its T.empty outputs names them itself.
         out_idx = getattr(kernel, "out_idx", None)
-    return compile_module(module, description, backend, opts, start).with_out_idx(out_idx)
+    return compile_module(module, description, backend, opts, start).with_out_idx(
+        out_idx, workspace_idx)

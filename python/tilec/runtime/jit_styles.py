@@ -23,6 +23,7 @@ from tilec.language.eager import EagerFunction, EagerKernel, tensor_parameters
 from tilec.pass_config import compile_options
 from tilec.runtime.calls import output_positions
 from tilec.runtime.jit import JitKernel
+from tilec.runtime.target_names import tilec_target
 
 
 class JitFactory:
@@ -174,8 +175,10 @@ def jit(
     not passed but allocated, zero-filled, at every call, and not returned (on
     an eager kernel, positions among its tensor parameters); `pass_configs`
     (`{tilec.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}`) become compile options,
-    as `tilec.pass_config` describes.
+    as `tilec.pass_config` describes; its target strings "auto" and "ascendc" name
+    tilec's targets (`tilec.runtime.target_names`).
     """
+    target = tilec_target(target)
     options = {**options, **compile_options(pass_configs, backends.resolve(target)[0].name,
                                             options)}
 

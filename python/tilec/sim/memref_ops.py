@@ -35,7 +35,8 @@ def arena_of(core, space: str, where: str) -> Arena:
         core.machine.budget.charge_memory(profile.capacity[space],
                                           f"the {space} of {core.name}", where)
         data = np.zeros(profile.capacity[space], dtype=np.uint8)
-        arena = Arena(space, data, core.name, usable=profile.usable_bytes(space),
+        arena = Arena(space, data, core.name,
+                      usable=ascend_attr.usable_bytes(profile, space, core.machine.program.func),
                       alignment=profile.alignment[space])
         core.arenas[space] = arena
     return arena

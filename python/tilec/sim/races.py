@@ -133,38 +133,92 @@ def _pipe_and_core(where: str) -> tuple[str, str]:
     return pipe, core
 
 
-class _History:
-    """Accesses of one kind (reads or writes) to one memory, sorted by first byte."""
+class _Spans:
+    """Accesses whose byte spans share a bit length, sorted by first byte (then by when
+    they were recorded): an access overlaps a region only if it starts at most its class's
+    longest span before it, so one long access (a whole tile) does not widen the search
+    window of the many one-element accesses of a scalar loop."""
+
+    __slots__ = ("entries", "los", "max_span", "newest", "serials")
 
     def __init__(self) -> None:
         self.los: list[int] = []
         self.entries: list[Access] = []
+        self.serials: list[int] = []
         self.max_span = 0
-        self.latest: dict[tuple, Access] = {}
+        self.newest: dict[int, int] = {}
+        """Per actor, the highest epoch of its accesses recorded here (removed ones too)."""
 
-    def candidates(self, region: Region) -> list[Access]:
+    def ordered_before(self, actor: int, clock: np.ndarray, fence: int) -> bool:
+        """Whether every access here is ordered before an access of `actor` with `clock`
+        and `fence` (see `RaceDetector.access`): then none of them can race with it."""
+        return all(epoch <= fence if other == actor else clock[other] >= epoch
+                   for other, epoch in self.newest.items())
+
+    def overlapping(self, region: Region, found: list[tuple[int, int, Access]]) -> None:
         first = bisect.bisect_left(self.los, region.lo - self.max_span)
         last = bisect.bisect_left(self.los, region.hi)
-        return [e for e in self.entries[first:last] if e.region.hi > region.lo]
+        entries, serials, lo = self.entries, self.serials, region.lo
+        for index in range(first, last):
+            entry = entries[index]
+            if entry.region.hi > lo:
+                found.append((entry.region.lo, serials[index], entry))
+
+    def remove(self, access: Access) -> None:
+        index = bisect.bisect_left(self.los, access.region.lo)
+        while self.entries[index] is not access:
+            index += 1
+        del self.los[index]
+        del self.entries[index]
+        del self.serials[index]
+
+    def insert(self, access: Access, serial: int) -> None:
+        region = access.region
+        index = bisect.bisect_right(self.los, region.lo)
+        self.los.insert(index, region.lo)
+        self.entries.insert(index, access)
+        self.serials.insert(index, serial)
+        self.max_span = max(self.max_span, region.hi - region.lo)
+        if self.newest.get(access.actor, -1) < access.epoch:
+            self.newest[access.actor] = access.epoch
+
+
+class _History:
+    """Accesses of one kind (reads or writes) to one memory: in classes of span length,
+    candidates in the order of their first byte, then of when they were recorded."""
+
+    def __init__(self) -> None:
+        self.spans: dict[int, _Spans] = {}
+        self.latest: dict[tuple, Access] = {}
+        self.serial = 0
+
+    def candidates(self, region: Region, actor: int, clock: np.ndarray,
+                   fence: int) -> list[Access]:
+        """The recorded accesses that overlap `region`'s span, but for classes whose every
+        access is ordered before an access of `actor` at `clock` and `fence`."""
+        found: list[tuple[int, int, Access]] = []
+        for spans in self.spans.values():
+            if not spans.ordered_before(actor, clock, fence):
+                spans.overlapping(region, found)
+        if len(self.spans) > 1 and len(found) > 1:
+            found.sort(key=lambda item: (item[0], item[1]))
+        return [entry for _, _, entry in found]
 
     def add(self, access: Access) -> None:
         region = access.region
         count = 1 if region.starts is None else len(region.starts)
         key = (access.actor, access.site.atomic, region.lo, region.hi, region.length, count)
+        spans = self.spans.get((region.hi - region.lo).bit_length())
+        if spans is None:
+            spans = self.spans[(region.hi - region.lo).bit_length()] = _Spans()
         previous = self.latest.get(key)
         if previous is not None and (
             region.starts is None or np.array_equal(previous.region.starts, region.starts)
         ):
-            index = bisect.bisect_left(self.los, region.lo)
-            while self.entries[index] is not previous:
-                index += 1
-            del self.los[index]
-            del self.entries[index]
+            spans.remove(previous)
         self.latest[key] = access
-        index = bisect.bisect_right(self.los, region.lo)
-        self.los.insert(index, region.lo)
-        self.entries.insert(index, access)
-        self.max_span = max(self.max_span, region.hi - region.lo)
+        self.serial += 1
+        spans.insert(access, self.serial)
 
 
 class RaceDetector:
@@ -191,7 +245,8 @@ class RaceDetector:
             for region in regions:
                 new = Access(region, write, actor, epoch, site, where)
                 for against in (True, False) if write else (True,):
-                    for old in self._history(region, against).candidates(region):
+                    history = self._history(region, against)
+                    for old in history.candidates(region, actor, clock, fence):
                         if old.actor == actor:
                             if old.epoch <= fence or old.epoch == epoch:
                                 continue  # ordered on the pipe, or the op itself

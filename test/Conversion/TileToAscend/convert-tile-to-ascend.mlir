@@ -56,8 +56,8 @@ func.func @mixed(%n: index) {
 
 // -----
 
-func.func @no_lowering(%x: memref<?xf32>, %y: memref<?xf32>, %i: index) {
-  // expected-error @+1 {{no ascend lowering of 'tile.copy' for ascend:950}}
-  tile.copy %x[%i], %y[%i] sizes [8] : memref<?xf32>, memref<?xf32>
+func.func @no_lowering(%t: memref<32xf32, #tile.scope<ub>>, %v: f32, %i: index) {
+  // expected-error @+1 {{no ascend lowering of 'tile.atomic_add' for ascend:950}}
+  tile.atomic_add %v, %t[%i] : f32, memref<32xf32, #tile.scope<ub>>
   return
 }

@@ -85,21 +85,34 @@ func.func @nested_loops(%n: index, %m: index) {
 
 // -----
 
-// 128 x 256 f32 operands would take 128 KiB of L0A: K is cut into two
-// 128-deep steps, each an L1 view of 16 C0-column (A, Nz) or 8 16-row (B, in
-// Zz since its fractals reach L0B transposed) fractals.
+// 128 x 256 f32 operands would take 128 KiB of L0A: K is cut into the
+// deepest steps of which two fit each L0 (64 deep: 32 KiB), which take turns
+// on two L0A and two L0B buffers, so MTE1 loads one step while the cube
+// multiplies the other. Each step is an L1 view of 8 C0-column (A, Nz) or 4
+// 16-row (B, in Zz since its fractals reach L0B transposed) fractals.
 // CHECK-LABEL: func.func @k_split
-// CHECK: memref.alloc() : memref<8x16x16x8xf32, #ascend.mem<l0a>>
-// CHECK: %[[A0:.*]] = memref.subview %{{.*}}[0, 0, 0, 0] [16, 8, 16, 8] [1, 1, 1, 1]
-// CHECK: %[[B0:.*]] = memref.subview %{{.*}}[0, 0, 0, 0] [8, 16, 16, 8] [1, 1, 1, 1]
-// CHECK: ascend.load_l0a %[[A0]], %{{.*}} sizes [128, 128]
-// CHECK: ascend.load_l0b %[[B0]], %{{.*}} {zz} sizes [128, 128]
-// CHECK: ascend.mmad {{.*}} sizes [128, 128, 128] {init}
-// CHECK: %[[A1:.*]] = memref.subview %{{.*}}[16, 0, 0, 0] [16, 8, 16, 8] [1, 1, 1, 1]
-// CHECK: %[[B1:.*]] = memref.subview %{{.*}}[8, 0, 0, 0] [8, 16, 16, 8] [1, 1, 1, 1]
-// CHECK: ascend.load_l0a %[[A1]], %{{.*}} sizes [128, 128]
-// CHECK: ascend.load_l0b %[[B1]], %{{.*}} {zz} sizes [128, 128]
-// CHECK: ascend.mmad {{.*}} sizes [128, 128, 128] :
+// CHECK-DAG: %[[LA0:.*]] = memref.alloc() {ascend.l0_turns = 2 : i64} : memref<8x8x16x8xf32, #ascend.mem<l0a>>
+// CHECK-DAG: %[[LA1:.*]] = memref.alloc() {ascend.l0_turns = 2 : i64} : memref<8x8x16x8xf32, #ascend.mem<l0a>>
+// CHECK-DAG: %[[LB0:.*]] = memref.alloc() {ascend.l0_turns = 2 : i64} : memref<8x8x16x8xf32, #ascend.mem<l0b>>
+// CHECK-DAG: %[[LB1:.*]] = memref.alloc() {ascend.l0_turns = 2 : i64} : memref<8x8x16x8xf32, #ascend.mem<l0b>>
+// CHECK: %[[A0:.*]] = memref.subview %{{.*}}[0, 0, 0, 0] [8, 8, 16, 8] [1, 1, 1, 1]
+// CHECK: %[[B0:.*]] = memref.subview %{{.*}}[0, 0, 0, 0] [4, 16, 16, 8] [1, 1, 1, 1]
+// CHECK: ascend.load_l0a %[[A0]], %[[A_0:[^ ]*]] sizes [128, 64]
+// CHECK: ascend.load_l0b %[[B0]], %[[B_0:[^ ]*]] {zz} sizes [64, 128]
+// CHECK: ascend.mmad %[[A_0]], %[[B_0]], %{{.*}} sizes [128, 128, 64] {init}
+// CHECK: %[[A1:.*]] = memref.subview %{{.*}}[8, 0, 0, 0] [8, 8, 16, 8] [1, 1, 1, 1]
+// CHECK: %[[B1:.*]] = memref.subview %{{.*}}[4, 0, 0, 0] [4, 16, 16, 8] [1, 1, 1, 1]
+// CHECK: ascend.load_l0a %[[A1]], %[[A_1:[^ ]*]] sizes [128, 64]
+// CHECK-NOT: %[[A_0]]
+// CHECK: ascend.load_l0b %[[B1]], %[[B_1:[^ ]*]] {zz} sizes [64, 128]
+// CHECK-NOT: %[[B_0]]
+// CHECK: ascend.mmad %[[A_1]], %[[B_1]], %{{.*}} sizes [128, 128, 64] :
+// CHECK: ascend.load_l0a %{{.*}}, %[[A_0]] sizes [128, 64]
+// CHECK: ascend.load_l0b %{{.*}}, %[[B_0]] {zz} sizes [64, 128]
+// CHECK: ascend.mmad %[[A_0]], %[[B_0]], %{{.*}} sizes [128, 128, 64] :
+// CHECK: ascend.load_l0a %{{.*}}, %[[A_1]] sizes [128, 64]
+// CHECK: ascend.mmad %[[A_1]], %[[B_1]], %{{.*}} sizes [128, 128, 64] :
+// CHECK-NOT: ascend.mmad
 func.func @k_split() {
   %c1 = arith.constant 1 : index
   tile.kernel blocks(%bx) in (%c1) threads = 128 {

@@ -1,34 +1,6 @@
 // RUN: tile-opt %s -split-input-file --tile-ascend-place-tiles --tile-ascend-split-cores \
 // RUN:   --verify-diagnostics
 
-// The vector cores read the accumulator, then a gemm overwrites it on the
-// cube: the tile would have to go to the vector cores and back (not yet;
-// a gemm that accumulates onto vector results gets a fresh accumulator).
-func.func @gemm_after_the_handoff(%a: memref<32x32xf16>, %c: memref<32x32xf32>, %d: memref<32x32xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %two = arith.constant 2.0 : f32
-  tile.kernel blocks(%bx) in (%c1) threads = 128 {
-    %l = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
-    %acc = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
-    %out = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
-    tile.copy %a[%c0, %c0], %l[%c0, %c0] : memref<32x32xf16>, memref<32x32xf16, #tile.scope<shared>>
-    tile.gemm %l, %l, %acc clear_accum : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
-    tile.parallel (%i, %j) in (32, 32) {
-      %v = memref.load %acc[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
-      %r = arith.mulf %v, %two : f32
-      memref.store %r, %out[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
-    }
-    // expected-error @+1 {{tile-ascend-split-cores: 'tile.gemm' does cube work on a tile after it is handed to the vector cores (not supported yet)}}
-    tile.gemm %l, %l, %acc clear_accum : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
-    tile.copy %acc[%c0, %c0], %c[%c0, %c0] : memref<32x32xf32, #tile.scope<fragment>>, memref<32x32xf32>
-    tile.copy %out[%c0, %c0], %d[%c0, %c0] : memref<32x32xf32, #tile.scope<fragment>>, memref<32x32xf32>
-  }
-  return
-}
-
-// -----
-
 
 // The AIVs split the accumulator by rows: it must be indexed by the rows of
 // the epilogue's tile.parallel.
@@ -54,19 +26,25 @@ func.func @transposed_epilogue(%a: memref<32x32xf16>, %c: memref<32x32xf32>) {
 
 // -----
 
-// A handoff under a condition: the cores would disagree on the ring's
-// positions (not yet).
-func.func @handoff_in_a_condition(%a: memref<32x32xf16>, %c: memref<32x32xf32>, %p: i1) {
+// A handoff under a condition only the vector cores can compute (it reads a
+// tile that vector work writes): the cube would not know which way to go.
+// (Conditions both compute run on both: tile-ascend-split-cores-conditions.mlir.)
+func.func @handoff_in_a_vector_condition(%a: memref<32x32xf16>, %c: memref<32x32xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %two = arith.constant 2.0 : f32
+  %zero = arith.constant 0.0 : f32
   tile.kernel blocks(%bx) in (%c1) threads = 128 {
     %l = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
     %acc = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+    %flag = tile.alloc : memref<4xf32, #tile.scope<fragment>>
     tile.copy %a[%c0, %c0], %l[%c0, %c0] : memref<32x32xf16>, memref<32x32xf16, #tile.scope<shared>>
+    tile.fill %flag, %two : memref<4xf32, #tile.scope<fragment>>, f32
+    %f = memref.load %flag[%c0] : memref<4xf32, #tile.scope<fragment>>
+    %p = arith.cmpf ogt, %f, %zero : f32
+    // expected-error @+1 {{tile-ascend-split-cores: a tile is handed between the cores under this `if`, but its condition depends on a tile only the vector cores hold ('memref.load'): compute it from loop indices, scalars and tensors the kernel only reads, or hand the tile over outside the `if`}}
     scf.if %p {
       tile.gemm %l, %l, %acc clear_accum : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
-      // expected-error @+1 {{tile-ascend-split-cores: a tile handed between the cores must be handed in the kernel body or directly in a loop, not in 'scf.if' (not supported yet)}}
       tile.parallel (%i, %j) in (32, 32) {
         %v = memref.load %acc[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
         %r = arith.mulf %v, %two : f32
@@ -156,6 +134,36 @@ func.func @too_many_handoffs(%a: memref<32x32xf16>, %c: memref<6x32x32xf32>) {
       }
       %i5 = arith.constant 5 : index
       tile.copy %g5[%c0, %c0], %c[%i5, %c0, %c0] sizes [1, 32, 32] : memref<32x32xf32, #tile.scope<fragment>>, memref<6x32x32xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// The vector cores read the accumulator again after the cube's next gemm onto
+// it: they hold the copy handed to them before that gemm.
+func.func @read_after_the_cube_changed_it(%a: memref<32x32xf16>, %c: memref<32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %two = arith.constant 2.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %l = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+    %o = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+    tile.copy %a[%c0, %c0], %l[%c0, %c0] : memref<32x32xf16>, memref<32x32xf16, #tile.scope<shared>>
+    tile.gemm %l, %l, %acc clear_accum : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (32, 32) {
+      %v = memref.load %acc[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
+      memref.store %v, %o[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
+    }
+    tile.gemm %l, %l, %acc : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (32, 32) {
+      // expected-error @+1 {{tile-ascend-split-cores: 'memref.load' reads on the vector cores an accumulator that the cube changed after handing it to them (not supported yet): read it before the cube's next gemm onto it, or gemm into a fresh accumulator}}
+      %v = memref.load %acc[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
+      %w = memref.load %o[%i, %j] : memref<32x32xf32, #tile.scope<fragment>>
+      %r = arith.addf %v, %w : f32
+      memref.store %r, %c[%i, %j] : memref<32x32xf32>
     }
   }
   return

@@ -44,16 +44,22 @@ func.func @column_sum(%s: memref<8x64xf32, #tile.scope<ub>>, %d: memref<64xf32, 
 
 // -----
 
-// A cumsum along the last dim adds strided columns.
+// A cumsum along the last dim runs element by element on the scalar unit: its
+// columns are strided, and a vector instruction (AscendC's Add) reads consecutive
+// elements.
 
 // CHECK-LABEL: func.func @cumsum_columns
 // CHECK-SAME: %[[S:.*]]: memref<4x16xf32, #ascend.mem<ub>>, %[[D:.*]]: memref<4x16xf32, #ascend.mem<ub>>
-// CHECK: ascend.copy %{{.*}}, %{{.*}} sizes [4, 1]
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[FIRST:.*]] = memref.load %[[S]][%[[I]], %{{.*}}]
+// CHECK: memref.store %[[FIRST]], %[[D]][%[[I]], %{{.*}}]
 // CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[PREV:.*]] = arith.subi %[[J]], %{{.*}} : index
-// CHECK: %[[OUT:.*]] = memref.subview %[[D]][0, %[[J]]] [4, 1] [1, 1]
-// CHECK: %[[IN:.*]] = memref.subview %[[D]][0, %[[PREV]]] [4, 1] [1, 1]
-// CHECK: ascend.vbin add %[[OUT]], %[[IN]], %{{.*}} : memref<4x1xf32, strided<[16, 1], offset: ?>, #ascend.mem<ub>>
+// CHECK: %[[TOTAL:.*]] = memref.load %[[D]][%[[I]], %[[PREV]]]
+// CHECK: %[[X:.*]] = memref.load %[[S]][%[[I]], %[[J]]]
+// CHECK: %[[SUM:.*]] = arith.addf %[[TOTAL]], %[[X]] : f32
+// CHECK: memref.store %[[SUM]], %[[D]][%[[I]], %[[J]]]
+// CHECK-NOT: ascend.vbin
 func.func @cumsum_columns(%s: memref<4x16xf32, #tile.scope<ub>>, %d: memref<4x16xf32, #tile.scope<ub>>) {
   tile.cumsum %s, %d dim = 1 : memref<4x16xf32, #tile.scope<ub>>, memref<4x16xf32, #tile.scope<ub>>
   return

@@ -229,6 +229,21 @@ def test_ragged_shapes_with_a_k_loop(profile, loop):
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("trans_A, trans_B", [(False, False), (True, True)])
+def test_k_slabs_of_several_iterations(profile, trans_A, trans_B):
+    """100x130x440 with 64x64x32 f16 tiles: 14 K iterations walked in slabs of 7 (the
+    largest divisor of 14 up to a 512 B DMA burst of K, 256 f16): one copy per operand
+    per slab into tiles 224 deep, whose last one overhangs K (24 of its 224 are past
+    it), and the gemm's 7 steps on two L0A and two L0B buffers."""
+    kernel = gemm_kernel(100, 130, 440, trans_A=trans_A, trans_B=trans_B)
+    compiled = tilec.compile(kernel, target="ascend", profile=profile)
+    slabs = compiled.ir(f"tile-ascend-k-slabs{{profile={profile}}}")
+    assert ("memref<224x64xf16" if trans_A else "memref<64x224xf16") in slabs
+    assert ("memref<64x224xf16" if trans_B else "memref<224x64xf16") in slabs
+    check_gemm(100, 130, 440, profile, trans_A=trans_A, trans_B=trans_B)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
 def test_ragged_transposed_int8(profile):
     check_gemm(50, 70, 90, profile, in_dtype="int8", accum_dtype="int32", out_dtype="int32",
                trans_A=True, trans_B=True, tolerance=0)
@@ -254,11 +269,14 @@ def test_relu_epilogue_is_the_fixpipes(profile):
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_deep_tiles_split_k_to_fit_l0(profile):
-    """A 128x256 K tile of f32 (128 KiB) is loaded into L0A in two 128-deep steps."""
+    """A 128x256 K tile of f32 (128 KiB) is loaded into L0A in four 64-deep steps that
+    take turns on two L0A buffers (32 KiB each): two of them fit, so MTE1 loads one
+    while the cube multiplies the other."""
     text = convert(gemm_kernel(128, 128, 256, in_dtype="float32", block_M=128, block_N=128,
                              block_K=256), profile)
-    assert text.count("ascend.load_l0a") == 2
-    assert text.count("ascend.mmad %") == text.count("sizes [128, 128, 128]")
+    assert text.count("ascend.load_l0a") == 4
+    assert text.count("ascend.mmad %") == text.count("sizes [128, 128, 64]") == 4
+    assert text.count("{ascend.l0_turns = 2 : i64} : memref<8x8x16x8xf32, #ascend.mem<l0a>>") == 2
     check_gemm(128, 128, 256, profile, in_dtype="float32", block_M=128, block_N=128,
                block_K=256)
 

@@ -131,11 +131,11 @@ def test_gelu_mul(factory, config, target):
     np.testing.assert_allclose(b, reference(a), rtol=1e-2, atol=1e-2)
 
 
-@pytest.mark.parametrize("target", ["cpu", "ascend:950"])
+@pytest.mark.parametrize("target", TARGETS)
 def test_gelu_mul_large_tiles(target):
     """The example's 1024 x 1024 config with 128 x 128 blocks: the per-AIV form fits every
-    UB; the developer form's four 64 KiB tiles fit the 950's (the 910b's needs tilec to split
-    a vector-only block between its AIVs, which it does not yet do)."""
+    UB; the developer form's four 64 KiB tiles fit the 910b's because its two AIVs share
+    each block (test_tla_dev_split_aivs.py)."""
     a = np.random.default_rng(1).standard_normal((1024, 1024)).astype(np.float32)
     for factory in (gelu_mul_developer, gelu_mul):
         b = tilelang.jit(out_idx=[1], target=target)(factory)(1024, 1024, 128, 128)(a)

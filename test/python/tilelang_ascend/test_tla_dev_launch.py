@@ -16,6 +16,7 @@ import pytest
 import tilec
 import tilec.language as T
 from tilec.language import DSLError
+from tilec.sim import SimError
 
 TARGETS = ("cpu", "ascend:910b", "ascend:950")
 SOURCE = Path(__file__).read_text().splitlines()
@@ -135,3 +136,47 @@ def test_aivs_each_updating_their_own_rows_in_place():
     b = a.copy()
     kernel(b)
     np.testing.assert_array_equal(b, 2 * a)
+
+
+def _scoped(launch):
+    """C = 2 A in one T.Scope("V") program per block, the author's barriers between its
+    steps; `launch` makes the T.Kernel and the
+    two indices it binds (the block's first half of its rows for index 0)."""
+
+    @T.prim_func
+    def main(A: T.Tensor((8, 16), "float32"), C: T.Tensor((8, 16), "float32")):
+        with launch() as (first, second):
+            t = T.alloc_ub((2, 16), "float32")
+            with T.Scope("V"):
+                row = second * 4 + first * 2
+                T.copy(A[row, 0], t)
+                T.barrier_all()
+                T.tile.mul(t, t, 2.0)
+                T.barrier_all()
+                T.copy(t, C[row, 0])
+
+    return main
+
+
+@pytest.mark.parametrize("profile", ["910b", "950"])
+def test_the_launch_says_which_index_is_vid(profile):
+    """`as (cid, vid)` marks vid, which the scopes of an expert kernel run as the AIV's
+    sub-block index. A 2 x 2 grid of tilec's own is two grid dims, though sized as
+    (vid, cid) would be: both AIVs of an AI core run a "V" scope, each block's rows twice,
+    and the simulator finds the AIVs' stores of the same rows unordered."""
+    a = np.arange(128, dtype=np.float32).reshape(8, 16)
+    npu = _scoped(lambda: T.Kernel(2, is_npu=True))
+    grid = _scoped(lambda: T.Kernel(2, 2))
+    assert "ascend.vid_dim = 0" in npu.ir() and "vid_dim" not in grid.ir()
+    kernel = tilec.compile(npu, target="ascend", profile=profile)
+    c = np.zeros_like(a)
+    kernel(a, c)
+    np.testing.assert_array_equal(c, 2 * a)
+    assert kernel.report().core_kind == "mix"
+    with pytest.raises(SimError, match=r"race \(write-after-write\): ascend.copy ub -> gm on "
+                                       r"MTE3 of block \d aiv1 writes argument %C"):
+        tilec.compile(grid, target="ascend", profile=profile)(a, c)
+
+
+def test_vid_is_marked_only_for_expert_programs():
+    assert "vid_dim" not in who_runs(2).ir()  # a program per AIV: a grid dim of 2

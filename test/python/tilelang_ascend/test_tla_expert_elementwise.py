@@ -10,19 +10,21 @@ import numpy as np
 import pytest
 from tla_expert_ports import compiled, line_of, load
 
+from tilec.diagnostics import CompileError
 from tilec.sim import SimError
 
 NAME = "elementwise_add"
 BARRIER = r"T\.barrier_all\(\)"
 BLOCKS = {"cpu": (128, 256), "910b": (128, 128), "950": (128, 256)}
-"""The example's tiles (128 x 256, three 64 KiB UB tiles per AIV) on the 950; the 910b's
-UB as tilec plans it (184 KiB) takes 128 x 128."""
+"""The example's tiles (128 x 256, three 64 KiB UB tiles per AIV) on the 950; on the 910b
+they need its whole UB (test_the_examples_blocks_fill_the_910b_ub), the others take
+128 x 128."""
 
 
-def _run(port, profile, M=384, N=512):
+def _run(port, profile, M=384, N=512, blocks=None):
     rng = np.random.default_rng(0)
     a, b = (rng.standard_normal((M, N)).astype(np.float32) for _ in range(2))
-    func = port.vec_add(M, N, *BLOCKS[profile])
+    func = port.vec_add(M, N, *(blocks or BLOCKS[profile]))
     np.testing.assert_array_equal(func(a, b), a + b)
     return compiled(func)
 
@@ -119,3 +121,35 @@ def test_auto_sync_drops_the_authors_flags(monkeypatch, tmp_path):
     assert theirs.sync_counts["set_flag"] >= ours.sync_counts["set_flag"] > 0
     print(f"author's {ours.cycles} cycles {ours.sync_counts}; "
           f"tilec's {theirs.cycles} cycles {theirs.sync_counts}")
+
+
+SELECT = (r"T\.tile\.add\(", 0, "for i, j in T.Parallel(block_M // VEC_NUM, block_N): c_ub[i, j] = "
+                                "T.if_then_else(a_ub[i, j] > b_ub[i, j], a_ub[i, j], b_ub[i, j])")
+"""The add made a max through a select, whose AscendC Select takes AscendC's temporaries."""
+
+
+def test_an_expert_kernel_without_select_may_plan_the_ub_ascendc_keeps_for_it(
+        monkeypatch, tmp_path):
+    """The 910b's UB is 192 KiB (TOTAL_UB_SIZE); AscendC keeps the top 8 KiB for the
+    temporaries of Select. The expert kernel, which places its tiles itself, keeps the
+    mark that gives it those bytes; with a select it loses it."""
+    port, _ = load(NAME, "910b", monkeypatch, tmp_path)
+    maxed, _ = load(NAME, "910b", monkeypatch, tmp_path / "select", (SELECT,))
+    add = _run(port, "910b").ir("tile-ascend-check-addresses")
+    assert "ascend.self_managed_ub" in add
+    a = np.random.default_rng(1).standard_normal((256, 256)).astype(np.float32)
+    b = np.random.default_rng(2).standard_normal((256, 256)).astype(np.float32)
+    func = maxed.vec_add(256, 256, 128, 128)
+    np.testing.assert_array_equal(func(a, b), np.maximum(a, b))
+    assert "ascend.self_managed_ub" not in compiled(func).ir("tile-ascend-check-addresses")
+    # three 64 x 232 f32 tiles and the select's mask: between 184 and 192 KiB
+    wide = np.zeros((256, 464), np.float32)
+    with pytest.raises(CompileError, match=r"ub overflow: 188\.50 KiB needed, 184\.00 KiB "):
+        maxed.vec_add(256, 464, 128, 232)(wide, wide)
+
+
+def test_the_examples_blocks_fill_the_910b_ub(monkeypatch, tmp_path):
+    """The example's 128 x 256 blocks: three 64 KiB tiles per AIV, the whole 192 KiB."""
+    port, _ = load(NAME, "910b", monkeypatch, tmp_path)
+    kernel = _run(port, "910b", *(384, 512), blocks=(128, 256))
+    assert "pipe.InitBuffer(ub_buf, 196608);" in kernel.source()

@@ -300,3 +300,38 @@ def test_ascend_use_swizzle_mistakes_are_located():
     with pytest.raises(DSLError, match=r"T.use_swizzle: block_N must be a Python int of at "
                                        r"least 1 but got 0"):
         T.use_swizzle(0, 64, 64, 64, 32, 0)
+
+
+def test_compile_takes_workspace_idx_and_pass_configs_as_jit_does():
+    """tilelang.compile(func, out_idx=, workspace_idx=, pass_configs=): the workspace is
+    zero-filled per call and left out of it; auto-sync reaches the ascend options."""
+    _check_two_calls(tilelang.compile(_accumulate(100), target="cpu", out_idx=[-1],
+                                      workspace_idx=[2]))
+    for on in (True, False):
+        kernel = tilelang.compile(_scale(), target="ascend:950",
+                                  pass_configs={Key.TL_ASCEND_AUTO_SYNC: on})
+        assert f"tile-ascend-split-scopes{{auto-sync={str(on).lower()}}}" in kernel.stages()
+    with pytest.raises(DSLError, match=r"pass_configs: tl.ascend_memory_planning takes True"):
+        tilelang.compile(_scale(), target="cpu", pass_configs={Key.TL_ASCEND_MEMORY_PLANNING: 1})
+
+
+@pytest.mark.parametrize(("given", "spec"), [("ascendc", "ascend:910b"), ("auto", "cpu")])
+def test_tilelang_ascends_target_strings(given, spec, monkeypatch):
+    """"ascendc" is the ascend target (AscendC C++); "auto" is tilec's choice, as without a
+    target (here $TILEC_TARGET's)."""
+    monkeypatch.setenv("TILEC_TARGET", "cpu")
+    x = np.arange(64, dtype=np.float32)
+    for kernel in (tilelang.compile(_scale(), target=given, out_idx=[1]),
+                   tilelang.jit(_scale(), target=given, out_idx=[1])):
+        assert kernel.target.startswith(spec)
+        np.testing.assert_array_equal(kernel(x), x)
+
+
+def test_the_pto_target_is_an_error_at_the_call():
+    for call in (lambda: tilelang.jit(_scale(), target="pto"),  # jit
+                 lambda: tilelang.compile(_scale(), target="pto")):  # compile
+        with pytest.raises(DSLError, match=r'target="pto" asks for tilelang-ascend\'s PTO code '
+                                           r'generator, which tilec does not have; '
+                                           r'target="ascend"') as caught:
+            call()
+        assert caught.value.loc.file == __file__

@@ -7,6 +7,7 @@ from __future__ import annotations
 from mlir import ir
 
 from tilec.diagnostics import CompileError, error
+from tilec.targets.ascend.profiles import Profile
 
 KERNEL = "ascend.kernel"
 """On a kernel function: the kind of core it runs on, `#ascend.core<aiv|aic|mix>`
@@ -37,8 +38,23 @@ leaves it alone and tile-ascend-sync-within-ops orders the steps of each DSL op
 
 VID = "ascend.vid_dim"
 """On a `tile.kernel` with `T.Scope` regions: which of its grid dims is tilelang-ascend's
-`vid`, the sub-block index of an AIV, i64 (the DSL's `T.Scope`; tile-ascend-split-scopes
+`vid`, the sub-block index of an AIV, i64 (the DSL's `T.Kernel`; tile-ascend-split-scopes
 makes it `ascend.sub_block_idx`)."""
+
+AIV_SPLIT = "ascend.aiv_split"
+"""On a `tile.kernel` of `T.Kernel(n, is_npu=True, threads=2)` (unit): the two AIVs of an AI
+core share the vector work of each block (the DSL's `T.Kernel`; tile-ascend-split-aivs)."""
+
+SELF_MANAGED_UB = "ascend.self_managed_ub"
+"""On a kernel function whose UB its author manages (expert-mode `T.Scope` programs, unit)
+and whose AscendC makes no call that takes AscendC's temporaries: it may plan those bytes
+too (`usable_bytes`; tile-ascend-split-scopes marks it, tile-ascend-check-addresses unmarks
+a function with such a call)."""
+
+
+def usable_bytes(profile: Profile, space: str, func: ir.Operation | ir.OpView) -> int:
+    """The bytes of `space` the kernel function `func` may plan (`Profile.usable_bytes`)."""
+    return profile.usable_bytes(space, api_temporaries=SELF_MANAGED_UB not in func.attributes)
 
 
 class InvalidAttribute(CompileError):

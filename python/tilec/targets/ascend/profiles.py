@@ -95,11 +95,20 @@ class Profile:
     that the AscendC runtime sets before the kernel's first op and waits for after its
     last: they stay set for the whole kernel, so the kernel's own flags avoid them."""
 
+    api_temporaries: Mapping[str, int] = dataclasses.field(
+        default_factory=lambda: MappingProxyType({}))
+    """Per memory space, the bytes of `reserved` that AscendC's own calls take as
+    temporaries: a kernel that manages its memory itself and makes none of those calls
+    may use them (`attributes.usable_bytes`)."""
+
     def macs_per_cycle(self, element_type: str) -> int | None:
         return self.cube_macs_per_cycle.get(element_type)
 
-    def usable_bytes(self, space: str) -> int:
-        return self.capacity[space] - self.reserved.get(space, 0)
+    def usable_bytes(self, space: str, api_temporaries: bool = True) -> int:
+        """The bytes of `space` a kernel may plan; without `api_temporaries`, those of
+        AscendC's temporaries too (a kernel that makes none of the calls that take them)."""
+        spare = 0 if api_temporaries else self.api_temporaries.get(space, 0)
+        return self.capacity[space] - self.reserved.get(space, 0) + spare
 
     @property
     def aiv_cores(self) -> int:
@@ -155,6 +164,12 @@ PROFILE_910B = Profile(
     # SetFlag<HardEvent::M_MTE1> on event ids 0, 1 and 2 ("for matmul macro" and bias);
     # TPipe::DestroyWithoutPipeAll waits for the three when the pipe is destroyed.
     runtime_flags=_frozen({"aic": (("m", "mte1", 0), ("m", "mte1", 1), ("m", "mte1", 2))}),
+    # impl/basic_api/utils/kernel_utils_constants.h (__NPU_ARCH__ == 2201): TOTAL_UB_SIZE is
+    # 192 KiB, and TPipe's UB pool (bufferInitLen, kernel_utils_mode_cpu.h) as much; the 8 KiB
+    # above TMP_UB_OFFSET hold the temporaries of Select (dav_c220/kernel_operator_vec_cmpsel_
+    # impl.h, GetTemporaryBufferAddr(TMP_UB_OFFSET, ...)), the one tilec-emitted call that
+    # takes any: a kernel without it has the whole 192 KiB
+    api_temporaries=_frozen({"ub": 8 * KIB}),
 )
 
 PROFILE_950 = Profile(

@@ -3,11 +3,20 @@ extents clamped to the GM tensor, Nd2Nz into L1, and the zeros an edge tile read
 
 from __future__ import annotations
 
+import math
+
 from mlir import ir
 
 from tilec.backends.ascend.ascendc.base import EmitterBase
 from tilec.backends.ascend.ascendc.tables import BLOCK_BYTES, BYTES, CTYPE, REPEAT_BYTES
-from tilec.backends.ascend.ascendc.text import Tensor, add_index, align, ceil_div, element_at
+from tilec.backends.ascend.ascendc.text import (
+    Tensor,
+    add_index,
+    align,
+    ceil_div,
+    element_at,
+    one_run,
+)
 from tilec.diagnostics import error
 from tilec.targets.ascend.machine import MTE2
 
@@ -123,6 +132,9 @@ class Copies(EmitterBase):
             raise error(f"not emitted: the 950's DataCopy from {src.space} to {dst.space} runs "
                         f"{where}, where the IR orders it as MTE3 on either core", op.location)
         size = BYTES[src.element]
+        if len(sizes) >= 2 and all(one_run(t, sizes) for t in (src, dst)):
+            # whole rows on both sides: one run of consecutive elements
+            sizes = [math.prod(sizes)]
         rows = sizes[-2] if len(sizes) >= 2 else 1
         row_bytes = (sizes[-1] if sizes else 1) * size
         lds = [t.strides[-2] if len(t.strides) >= 2 else None for t in (src, dst)]
@@ -209,7 +221,11 @@ class Copies(EmitterBase):
                 op, CTYPE[gm.element])
             self.line(f"{guard}DataCopyPad{mode}({target}, {origin}, {ext}, {pad});")
         elif "atomic_add" in op.attributes:
-            # the store adds into GM, atomically across cores, while the mode is set
+            # the store adds into GM, atomically across cores, while the mode is set:
+            # SetAtomicAdd<T>() sets the add mode and its type for the DMA's stores,
+            # SetAtomicNone() clears it (asc-devkit include/basic_api/
+            # kernel_operator_set_atomic_intf.h; dav_c220/kernel_operator_set_atomic_impl.h:
+            # half, float, int16_t, int32_t, int8_t, bfloat16_t)
             self.line(f"SetAtomicAdd<{CTYPE[gm.element]}>();")
             self.line(f"{guard}DataCopyPad{mode}({target}, {origin}, {ext});")
             self.line("SetAtomicNone();")

@@ -158,7 +158,7 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
         self.line(f"LocalTensor<uint8_t> {space} = {space}_buf.Get<uint8_t>();")
 
     def check_ub(self, end: int, what: str) -> None:
-        capacity = self.profile.capacity["ub"] - self.profile.reserved.get("ub", 0)
+        capacity = ascend_attr.usable_bytes(self.profile, "ub", self.func)
         if end > capacity:
             raise error(f"the AscendC {what} does not fit the {capacity} bytes of UB",
                         self.func.location)

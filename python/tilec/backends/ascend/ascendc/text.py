@@ -26,6 +26,21 @@ class Tensor:
         return self.base if off == "0" else f"{self.base}[{off}]"
 
 
+def one_run(tensor: Tensor, sizes: list[int] | None = None) -> bool:
+    """Whether a region of `sizes` of `tensor` (default: the whole view) is consecutive
+    elements: each dim of extent above one strides over the region's dims inside it (a
+    column of a tile, one dim of stride N, is not)."""
+    expected = 1
+    extents = tensor.static_shape if sizes is None else sizes
+    for extent, stride in zip(reversed(extents), reversed(tensor.strides), strict=True):
+        if extent == 1:
+            continue
+        if stride != str(expected):
+            return False
+        expected *= extent
+    return True
+
+
 def keyword(attr: ir.Attribute) -> str:
     """`add` of `#ascend.vbin_kind<add>`."""
     text = str(attr)

@@ -19,7 +19,7 @@ from tilec.backends.ascend.ascendc.text import (
     ceil_div,
     index_view,
     keyword,
-    row_major_strides,
+    one_run,
 )
 from tilec.diagnostics import error
 from tilec.targets.ascend.call_dtypes import (
@@ -47,8 +47,7 @@ class Vector(EmitterBase):
             count *= d
         if tensor.space != "ub":
             raise error(f"vector operand in {tensor.space}, not UB", op.location)
-        if tensor.strides != row_major_strides(tensor.shape) and count > 1 and \
-                sum(1 for d in tensor.static_shape if d != 1) > 1:
+        if count > 1 and not one_run(tensor):
             raise error("a vector operand view that is not contiguous has no AscendC "
                         "count-mode call", op.location)
         return tensor, count
