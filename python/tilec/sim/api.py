@@ -50,6 +50,7 @@ from tilec.sim.result import SYNC_KINDS, PathTraffic, SimResult
 from tilec.sim.scalar_ops import scalar_value
 from tilec.sim.scheduler import FLAG_IDENTITIES, Machine
 from tilec.sim.trace import write_trace
+from tilec.targets.ascend import attributes as ascend_attr
 from tilec.targets.ascend.profiles import Profile, get_profile
 
 
@@ -247,6 +248,7 @@ def _result(program: Program, profile: Profile, machine: Machine,
     bandwidth = {path: PathTraffic(n, n / cycles if cycles else 0.0,
                                    n / seconds / 1e9 if seconds else 0.0)
                  for path, n in machine.path_bytes.items() if path != "v"}
+    peak = _memory_peak(cores)
     outputs = {arg.name: arg.element.values(value.array).copy()
                for arg, value in zip(program.arguments, machine.arg_values, strict=True)
                if arg.is_memref}
@@ -258,7 +260,9 @@ def _result(program: Program, profile: Profile, machine: Machine,
         cube_utilization=utilization.get("M", 0.0), vector_utilization=utilization.get("V", 0.0),
         macs=machine.macs, bandwidth=bandwidth,
         core_cycles={c.name: c.finished_at for c in cores if c.finished_at is not None},
-        memory_peak=_memory_peak(cores),
+        memory_peak=peak,
+        memory_capacity={space: ascend_attr.usable_bytes(profile, space, program.func)
+                         for space in peak},
         races=machine.races.diagnostics(), deadlocks=deadlocks, errors=machine.findings,
         sync_counts={name: machine.sync_counts[name] for name in SYNC_KINDS},
         cross_wait_cycles=dict(machine.cross_wait_cycles),

@@ -47,6 +47,9 @@ class SimResult:
     """Cycle at which each core finished (unfinished cores are absent)."""
     memory_peak: dict[str, int]
     """Most bytes of each on-chip memory in use at once on any one core."""
+    memory_capacity: dict[str, int]
+    """Bytes of each memory in `memory_peak` this kernel may use
+    (`attributes.usable_bytes`: a kernel that manages UB itself has the API's share too)."""
     races: list[Diagnostic]
     deadlocks: list[Diagnostic]
     errors: list[Diagnostic]
@@ -124,7 +127,7 @@ def format_report(result: SimResult) -> str:
             lines.append(f"  {path:<9}{_bytes(traffic.bytes):>12} {traffic.bytes_per_cycle:10.2f}"
                          f" {traffic.gb_per_s:10.2f}")
     if result.memory_peak:
-        usage = ", ".join(f"{space} {_bytes(peak)} of {_bytes(profile.usable_bytes(space))}"
+        usage = ", ".join(f"{space} {_bytes(peak)} of {_bytes(result.memory_capacity[space])}"
                           for space, peak in result.memory_peak.items())
         lines.append(f"on-chip memory (peak per core): {usage}")
     if result.cross_wait_cycles:

@@ -153,3 +153,4 @@ def test_the_examples_blocks_fill_the_910b_ub(monkeypatch, tmp_path):
     port, _ = load(NAME, "910b", monkeypatch, tmp_path)
     kernel = _run(port, "910b", *(384, 512), blocks=(128, 256))
     assert "pipe.InitBuffer(ub_buf, 196608);" in kernel.source()
+    assert "ub 192.00 KiB of 192.00 KiB" in kernel.report().report()
