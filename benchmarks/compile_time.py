@@ -1,6 +1,7 @@
-"""Compile time on the cuda target: DSL -> PTX and PTX -> cubin, for the GEMM and flash attention.
+"""Compile time: on cuda DSL -> PTX -> cubin for the GEMM and flash attention, on cpu gemm chains.
 
     python benchmarks/compile_time.py [--runs 5] [--arch sm_80] [--tilelang-python PATH]
+                                      [--targets cuda,cpu] [--cpu-gemms 4 16 64]
 
 The kernels are benchmarks/peer_kernels.py, written once in TileLang's
 language. Each is compiled `runs` times from the DSL by tilec (tracing, the
@@ -19,7 +20,15 @@ interpreter that has it: this one if it imports tilelang, else
 `--tilelang-python` (TileLang brings torch and its own TVM; a separate venv
 keeps them out of tilec's). The ->cubin column is every compiler's total,
 ptxas or nvcc included; the last column of a peer's row is its time over
-tilec's. Benchmarks are not tests: nothing here is asserted.
+tilec's.
+
+On the cpu target (`--targets cpu`) it times kernels of N chained 64x64x64
+gemms (`--cpu-gemms`, default 4 16 64): the whole compile and the part LLVM
+takes (optimization and code generation of the JIT). LLVM's loop passes take
+time quadratic in a function's length, so past a few gemms the cpu lowering
+calls shared functions instead (tile-cpu-outline-gemms); without that, 64
+gemms took 7.1 s of LLVM time and 16 took 0.9 s. Benchmarks are not tests:
+nothing here is asserted.
 """
 
 from __future__ import annotations
@@ -194,12 +203,53 @@ def _tensor_core_counts(ptx: str) -> str:
     return ", ".join(f"{count} {word}" for word, count in counts.items() if count)
 
 
+def gemm_chain(gemms: int, n: int = 64):
+    """A kernel that accumulates `gemms` n x n x n gemms, each on its own tile of A."""
+
+    @T.prim_func
+    def chain(A: T.Tensor((gemms * n, n), "float32"), B: T.Tensor((n, n), "float32"),
+              C: T.Tensor((n, n), "float32")):
+        with T.Kernel(1, threads=128) as _:
+            a = T.alloc_shared((n, n), "float32")
+            b = T.alloc_shared((n, n), "float32")
+            c = T.alloc_fragment((n, n), "float32")
+            T.clear(c)
+            T.copy(B, b)
+            for s in range(gemms):
+                T.copy(A[s * n, 0], a)
+                T.gemm(a, b, c)
+            T.copy(c, C[0, 0])
+
+    return chain
+
+
+def cpu_times(gemms: list[int], runs: int) -> None:
+    """Median compile and LLVM seconds of gemm chains on the cpu target."""
+    tilec.compile(gemm_chain(1), target="cpu")  # warms MLIR and LLVM up
+    print(f"{'cpu kernel':<36} {'compile':>8} {'LLVM':>8}")
+    for count in gemms:
+        totals, llvm = [], []
+        for _ in range(runs):
+            kernel = tilec.compile(gemm_chain(count), target="cpu", timing=True)
+            totals.append(kernel.compile_seconds)
+            llvm.append(kernel.timings()["llvm-codegen"])
+        print(f"{f'{count} chained 64x64x64 f32 gemms':<36} {statistics.median(totals):>7.2f}s "
+              f"{statistics.median(llvm):>7.2f}s")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--arch", default="sm_80")
     parser.add_argument("--tilelang-python", help="an interpreter that imports tilelang")
+    parser.add_argument("--targets", default="cuda,cpu", help="comma-separated: cuda, cpu")
+    parser.add_argument("--cpu-gemms", type=int, nargs="+", default=[4, 16, 64])
     args = parser.parse_args()
+    targets = set(args.targets.split(","))
+    if "cpu" in targets:
+        cpu_times(args.cpu_gemms, args.runs)
+    if "cuda" not in targets:
+        return 0
     if not find_ptxas():
         print("no ptxas found: only DSL -> PTX is timed")
     print(f"medians of {args.runs} runs, {args.arch}")

@@ -1,13 +1,16 @@
-"""Flash-attention forward on the cpu target: tilec vs plain numpy attention.
+"""Flash-attention forward on the cpu target: tilec vs torch's SDPA and numpy.
 
     python benchmarks/cpu_attention.py [--batch 1] [--heads 8] [--seq 1024] [--dim 64]
 
 tilec runs examples/flash_attention.py (online softmax, one block per
-block_M query rows of a head); numpy computes softmax(Q K^T / sqrt(d)) V with
-batched matmuls and a materialized score matrix, in the same process. Prints
-GFLOP/s of each (median of all timed calls, the sides taking turns in
-rounds), their ratio and tilec's compile time, for full and causal
-attention. Nothing here is asserted.
+block_M query rows of a head); torch runs
+`torch.nn.functional.scaled_dot_product_attention` (its fused flash kernel on
+cpu; torch is an optional benchmark dependency, skipped when not installed);
+numpy computes softmax(Q K^T / sqrt(d)) V with batched matmuls and a
+materialized score matrix. All in the same process, on the same inputs.
+Prints GFLOP/s of each (median of all timed calls, the sides taking turns in
+rounds), tilec's ratio to each peer (above 1: tilec is faster) and tilec's
+compile time, for full and causal attention. Nothing here is asserted.
 """
 
 from __future__ import annotations
@@ -35,6 +38,17 @@ def numpy_attention(q, k, v, causal: bool) -> np.ndarray:
     return (scores / scores.sum(axis=-1, keepdims=True)) @ v
 
 
+def torch_attention(q, k, v, causal: bool):
+    """torch's SDPA on the same arrays (no copies: from_numpy shares memory), or
+    None without torch."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    tq, tk, tv = (torch.from_numpy(x) for x in (q, k, v))
+    return lambda: torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, is_causal=causal)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=1)
@@ -57,16 +71,23 @@ def main() -> None:
         error = float(np.abs(out - expected).max())
         # Two matmuls of seq x seq x dim per head; causal attention needs half.
         flops = 4.0 * args.batch * args.heads * args.seq**2 * args.dim / (2 if causal else 1)
-        ours, theirs = median_seconds(
+        peers = {"numpy": lambda causal=causal: numpy_attention(q, k, v, causal)}
+        sdpa = torch_attention(q, k, v, causal)
+        if sdpa is not None:
+            peers["torch"] = sdpa
+        ours, *theirs = median_seconds(
             args.rounds,
             args.runs,
-            lambda kernel=kernel, causal=causal: kernel(q, k, v, out),
-            lambda causal=causal: numpy_attention(q, k, v, causal),
+            lambda kernel=kernel: kernel(q, k, v, out),
+            *peers.values(),
         )
         print(f" {'causal' if causal else 'full'}:")
         print(f"  tilec  {flops / ours / 1e9:8.1f} GFLOP/s   (max abs. error {error:.1e})")
-        print(f"  numpy  {flops / theirs / 1e9:8.1f} GFLOP/s")
-        print(f"  ratio  {theirs / ours:8.2f} x numpy")
+        for name, seconds in zip(peers, theirs, strict=True):
+            ratio = seconds / ours
+            print(f"  {name:<6} {flops / seconds / 1e9:8.1f} GFLOP/s   tilec/{name} {ratio:5.2f} x")
+        if sdpa is None:
+            print("  torch  not installed (pip install torch to compare with its SDPA)")
         print(f"  compile {kernel.compile_seconds:7.2f} s")
 
 

@@ -14,9 +14,11 @@ from tilec.passes.conversion.tile_to_cpu import (  # noqa: F401
     emulate_fp8,
     erase_scopes,
     expand_exp,
+    forward_copies,
     guard_division,
     hoist_allocas,
     inline_core_scopes,
+    outline_gemms,
     pipelines,
     prefetch_copies,
 )

@@ -41,6 +41,11 @@ def tile_to_cpu(target: CpuTarget) -> str:
     reads of its next iteration, spread over the loops of its lowered GEMM
     (tile-cpu-prefetch-copies, after the tile.gemm stage). The x86vector ops
     of a bf16 gemm on AVX512-BF16 (vdpbf16ps) lower with the vector ops.
+    A gemm whose operand is a whole-tile copy read by nothing else reads the
+    copied tile itself (tile-cpu-forward-copies). A function with many
+    gemms calls one shared function per distinct gemm instead of holding
+    them all (tile-cpu-outline-gemms): LLVM's loop passes take time
+    quadratic in a function's length.
     """
     variant = "" if target.variant == CpuTarget.variants[0] else f" target={target.spec}"
     after_gemm = OP_STAGES.index("tile.gemm") + 1
@@ -50,6 +55,8 @@ def tile_to_cpu(target: CpuTarget) -> str:
         "tile-canonicalize-ops",
         "tile-guard-accesses",
         "tile-widen-bools",
+        "tile-cpu-forward-copies",
+        "tile-cpu-outline-gemms",
         *(f"convert-tile-to-cpu{{ops={ops}{variant}}}" for ops in OP_STAGES[:after_gemm]),
         "tile-cpu-prefetch-copies",
         *(f"convert-tile-to-cpu{{ops={ops}{variant}}}" for ops in OP_STAGES[after_gemm:]),

@@ -1,7 +1,8 @@
 """The cpu lowerings of tile.reduce and tile.cumsum: vectorized loops.
 
 A reduction along the last dimension keeps a register-wide vector of
-partial results per row and finishes with `vector.reduction`; a reduction
+partial results per row and finishes with a tree of shuffles and vector
+combines (f32, f64) or `vector.reduction`; a reduction
 along any other dimension keeps a vector of results over the last dimension
 and combines whole rows into it, so both read memory contiguously.
 `clear = false` starts from (or combines with) the old `dst`. `max`/`min`
@@ -28,7 +29,11 @@ After (schematically):
         %n = arith.maximumf %a, %v : vector<8xf32>
         scf.yield %n : vector<8xf32>
       }
-      %r = vector.reduction <maximumf>, %acc : vector<8xf32> into f32
+      %lo = vector.shuffle %acc, %acc [0, 1, 2, 3] : vector<8xf32>, vector<8xf32>
+      %hi = vector.shuffle %acc, %acc [4, 5, 6, 7] : vector<8xf32>, vector<8xf32>
+      %h = arith.maximumf %lo, %hi : vector<4xf32>
+      ... (to one lane)
+      %r = vector.extract %h1[0] : f32 from vector<1xf32>
       memref.store %r, %m[%i] : memref<4xf32, ...>
     }
 """
@@ -68,12 +73,32 @@ def _reduce_last_dim(
         if extent > full:
             tail_type = ir.VectorType.get([extent - full], kind.element)
             partials.append(kind.prepare(vector.load(tail_type, src, [*ivs, irb.index(full)])))
-        results = [vector.reduction(kind.element, kind.vector_kind(), p) for p in partials]
+        results = [_horizontal(kind, p) for p in partials]
         result = results[0] if len(results) == 1 else kind.combine(*results)
         where = ivs or [irb.index(0)]
         if not clear:
             result = kind.combine(memref.load(dst, where), result)
         memref.store(result, dst, where)
+
+
+def _horizontal(kind: ReduceKind, partial: ir.Value) -> ir.Value:
+    """The reduction of one vector's lanes. f32 and f64 of a power-of-two
+    width halve in log2(width) steps of a shuffle and a vector combine:
+    LLVM's `vector.reduction` of a float max (NaN and signed zeros handled
+    lane by lane) or of a sum (summed in lane order) is a chain of scalar
+    steps on x86. Integers (LLVM already reduces them as a tree), narrower
+    floats (8-bit ones are bytes until tile-cpu-emulate-fp8, which has no
+    shuffles) and other widths keep `vector.reduction`."""
+    width = ir.VectorType(partial.type).shape[0]
+    wide_float = irb.is_float(kind.element) and irb.bit_width(kind.element) >= 32
+    if width & (width - 1) or not wide_float:
+        return vector.reduction(kind.element, kind.vector_kind(), partial)
+    while width > 1:
+        width //= 2
+        low = vector.shuffle(partial, partial, list(range(width)))
+        high = vector.shuffle(partial, partial, list(range(width, 2 * width)))
+        partial = kind.combine(low, high)
+    return vector.extract(partial, [], [0])
 
 
 def _reduce_inner_dim(

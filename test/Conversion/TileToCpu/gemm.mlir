@@ -39,16 +39,20 @@ func.func @edges(%a: memref<7x5xf32, #tile.scope<shared>>, %b: memref<5x19xf32, 
 // -----
 
 // f16 operands are converted to f32 scratch tiles allocated at the start of
-// the kernel; a transposed B is packed into panels on the way, a transposed
-// A is read in place.
+// the kernel; a transposed B is packed into panels on the way (8x8 blocks:
+// eight rows of B loaded as vectors, converted and transposed with shuffles),
+// a transposed A is read in place.
 // CHECK-LABEL: func.func @f16_transposed
 // CHECK: tile.kernel
 // CHECK-NEXT: %[[PB:.*]] = tile.alloc : memref<1x8x16xf32, #tile.scope<local>>
 // CHECK-NEXT: %[[PA:.*]] = tile.alloc : memref<8x6xf32, #tile.scope<local>>
 // CHECK: arith.extf %{{.*}} : f16 to f32
 // CHECK: memref.store %{{.*}}, %[[PA]]
-// CHECK: memref.load %{{.*}}[%[[N:.*]], %[[K:.*]]] : memref<16x8xf16
-// CHECK: memref.store %{{.*}}, %[[PB]][%{{.*}}, %[[K]], %[[LANE:.*]]]
+// CHECK: vector.load %{{.*}}[%{{.*}}, %[[K:.*]]] : memref<16x8xf16, {{.*}}>, vector<8xf16>
+// CHECK: arith.extf %{{.*}} : vector<8xf16> to vector<8xf32>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 8, 9, 10, 11] : vector<8xf32>, vector<8xf32>
+// CHECK: vector.store %{{.*}}, %[[PB]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<1x8x16xf32, {{.*}}>, vector<8xf32>
+// CHECK-NOT: memref.load %{{.*}} : memref<16x8xf16
 // CHECK: vector.load %[[PB]]
 // CHECK: memref.load %[[PA]][%{{.*}}, %{{.*}}] : memref<8x6xf32
 func.func @f16_transposed(%n: index) {
@@ -58,6 +62,22 @@ func.func @f16_transposed(%n: index) {
     %c = tile.alloc : memref<6x16xf32, #tile.scope<fragment>>
     tile.gemm %a, %b, %c transpose_a transpose_b : memref<8x6xf16, #tile.scope<shared>>, memref<16x8xf16, #tile.scope<shared>>, memref<6x16xf32, #tile.scope<fragment>>
   }
+  return
+}
+
+// -----
+
+// A transposed B whose K (10) and panel width (12) are not multiples of the
+// 8 lanes: one 8x8 block is transposed in registers, the lanes past it and
+// the K rows past it are moved element by element.
+// CHECK-LABEL: func.func @transposed_edges
+// CHECK: vector.load %{{.*}} : memref<12x10xf32, {{.*}}>, vector<8xf32>
+// CHECK-COUNT-24: vector.shuffle
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[L:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: memref.load %{{.*}} : memref<12x10xf32
+func.func @transposed_edges(%a: memref<4x10xf32, #tile.scope<shared>>, %b: memref<12x10xf32, #tile.scope<shared>>, %c: memref<4x12xf32, #tile.scope<fragment>>) {
+  tile.gemm %a, %b, %c transpose_b : memref<4x10xf32, #tile.scope<shared>>, memref<12x10xf32, #tile.scope<shared>>, memref<4x12xf32, #tile.scope<fragment>>
   return
 }
 

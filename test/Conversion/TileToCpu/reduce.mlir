@@ -1,7 +1,7 @@
 // RUN: tile-opt %s -split-input-file --convert-tile-to-cpu=ops=tile.reduce,tile.cumsum | filecheck %s
 
-// Along the last dim: a vector of partial maxima per row, then
-// vector.reduction; -inf is the identity.
+// Along the last dim: a vector of partial maxima per row, then halved by
+// shuffles down to one lane; -inf is the identity.
 // CHECK-LABEL: func.func @max_rows
 // CHECK-SAME: (%[[S:.*]]: memref<4x16xf32, {{.*}}>, %[[M:.*]]: memref<4xf32, {{.*}}>)
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
@@ -10,7 +10,12 @@
 // CHECK: %[[V:.*]] = vector.load %[[S]][%[[I]], %[[J]]]
 // CHECK: %[[N:.*]] = arith.maximumf %[[A]], %[[V]] : vector<8xf32>
 // CHECK: scf.yield %[[N]]
-// CHECK: %[[R:.*]] = vector.reduction <maximumf>, %[[ACC]] : vector<8xf32> into f32
+// CHECK: %[[LO:.*]] = vector.shuffle %[[ACC]], %[[ACC]] [0, 1, 2, 3] : vector<8xf32>, vector<8xf32>
+// CHECK: %[[HI:.*]] = vector.shuffle %[[ACC]], %[[ACC]] [4, 5, 6, 7] : vector<8xf32>, vector<8xf32>
+// CHECK: arith.maximumf %[[LO]], %[[HI]] : vector<4xf32>
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK: %[[ONE:.*]] = arith.maximumf %{{.*}}, %{{.*}} : vector<1xf32>
+// CHECK: %[[R:.*]] = vector.extract %[[ONE]][0] : f32 from vector<1xf32>
 // CHECK: memref.store %[[R]], %[[M]][%[[I]]]
 // CHECK-NOT: tile.reduce
 func.func @max_rows(%s: memref<4x16xf32, #tile.scope<fragment>>, %m: memref<4xf32, #tile.scope<fragment>>) {

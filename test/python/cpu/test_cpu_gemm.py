@@ -50,6 +50,19 @@ def test_f16_inputs_accumulate_in_f32_with_transposes(transpose_a, transpose_b):
     np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("target", ["cpu:avx2", "cpu:avx512"])
+@pytest.mark.parametrize("bm,bn,bk", [(32, 40, 48), (16, 64, 64), (8, 20, 13)])
+def test_f32_transposed_b_packed_by_register_transposes(target, bm, bn, bk):
+    # Whole lanes x lanes blocks of B^T are transposed with shuffles, the lanes
+    # and K rows past them element by element (bn = 20 or bk = 13 leave both).
+    kernel = tilec.compile(tile_ir.gemm(bm, bn, bk, transpose_b=True), target=target)
+    m, n, k = 2 * bm + 3, 2 * bn + 5, 3 * bk - 2
+    a, b, ref = _inputs(m, n, k, np.float32, transpose_b=True)
+    c = np.zeros((m, n), np.float32)
+    kernel(a, b, c)
+    np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-4)
+
+
 def test_bf16_inputs_and_f16_output():
     kernel = tilec.compile(tile_ir.gemm(16, 16, 16, ab="bf16", c="f16"))
     m, n, k = 20, 17, 30
