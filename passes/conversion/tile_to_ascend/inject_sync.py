@@ -41,7 +41,10 @@ a flag by (source, destination, id) or by (source, id) only. A mix
 kernel's handoff flags are ordered against the bytes of their own ring
 (`sync_model.GUARDS`); when that leaves more flags pending at once than a
 pipe has ids, the body is planned again with each of them standing for all
-of its memory, as a fence: more ordering, fewer flags. Running out of ids
+of its memory, as a fence: more ordering, fewer flags. The ids the AscendC
+runtime holds for the whole kernel (`Profile.runtime_flags`: M -> MTE1 0-2 on
+the AIC) are kept clear; a body that needs them borrows them instead (`_borrow`:
+waits them at its start, sets them again at its end). Running out of ids
 even so is an error (never a silent PIPE_ALL): use fewer multi-buffer stages.
 
 `strategy=barrier` is the slow baseline for benchmarks: the same hazards,
@@ -69,6 +72,7 @@ After (910b):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -272,6 +276,47 @@ def _held_by_runtime(profile: Profile, kind: str) -> dict[int, set[int]]:
     return held
 
 
+def _give_ids(planner: _Planner, ids: int, profile: Profile, kind: str
+              ) -> tuple[tuple[Sync, set[Sync]] | None, dict[int, set[int]],
+                         tuple[tuple[str, str, int], ...]]:
+    """Gives the syncs event ids clear of the runtime's flags or, when too few are left,
+    any ids, the body borrowing the runtime's flags (`_borrow`). Returns `_assign_events`'
+    result (None: every sync got one), the ids still held, and the runtime's flags the
+    body borrows (none: it keeps clear of them)."""
+    syncs, interference = planner.syncs, planner.walker.interference
+    held = _held_by_runtime(profile, kind)
+    short = _assign_events(syncs, interference, ids, held)
+    borrowed = profile.runtime_flags.get(kind, ()) if short is not None else ()
+    if borrowed:
+        held = {}
+        short = _assign_events(syncs, interference, ids, held)
+    return short, held, borrowed
+
+
+def _borrow(body: ir.Block, flags: tuple[tuple[str, str, int], ...], loc: ir.Location) -> None:
+    """Frees the ids of the runtime's flags for the kernel's own: their waits at the start of
+    the body, a `pipe_barrier all` (no flag of the kernel is set before they ran), and at its
+    end a `pipe_barrier all` (every flag of the kernel has been waited for) and their sets,
+    so that the runtime's final waits find them set once. Correct however the hardware names
+    a flag. AscendC's matmul borrows them the same way: its L0 ping-pong waits M_MTE1 0/1
+    before loading L0A/L0B and sets it after the mmad (adv_api/detail/matmul/resource/
+    l0_buffer/tbuf_pool_l0_base.h), its bias table M_MTE1 2 (bias_buffer/c2_buffer/
+    c2_buffer.h), the initial credit being TPipe::Init's set. Each block is one run of the
+    kernel's entry, with its own TPipe, so this runs once per block. The barriers order no
+    hazard: they drain pipes that are idle (at the start) or finishing (at the end)."""
+    ops = list(body.operations)
+    terminator = ops[-1] if ops and ops[-1].name in _TERMINATORS else None
+    with loc:
+        start = ir.InsertionPoint(ops[0]) if ops else ir.InsertionPoint(body)
+        end = ir.InsertionPoint(terminator) if terminator is not None else ir.InsertionPoint(body)
+        for src, dst, event in flags:
+            _flag(ascend.wait_flag, src, dst, event, start)
+        ascend.pipe_barrier(ascend.pipe_attr("all"), ip=start)
+        ascend.pipe_barrier(ascend.pipe_attr("all"), ip=end)
+        for src, dst, event in flags:
+            _flag(ascend.set_flag, src, dst, event, end)
+
+
 def _out_of_ids(sync: Sync, pending: set[Sync], ids: int, profile: str,
                 held: dict[int, set[int]]) -> PassFailure:
     busy = sorted({pipe_name(n.dst) for n in pending | {sync}})
@@ -305,8 +350,13 @@ def _emit(event: Event, ip: ir.InsertionPoint, loc: ir.Location) -> None:
             return
         sync = event.sync
         build = ascend.set_flag if event.kind == "set" else ascend.wait_flag
-        build(ascend.pipe_attr(pipe_name(sync.src)), ascend.pipe_attr(pipe_name(sync.dst)),
-              ir.IntegerAttr.get(ir.IntegerType.get_signless(32), sync.event), ip=ip)
+        _flag(build, pipe_name(sync.src), pipe_name(sync.dst), sync.event, ip)
+
+
+def _flag(build: Callable[..., object], src: str, dst: str, event: int,
+          ip: ir.InsertionPoint) -> None:
+    build(ascend.pipe_attr(src), ascend.pipe_attr(dst),
+          ir.IntegerAttr.get(ir.IntegerType.get_signless(32), event), ip=ip)
 
 
 def _location(event: Event, node: Node | None, fallback: ir.Location) -> ir.Location:
@@ -392,11 +442,12 @@ class AscendInjectSyncPass(Pass):
                     target = misuse.node.op if misuse.node is not None else op
                     raise emit_error(target, f"tile-ascend-inject-sync: internal error: "
                                              f"{misuse.message}") from None
-                held = _held_by_runtime(profile, kind)
-                short = _assign_events(planner.syncs, planner.walker.interference, ids, held)
+                short, held, borrowed = _give_ids(planner, ids, profile, kind)
                 if short is None or not model.has_scoped_handoffs:
                     break
             if short is not None:
                 raise _out_of_ids(*short, ids, self.profile, held)
             _write_block(model.root, planner.points, op.location)
+            if borrowed:
+                _borrow(body, borrowed, op.location)
 

@@ -310,7 +310,9 @@ class Machine:
 
     def _set_runtime_flags(self, core: Core) -> None:
         """The flags the AscendC runtime sets before the kernel's first op on this kind of
-        core (`Profile.runtime_flags`: TPipe's M -> MTE1 ids on the 910b's AIC)."""
+        core (`Profile.runtime_flags`: TPipe's M -> MTE1 ids on the AIC). Once per block:
+        each block is one run of the kernel's entry, whose `TPipe` sets them in its
+        constructor and waits for them in its destructor."""
         site = Site(RUNTIME_SITE, self.program.site.location,
                     "the AscendC runtime (TPipe::Init, kernel_tpipe_impl.h)")
         for src, dst, event in self.profile.runtime_flags.get(core.kind, ()):

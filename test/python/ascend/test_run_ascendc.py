@@ -91,10 +91,10 @@ def test_a_missing_pipe_barrier_between_dependent_vector_calls_is_a_hazard():
     assert "a PipeBarrier of the pipe is missing" in message
 
 
-def _gemm(m: int, n: int, k: int, out: str = "float32"
+def _gemm(m: int, n: int, k: int, out: str = "float32", profile: str = "910b"
           ) -> tuple[tilec.CompiledKernel, list[np.ndarray]]:
     kernel = tilec.compile(example("gemm").matmul(m, n, k, in_dtype="float16", out_dtype=out),
-                           target="ascend:910b")
+                           target=f"ascend:{profile}")
     rng = np.random.default_rng(2)
     # small integers: every product and sum exact in float32, whatever the order
     a = rng.integers(-4, 5, (m, k)).astype(np.float16)
@@ -124,8 +124,8 @@ def test_a_gemm_runs_as_emitted():
     assert np.array_equal(args[2], args[0].astype(np.float32) @ args[1].astype(np.float32))
 
 
-def _mix() -> tuple[tilec.CompiledKernel, list[np.ndarray], np.ndarray]:
-    kernel = tilec.compile(backend_tests.gemm_then_scale, target="ascend:910b")
+def _mix(profile: str = "910b") -> tuple[tilec.CompiledKernel, list[np.ndarray], np.ndarray]:
+    kernel = tilec.compile(backend_tests.gemm_then_scale, target=f"ascend:{profile}")
     assert "KERNEL_TYPE_MIX_AIC_1_2" in kernel.source()
     rng = np.random.default_rng(3)
     a = rng.integers(-3, 4, (64, 64)).astype(np.float16)
@@ -244,7 +244,14 @@ def _arguments(kernel: tilec.CompiledKernel, seed: int = 0) -> list[object]:
 @needs_devkit
 @pytest.mark.parametrize("name", EMITTED)
 def test_every_kernel_of_the_suite_computes_what_the_simulator_computes(name):
-    kernel = compiled(name, "910b")
+    check_against_the_simulator(name, "910b")
+
+
+def check_against_the_simulator(name: str, profile: str) -> None:
+    """test_ascendc.py's kernel `name` on `profile`, on `_arguments`' data: what it writes is
+    the same in the simulator's run and the model's, bit for bit, or within ROUNDED's
+    tolerance (NaNs and infinities where the simulator has them)."""
+    kernel = compiled(name, profile)
     args = _arguments(kernel)
     simulated = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     kernel(*simulated)
@@ -324,8 +331,14 @@ def test_reductions_selects_and_attention_compute_what_numpy_computes(name):
     """Softmax (with -inf rows), norms, reductions, Select and flash attention: the model's
     run matches numpy, and the simulator's run within the same tolerance (exactly where
     the tolerance is 0: max, abs, compares and selects round nothing)."""
+    check_against_numpy(name, "910b")
+
+
+def check_against_numpy(name: str, profile: str) -> None:
+    """NUMPY_CHECKED's kernel `name` on `profile`: the model's run matches numpy, and the
+    simulator's run, within its tolerance."""
     data, reference, tolerance = NUMPY_CHECKED[name]
-    kernel = compiled(name, "910b")
+    kernel = compiled(name, profile)
     args = data(np.random.default_rng(4), kernel)
     simulated, ran = _run_both(kernel, args)
     want = reference(*(a.astype(np.float32) for a in args[:-1]))

@@ -220,6 +220,9 @@ PROFILE_950 = Profile(
     # PIPE_V is guaranteed by hardware"; impl/basic_api/kernel_reg.h makes PipeBarrier<PIPE_V>
     # a no-op on 3510, and PipeBarrier<PIPE_MTE3> a no-op on its AIC.
     ordered_pipes=_frozen({"aic": frozenset({"s", "v", "mte3"}), "aiv": frozenset({"s", "v"})}),
+    # impl/basic_api/dav_3510/kernel_tpipe_impl_c310.h: TPipe::Init sets M_MTE1 0, 1 and 2 on
+    # the AIC as on 2201, and TPipe::DestroyWithoutPipeAll waits for them
+    runtime_flags=PROFILE_910B.runtime_flags,
 )
 
 PROFILES: Mapping[str, Profile] = _frozen({"910b": PROFILE_910B, "950": PROFILE_950})

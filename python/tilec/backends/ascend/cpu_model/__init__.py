@@ -20,8 +20,11 @@ Covered (910b, `__NPU_ARCH__` 2201; include/tilec_intrinsics.h, model/*.cpp):
   rounding modes, with repeats and block / repeat strides; the reductions vcadd (per repeat,
   or into ACC_VAL: get_acc_val) and vcmax / vcmin (f16, f32; value and index in the four
   Order_t layouts, MAX_MIN_CNT: get_max_min_cnt), vbrcb, vcmpv_lt/gt/eq/le/ge/ne (a bit per
-  lane), set_cmpmask / get_cmpmask and vsel (CMPMASK and tensor-tensor modes): what
-  ReduceSum / ReduceMax / ReduceMin, Brcb, Copy, Compare and Select run on;
+  lane), vcmpvs_lt/gt/eq/le/ge/ne (against a scalar), set_cmpmask / get_cmpmask and vsel
+  (CMPMASK and tensor-tensor modes), vcgadd / vcgmax / vcgmin (a value per 32-byte block;
+  a block the mask leaves empty keeps its destination) and vcpadd (sums of adjacent
+  pairs): what ReduceSum / ReduceMax / ReduceMin, Brcb, Copy, Compare, Compares, Select,
+  ReduceDataBlock and ReducePairElem run on;
 - data movement: copy_gm_to_ubuf_align_b8/16/32 (pads, set_mov_pad_val), copy_ubuf_to_gm_
   align_b8/16/32, copy_gm_to_ubuf, copy_ubuf_to_gm, copy_ubuf_to_ubuf, set_atomic_* (atomic
   accumulation into GM);
@@ -31,33 +34,53 @@ Covered (910b, `__NPU_ARCH__` 2201; include/tilec_intrinsics.h, model/*.cpp):
   bf16, f32, int8), set_nd_para, set_quant_pre, copy_matrix_cc_to_gm (NoQuant, F322F16,
   F322BF16, DEQF16; ReLU; ND or Nz).
 Every kernel of test_ascendc.py's KERNELS the emitter writes for the 910b runs on it
-(test_run_ascendc.py). Not yet on the 910b: vcgadd / vcgmax / vcgmin / vcpadd
-(BlockReduce*, PairReduceSum), vcmp_* into CMPMASK and the scalar compares (vcmpvs_*), vsel's
-tensor-scalar mode, vconvs other than the pairs above, int4 transposing loads, the
-L1 -> UB and L0C -> UB paths (the emitter does not use them on the 910b). A kernel that
-reaches one stops with an error naming it. Scalar reads and writes of UB (GetValue /
+(test_run_ascendc.py; the intrinsics no emitted kernel reaches, through kernels written in
+test_ascendc_model_intrinsics.py). Not yet on the 910b: vcmp_* into CMPMASK, vsel's
+tensor-scalar mode, vconvs other than the pairs above, int4 transposing loads (the 910b
+has no L1 -> UB or L0C -> UB path). A kernel that reaches one stops with an error naming
+it. Scalar reads and writes of UB (GetValue /
 SetValue, and the class API's own, such as ReduceSum's store of ACC_VAL) run but are not
 checked for hazards.
 
-Covered (950, `__NPU_ARCH__` 3510; include/tilec_intrinsics_3510.h, model/regvector_3510.cpp):
+Covered (950, `__NPU_ARCH__` 3510; include/tilec_intrinsics_3510.h, model/regvector_3510.cpp,
+model/cube.cpp):
 the headers built for arch 3510 run their vector calls as loops over register-level
 intrinsics, which the model runs on 256-byte vector registers and per-byte predicates:
-- predicates: plt_b8/16/32 (UpdateMask), pset_b8/16/32 (CreateMask's patterns), plds /
-  pstu (a mask from / to UB), punpack, ppack, pintlv / pdintlv;
+- predicates: plt_b8/16/32 (UpdateMask), pset_b8/16/32 (CreateMask's patterns), movp_b16/32
+  (the vector mask register, MoveMask), plds / pstu (a mask from / to UB), punpack, ppack,
+  pintlv / pdintlv;
 - UB <-> register, checked for hazards on PIPE_V (V after V ordered in hardware): vlds
   (norm, broadcast, unpack, element-to-block; post-updated), vsts (norm, pack;
-  post-updated), vsldb / vsstb (block-strided), vstus / vstas (unaligned: stored at vstus);
+  post-updated), vsldb / vsstb (block-strided; post-updated), vstus / vstas (unaligned:
+  stored at vstus);
 - register compute, zeroing or merging the inactive lanes: vadd vsub vmul vdiv vmax vmin
   vand vor, vadds vmuls vmaxs vmins, vexp vln vabs vsqrt vrelu vnot vmov, vdup vbr, vsel,
-  vcmp_* / vcmps_*, vcadd vcmax vcmin (a tree of pairwise adds), vcvt between f32, f16 and
+  vcmp_* / vcmps_*, vcadd vcmax vcmin (a tree of pairwise adds), vcgadd vcgmax vcgmin (per
+  32-byte block; an empty block 0, -inf or inf) and vcpadd, vcvt between f32, f16 and
   bf16 (from s32 / s16 too) with its rounding modes, saturation and even / odd parts;
 - data movement and state: copy_gm_to_ubuf_align_v2 / copy_ubuf_to_gm_align_v2 (DataCopyPad,
-  DataCopy), the kernel start's loop sizes and store-atomic configuration, mem_bar (the
+  DataCopy; atomic writes in the type set_atomic_<type> set), the kernel start's loop sizes
+  and store-atomic configuration, mem_bar (the
   model runs a vector function's loads and stores in order); the sync of the 910b's list
-  (wait_flag_dev with the 950's pipe argument).
-Not yet on the 950: the cube path (its Nz L0A loads, mmad, the fixpipe's arch-3510 form),
-mix kernels, other register intrinsics (gathers, vintlv, movp ...), atomic writes of
-copy_ubuf_to_gm_align_v2, and the SIMT API (left out of the build).
+  (wait_flag_dev with the 950's pipe argument);
+- cube: set_mte2_nz_para with copy_gm_to_cbuf_multi_nd2nz / _dn2nz (Nd2Nz, Dn2Nz),
+  create_cbuf_matrix, load_cbuf_to_ca / load_cbuf_to_cb in their 2D-V2 form (windows of
+  fractals; 16-bit fractals transposed), load_cbuf_to_cb_transpose (8- and 16-bit squares),
+  mad with L0A in Nz (disableGemv), copy_matrix_cc_to_gm / _cbuf / _ub (NZ2ND or Nz; into
+  UB of the AIV subBlockId names, or split by rows across both: dualDstCtl 1) with
+  set_loop3_para, set_quant_pre;
+- between a block's AIC and AIVs: copy_cbuf_to_ubuf (L1 -> an AIV's UB, MTE1) and
+  copy_ubuf_to_cbuf (an AIV's UB -> L1, MTE3); a write into another core's buffers waits
+  until that core's TPipe has filled them (the headers' CPU mode fills them with random
+  values at its start);
+- mix kernels: an AIC and two AIVs a block, sub-block ids and GetBlockIdx() as
+  dav_3510/kernel_operator_sys_var_impl.h gives them, cross-core modes 0-2.
+Every kernel of test_ascendc.py's KERNELS runs on the 950 but those
+test_run_ascendc_950.py's XFAIL_950 names. Not yet on the 950: cross-core mode 4
+(set_intra_block / wait_intra_block), the fixpipe's NZ2DN, channel split, vector
+quantization and dual destination split in N, 2D-V2 loads transposing non-16-bit data,
+LoadDataWithTranspose of 32-bit data, other register intrinsics (gathers, vintlv ...),
+and the SIMT API (left out of the build).
 """
 
 from __future__ import annotations

@@ -77,6 +77,8 @@ void tilec_setup(int type, int64_t block, int64_t dim, int64_t sub, int mix) {{
     sub_block_idx = sub;
     g_taskRation = mix ? 2 : 1;
     g_kernelMode = AscendC::KernelMode::{kind};
+    tilec_model::set_local_buffers(AscendC::ConstDefiner::Instance().cpuUB,
+                                   AscendC::ConstDefiner::Instance().cpuL1);
 }}
 extern "C" __attribute__((visibility("default"))) void tilec_entry(void** a) {{
     {entry.name}({args});

@@ -50,6 +50,9 @@ void wait_flag(int src, int dst, int id);
 void barrier(int pipe);
 void cross_core_set(int pipe, uint64_t config);
 void cross_core_wait(uint64_t id);
+/// set_intra_block / wait_intra_block: cross-core mode 4 (the 950: an AIC and one AIV).
+void intra_block_set(int pipe, uint64_t id);
+void intra_block_wait(int pipe, uint64_t id);
 // vector state
 void set_mask(uint64_t high, uint64_t low);
 /// The CTRL register; bit 56 selects the vector mask's counter mode (set_mask_count).
@@ -63,8 +66,9 @@ void copy_gm_ub(Dt type, void* dst, const void* src, uint64_t n_burst, uint64_t 
                 uint64_t dst_gap_blocks);
 void copy_ub_gm(Dt type, void* dst, const void* src, uint64_t n_burst, uint64_t len_bytes,
                 uint64_t src_gap_blocks, uint64_t dst_gap_bytes);
-void copy_blocks(int pipe, void* dst, const void* src, uint64_t n_burst, uint64_t len_blocks,
-                 uint64_t src_gap_blocks, uint64_t dst_gap_blocks);
+/// Bursts of 32 B blocks (`name` the intrinsic; copy_ubuf_to_gm writes as GM).
+void copy_blocks(int pipe, const char* name, void* dst, const void* src, uint64_t n_burst,
+                 uint64_t len_blocks, uint64_t src_gap_blocks, uint64_t dst_gap_blocks);
 // the cube path (2201)
 void fill_l1(Dt type, void* dst, uint64_t config, uint64_t bits);
 void nd2nz(Dt type, void* dst, const void* src, uint64_t nd_num, uint64_t n, uint64_t d,
@@ -75,12 +79,18 @@ void load_2d(int target, Dt type, void* dst, const void* src, uint64_t start, ui
 void load_2d_transpose(int target, Dt type, void* dst, const void* src, uint64_t start,
                        uint64_t repeat, uint64_t src_stride, uint64_t dst_gap,
                        uint64_t dst_frac_gap);
+/// `gemv`: m = 1 reads L0A as one row (the 950 turns it off with disableGemv).
 void mad(Dt out, Dt in, void* c, const void* a, const void* b, uint64_t m, uint64_t k,
-         uint64_t n, bool init);
+         uint64_t n, bool init, bool gemv);
 void set_nd_para(uint64_t config);
 void set_quant_pre(uint64_t config);
-void fixpipe_to_gm(Dt out, Dt in, void* dst, const void* src, uint64_t n, uint64_t m,
-                   uint64_t dst_stride, uint64_t src_stride, int quant, bool relu, bool nz2nd);
+/// L0C -> GM (`gm`: written as GM, atomics applied), L1 or UB; `dst_stride` the ND row
+/// stride in elements (nz2nd) or the Nz column blocks' in 32 B blocks.
+void fixpipe(Dt out, Dt in, void* dst, const void* src, uint64_t n, uint64_t m,
+             uint64_t dst_stride, uint64_t src_stride, int quant, bool relu, bool nz2nd, bool gm);
+/// The core's own UB and L1 (the headers' CPU-mode buffers), for what another core of its
+/// block writes into them.
+void set_local_buffers(uint8_t* ub, uint8_t* l1);
 /// vconv: each element of `src` converted to the type of `dst`, rounded as `mode` says
 /// ('n' the instruction's default, 'r' to nearest even, 'a' half away from zero, 'f' down,
 /// 'c' up, 'z' toward zero, 'o' to odd).
@@ -95,9 +105,13 @@ uint64_t acc_value();
 uint64_t max_min_count();
 void broadcast_blocks(size_t size, void* dst, const void* src, uint64_t dst_blk, uint64_t dst_rep,
                       uint64_t repeat);
-/// vcmpv: `mode` 0-5 lt gt eq le ge ne.
+/// vcgadd / vcgmax / vcgmin (a record of 8 per repeat), vcpadd (`pairs`: one of half the
+/// lanes per repeat).
+void group_reduce(const char* name, Op op, Dt type, void* dst, const void* src, uint64_t repeat,
+                  uint64_t dst_rep, uint64_t src_blk, uint64_t src_rep, bool pairs);
+/// vcmpv (`b` the second operand) / vcmpvs (`b` null: `scalar`): `mode` 0-5 lt gt eq le ge ne.
 void compare(const char* name, int mode, Dt type, void* dst, const void* a, const void* b,
-             uint64_t repeat, const Strides& strides);
+             double scalar, uint64_t repeat, const Strides& strides);
 void set_cmpmask(const void* src);
 void get_cmpmask(void* dst);
 void select(Dt type, void* dst, const void* a, const void* b, uint64_t repeat,
@@ -191,15 +205,15 @@ TILEC_COPY_OUT(copy_ubuf_to_gm_align_b32)
 // lengths and gaps in 32 B blocks on both sides
 inline void copy_gm_to_ubuf(void* dst, void* src, uint64_t, uint64_t n, uint64_t len,
                             uint64_t src_gap, uint64_t dst_gap) {
-    tilec_model::copy_blocks(PIPE_MTE2, dst, src, n, len, src_gap, dst_gap);
+    tilec_model::copy_blocks(PIPE_MTE2, "copy_gm_to_ubuf", dst, src, n, len, src_gap, dst_gap);
 }
 inline void copy_ubuf_to_gm(void* dst, void* src, uint64_t, uint64_t n, uint64_t len,
                             uint64_t src_gap, uint64_t dst_gap) {
-    tilec_model::copy_blocks(PIPE_MTE3, dst, src, n, len, src_gap, dst_gap);
+    tilec_model::copy_blocks(PIPE_MTE3, "copy_ubuf_to_gm", dst, src, n, len, src_gap, dst_gap);
 }
 inline void copy_ubuf_to_ubuf(void* dst, void* src, uint64_t, uint64_t n, uint64_t len,
                               uint64_t src_gap, uint64_t dst_gap) {
-    tilec_model::copy_blocks(PIPE_V, dst, src, n, len, src_gap, dst_gap);
+    tilec_model::copy_blocks(PIPE_V, "copy_ubuf_to_ubuf", dst, src, n, len, src_gap, dst_gap);
 }
 
 // -- the cube path: GM -> L1 (MTE2), L1 -> L0A/L0B (MTE1), mad (M), L0C -> GM (FIX) --------
@@ -219,6 +233,9 @@ inline void create_cbuf_matrix(T* dst, int64_t config, V value) {
 TILEC_ND2NZ(copy_gm_to_cbuf_multi_nd2nz_b8) TILEC_ND2NZ(copy_gm_to_cbuf_multi_nd2nz_b16)
 TILEC_ND2NZ(copy_gm_to_cbuf_multi_nd2nz_b32s)
 #undef TILEC_ND2NZ
+// the 910b's forms of the L1 -> L0 loads, mad and the fixpipe (the 950's, with other
+// arguments: tilec_intrinsics_3510.h)
+#if !defined(__NPU_ARCH__) || __NPU_ARCH__ != 3510
 template <class T, class... X>
 inline void load_cbuf_to_ca(T* dst, T* src, uint64_t start, uint64_t repeat, uint64_t src_stride,
                             uint64_t dst_gap, uint64_t, uint64_t transpose, X...) {
@@ -243,18 +260,21 @@ TILEC_LOAD_TRANSPOSE(load_cbuf_to_ca_transpose, 0) TILEC_LOAD_TRANSPOSE(load_cbu
 template <class C, class A, class B>
 inline void mad(C* c, A* a, B* b, uint64_t m, uint64_t k, uint64_t n, uint64_t, uint64_t,
                 uint64_t, uint64_t init) {
-    tilec_model::mad(tilec_model::dtype<C>(), tilec_model::dtype<A>(), c, a, b, m, k, n, init != 0);
+    // the 910b has no disableGemv: m = 1 is a GEMV (the emitter passes 16)
+    tilec_model::mad(tilec_model::dtype<C>(), tilec_model::dtype<A>(), c, a, b, m, k, n, init != 0,
+                     m == 1);
 }
-inline void set_nd_para(uint64_t config) { tilec_model::set_nd_para(config); }
-inline void set_quant_pre(uint64_t config) { tilec_model::set_quant_pre(config); }
 template <class T, class U>
 inline void copy_matrix_cc_to_gm(T* dst, U* src, uint64_t, uint64_t n, uint64_t m,
                                  uint64_t dst_stride, uint64_t src_stride, uint64_t,
                                  QuantMode_t quant, uint64_t relu, uint64_t, uint64_t nz2nd) {
-    tilec_model::fixpipe_to_gm(tilec_model::dtype<T>(), tilec_model::dtype<U>(), dst, src, n, m,
-                               dst_stride, src_stride, static_cast<int>(quant), relu != 0,
-                               nz2nd != 0);
+    tilec_model::fixpipe(tilec_model::dtype<T>(), tilec_model::dtype<U>(), dst, src, n, m,
+                         dst_stride, src_stride, static_cast<int>(quant), relu != 0, nz2nd != 0,
+                         true);
 }
+#endif
+inline void set_nd_para(uint64_t config) { tilec_model::set_nd_para(config); }
+inline void set_quant_pre(uint64_t config) { tilec_model::set_quant_pre(config); }
 
 // -- vector compute (PIPE_V) ------------------------------------------------------------
 #define TILEC_BINARY(name, op)                                                               \
@@ -320,12 +340,33 @@ inline void vbrcb(T* d, T* s, uint64_t db, uint64_t dr, uint64_t r) {
     template <class T>                                                                       \
     inline void name(uint8_t* d, T* a, T* b, uint64_t r, uint64_t db, uint64_t ab,           \
                      uint64_t bb, uint64_t dr, uint64_t ar, uint64_t br) {                   \
-        tilec_model::compare(#name, mode, tilec_model::dtype<T>(), d, a, b, r,               \
+        tilec_model::compare(#name, mode, tilec_model::dtype<T>(), d, a, b, 0, r,            \
                              {{db, ab, bb}, {dr, ar, br}});                                  \
     }
 TILEC_COMPARE(vcmpv_lt, 0) TILEC_COMPARE(vcmpv_gt, 1) TILEC_COMPARE(vcmpv_eq, 2)
 TILEC_COMPARE(vcmpv_le, 3) TILEC_COMPARE(vcmpv_ge, 4) TILEC_COMPARE(vcmpv_ne, 5)
 #undef TILEC_COMPARE
+#define TILEC_COMPARE_SCALAR(name, mode)                                                     \
+    template <class T, class S>                                                              \
+    inline std::enable_if_t<!std::is_pointer_v<S>> name(uint8_t* d, T* a, S s, uint64_t r,   \
+                                                        uint64_t db, uint64_t ab,            \
+                                                        uint64_t dr, uint64_t ar) {          \
+        tilec_model::compare(#name, mode, tilec_model::dtype<T>(), d, a, nullptr,            \
+                             tilec_model::scalar_value(s), r, {{db, ab, 0}, {dr, ar, 0}});   \
+    }
+TILEC_COMPARE_SCALAR(vcmpvs_lt, 0) TILEC_COMPARE_SCALAR(vcmpvs_gt, 1)
+TILEC_COMPARE_SCALAR(vcmpvs_eq, 2) TILEC_COMPARE_SCALAR(vcmpvs_le, 3)
+TILEC_COMPARE_SCALAR(vcmpvs_ge, 4) TILEC_COMPARE_SCALAR(vcmpvs_ne, 5)
+#undef TILEC_COMPARE_SCALAR
+#define TILEC_GROUP_REDUCE(name, op, pairs)                                                  \
+    template <class T>                                                                       \
+    inline void name(T* d, T* s, uint64_t r, uint64_t dr, uint64_t sb, uint64_t sr) {        \
+        tilec_model::group_reduce(#name, tilec_model::Op::op, tilec_model::dtype<T>(), d, s, \
+                                  r, dr, sb, sr, pairs);                                     \
+    }
+TILEC_GROUP_REDUCE(vcgadd, add, false) TILEC_GROUP_REDUCE(vcgmax, max, false)
+TILEC_GROUP_REDUCE(vcgmin, min, false) TILEC_GROUP_REDUCE(vcpadd, add, true)
+#undef TILEC_GROUP_REDUCE
 template <class T> inline void set_cmpmask(T* s) { tilec_model::set_cmpmask(s); }
 template <class T> inline void get_cmpmask(T* d) { tilec_model::get_cmpmask(d); }
 template <class T, class... X>

@@ -69,6 +69,10 @@ template <class R> auto& vreg(R& r) {
     if constexpr (HasRegs<R>::value) return r.reg[0];
     else return r;
 }
+/// A scalar operand: a number, or the half / bfloat16_t classes (Sqrt's subnormal bound).
+template <class S, class D = std::decay_t<S>>
+constexpr bool is_scalar = std::is_arithmetic_v<D> || std::is_same_v<D, half> ||
+                           std::is_same_v<D, bfloat16_t>;
 template <class R> using Element = typename std::decay_t<decltype(vreg(std::declval<R&>()))>::Element;
 template <class R> constexpr Dt reg_type() { return dtype<Element<R>>(); }
 /// A mode argument: a bare constant (MODE_ZEROING) or an integral_constant of one.
@@ -88,6 +92,16 @@ template <class M> constexpr int value_of(M m) {
     }
 TILEC_PLT(plt_b8, 1) TILEC_PLT(plt_b16, 2) TILEC_PLT(plt_b32, 4)
 #undef TILEC_PLT
+/// movp_bN (MoveMask, kernel_reg_compute_maskreg_impl.h): the vector mask register
+/// (set_vector_mask) as a predicate: element i active when bit i of the 128-bit mask is.
+#define TILEC_MOVP(name, bytes)                                                              \
+    inline vector_bool name() {                                                              \
+        vector_bool p;                                                                       \
+        tilec_model::predicate_from_mask(p.bits, bytes);                                     \
+        return p;                                                                            \
+    }
+TILEC_MOVP(movp_b16, 2) TILEC_MOVP(movp_b32, 4)
+#undef TILEC_MOVP
 #define TILEC_PSET(name, bytes)                                                              \
     template <class P> inline vector_bool name(P pattern) {                                  \
         vector_bool p;                                                                       \
@@ -159,11 +173,20 @@ inline std::enable_if_t<std::is_integral_v<C>> vsstb(R& src, T*& dst, C config, 
         dst += (static_cast<uint32_t>(config) & 0xffffu) * 32 / sizeof(T);
 }
 /// vsldb (LoadAlign's DATA_BLOCK_COPY): block b of the register from src + b * blockStride
-/// blocks (config = blockStride << 16 | repeatStride), the active elements; the rest zero.
+/// blocks (config = blockStride << 16 | repeatStride), the active elements; the rest zero;
+/// the post-updated form then moves src repeatStride blocks.
 template <class R, class T, class C>
 inline std::enable_if_t<std::is_integral_v<C>> vsldb(R& dst, T* src, C config, vector_bool& mask) {
     tilec_model::reg_load_blocks(tilec_model::reg_type<R>(), &tilec_model::vreg(dst), src,
                                  static_cast<uint32_t>(config) >> 16, mask.bits);
+}
+template <class R, class T, class C, class P>
+inline std::enable_if_t<std::is_integral_v<C>> vsldb(R& dst, T*& src, C config, vector_bool& mask,
+                                                     P post) {
+    tilec_model::reg_load_blocks(tilec_model::reg_type<R>(), &tilec_model::vreg(dst), src,
+                                 static_cast<uint32_t>(config) >> 16, mask.bits);
+    if (tilec_model::value_of(post) == POST_UPDATE)
+        src += (static_cast<uint32_t>(config) & 0xffffu) * 32 / sizeof(T);
 }
 /// plds (LoadAlign of a MaskReg, kernel_reg_compute_datacopy_impl.h): MaskDist 0 DIST_NORM
 /// (32 bytes of bits), 1 DIST_US (16 bytes, each bit twice), 2 DIST_DS (64 bytes, every
@@ -250,6 +273,18 @@ inline std::enable_if_t<std::is_class_v<R>> vsel(R& d, R& a, R& b, vector_bool& 
     }
 TILEC_REG_REDUCE(vcadd, add) TILEC_REG_REDUCE(vcmax, max) TILEC_REG_REDUCE(vcmin, min)
 #undef TILEC_REG_REDUCE
+/// vcgadd / vcgmax / vcgmin / vcpadd (kernel_reg_compute_vec_reduce_impl.h ReduceDataBlock,
+/// PairReduceElem: ZEROING only): per 32-byte block / per pair of elements.
+#define TILEC_REG_GROUP_REDUCE(name, op, pairs)                                              \
+    template <class R, class M>                                                              \
+    inline std::enable_if_t<std::is_class_v<R>> name(R& d, R& a, vector_bool& mask, M) {     \
+        tilec_model::reg_group_reduce(#name, tilec_model::Op::op, tilec_model::reg_type<R>(), \
+                                      &tilec_model::vreg(d), &tilec_model::vreg(a), mask.bits, \
+                                      pairs);                                                \
+    }
+TILEC_REG_GROUP_REDUCE(vcgadd, add, false) TILEC_REG_GROUP_REDUCE(vcgmax, max, false)
+TILEC_REG_GROUP_REDUCE(vcgmin, min, false) TILEC_REG_GROUP_REDUCE(vcpadd, add, true)
+#undef TILEC_REG_GROUP_REDUCE
 /// vcmp_<c>(dst, a, b, mask) / vcmps_<c>(dst, a, scalar, mask): the predicate of the
 /// active elements where a <c> b holds (kernel_reg_compute_vec_cmpsel_impl.h Compare /
 /// CompareScalar); the inactive ones clear.
@@ -261,7 +296,7 @@ TILEC_REG_REDUCE(vcadd, add) TILEC_REG_REDUCE(vcmax, max) TILEC_REG_REDUCE(vcmin
                                  &tilec_model::vreg(b), 0, mask.bits);                       \
     }                                                                                        \
     template <class R, class S>                                                              \
-    inline std::enable_if_t<std::is_class_v<R> && !std::is_class_v<std::decay_t<S>>>         \
+    inline std::enable_if_t<std::is_class_v<R> && tilec_model::is_scalar<S>>                 \
     vcmps_##c(vector_bool& d, R& a, S s, vector_bool& mask) {                                \
         tilec_model::reg_compare(code, tilec_model::reg_type<R>(), d.bits, &tilec_model::vreg(a), \
                                  nullptr, tilec_model::scalar_value(s), mask.bits);          \
@@ -347,10 +382,130 @@ TILEC_COMPARE_FORMS(eq) TILEC_COMPARE_FORMS(ne) TILEC_COMPARE_FORMS(gt)
 TILEC_COMPARE_FORMS(ge) TILEC_COMPARE_FORMS(lt) TILEC_COMPARE_FORMS(le)
 #undef TILEC_COMPARE_FORMS
 TILEC_OTHER_FORMS(copy_gm_to_ubuf_align_v2) TILEC_OTHER_FORMS(copy_ubuf_to_gm_align_v2)
-// the cube path: the 950's fixpipe form (dav_3510/kernel_operator_fixpipe_impl.h, `return`ed
-// in void functions)
-TILEC_OTHER_FORMS(copy_matrix_cc_to_gm)
 #undef TILEC_OTHER_FORMS
+
+// -- the cube path (dav_3510/kernel_operator_data_copy_impl.h, _mm_impl.h, _fixpipe_impl.h;
+// the semantics in ../model/cube.cpp) --------------------------------------------------------
+/// set_mte2_nz_para: the Nd2Nz / Dn2Nz destination loops (MTE2_NZ_PARA: [15:0] ndNum,
+/// [31:16] dstNzNStride, [47:32] dstNzC0Stride, [63:48] dstNzMatrixStride in 32 B blocks).
+inline void set_mte2_nz_para(uint64_t config) { tilec_model::set_mte2_nz_para(config); }
+/// copy_gm_to_cbuf_multi_nd2nz / _dn2nz: GM strides in bytes (loop1 a row, loop4 a matrix);
+/// the destination's from MTE2_NZ_PARA; `small_c0` (C0 of 4 elements) is not modelled.
+#define TILEC_TO_NZ(name, column_major)                                                       \
+    template <class T, class C>                                                              \
+    inline void name(T* dst, T* src, uint64_t, uint64_t row_bytes, C, uint64_t n, uint64_t d, \
+                     uint64_t matrix_bytes, bool small_c0) {                                 \
+        if (small_c0) tilec_model::unmodelled(#name " with the small C0");                   \
+        tilec_model::to_nz(tilec_model::dtype<T>(), dst, src, row_bytes, n, d, matrix_bytes, \
+                           column_major);                                                    \
+    }
+TILEC_TO_NZ(copy_gm_to_cbuf_multi_nd2nz, false) TILEC_TO_NZ(copy_gm_to_cbuf_multi_dn2nz, true)
+#undef TILEC_TO_NZ
+/// load_cbuf_to_ca / _cb (LoadData 2D V2; LoadData2DParams map onto it): positions in
+/// fractals along M and K, steps, the strides between K-neighbouring fractals.
+#define TILEC_LOAD_2DV2(name, target)                                                        \
+    template <class T, class S, class D, class X>                                            \
+    inline std::enable_if_t<std::is_integral_v<S> && std::is_integral_v<D>>                  \
+    name(T* dst, T* src, uint64_t m_start, uint64_t k_start, uint64_t m_step, uint64_t k_step, \
+         S src_stride, D dst_stride, X transpose) {                                          \
+        tilec_model::load_2dv2(target, tilec_model::dtype<T>(), dst, src, m_start, k_start,  \
+                               m_step, k_step, static_cast<int64_t>(src_stride),             \
+                               static_cast<uint64_t>(dst_stride), static_cast<bool>(transpose)); \
+    }
+TILEC_LOAD_2DV2(load_cbuf_to_ca, 0) TILEC_LOAD_2DV2(load_cbuf_to_cb, 1)
+#undef TILEC_LOAD_2DV2
+/// load_cbuf_to_cb_transpose (LoadDataWithTranspose's V2 parameters): the 910b's squares,
+/// the start and source stride counted in fractals (LoadData2DL12L0BTransposeCal doubles the
+/// V1 ones for 8- and 32-bit data); srcFracGap must be 0.
+template <class T, class I>
+inline void load_cbuf_to_cb_transpose(T* dst, T* src, uint64_t start, uint64_t repeat,
+                                      uint64_t src_stride, uint64_t dst_gap, I,
+                                      uint64_t dst_frac_gap, uint64_t src_frac_gap) {
+    uint64_t unit = sizeof(T) == 2 ? 1 : 2;
+    if (sizeof(T) == 4 || src_frac_gap != 0 || start % unit || src_stride % unit)
+        tilec_model::unmodelled("load_cbuf_to_cb_transpose of 32-bit data or with these strides");
+    tilec_model::load_2d_transpose(1, tilec_model::dtype<T>(), dst, src, start / unit, repeat,
+                                   src_stride / unit, dst_gap, dst_frac_gap);
+}
+/// mad (MmadCal): L0A in Nz on the 950.
+template <class C, class A, class B>
+inline void mad(C* c, A* a, B* b, uint64_t m, uint64_t k, uint64_t n, uint64_t,
+                bool disable_gemv, bool bias, bool init) {
+    if (bias) tilec_model::unmodelled("mad with a bias (cmatrixSource)");
+    tilec_model::mad(tilec_model::dtype<C>(), tilec_model::dtype<A>(), c, a, b, m, k, n, init,
+                     m == 1 && !disable_gemv);
+}
+/// LOOP3_PARA (the fixpipe's nz2nd matrices: [15:0] ndNum): the model moves one.
+inline void set_loop3_para(uint64_t config) {
+    if ((config & 0xffff) > 1) tilec_model::unmodelled("a fixpipe of several ND matrices");
+}
+inline void set_channel_para(uint64_t) { tilec_model::unmodelled("set_channel_para (NZ2DN)"); }
+/// copy_cbuf_to_ubuf (CopyCbufToUbuf, on the AIC, MTE1): bursts of 32 B blocks into the UB
+/// of the AIV `sub_block` names; copy_ubuf_to_cbuf (CopyUbufToCbuf, on an AIV, MTE3): into
+/// its block's AIC's L1.
+template <class S>
+inline void copy_cbuf_to_ubuf(void* dst, void* src, S sub_block, uint64_t n, uint64_t len,
+                              uint64_t src_gap, uint64_t dst_gap) {
+    tilec_model::copy_blocks(PIPE_MTE1, "copy_cbuf_to_ubuf",
+                             tilec_model::peer_ub(dst, static_cast<int>(sub_block)), src, n, len,
+                             src_gap, dst_gap);
+}
+inline void copy_ubuf_to_cbuf(void* dst, void* src, uint64_t, uint64_t n, uint64_t len,
+                              uint64_t src_gap, uint64_t dst_gap) {
+    tilec_model::copy_blocks(PIPE_MTE3, "copy_ubuf_to_cbuf", tilec_model::peer_l1(dst), src, n,
+                             len, src_gap, dst_gap);
+}
+/// copy_matrix_cc_to_gm / _cbuf / _ub (FixpipeL0cToOut / ToL1 / ToUB): the 910b's fixpipe,
+/// the Nz destination stride counted in elements; to UB, `dual` 1 writes the first half of
+/// the rows into sub-block 0's UB and the rest into sub-block 1's, 0 all into `sub_block`'s.
+template <class T, class U>
+inline void tilec_fixpipe(T* dst, U* src, uint64_t n, uint64_t m, uint64_t dst_stride,
+                          uint64_t src_stride, uint64_t quant, uint8_t relu, bool nz2nd,
+                          bool nz2dn, bool gm, int target) {
+    if (nz2dn) tilec_model::unmodelled("a fixpipe in NZ2DN");
+    if (!nz2nd) {
+        if (dst_stride * sizeof(T) % 32) tilec_model::unmodelled("an Nz fixpipe's unaligned stride");
+        dst_stride = dst_stride * sizeof(T) / 32;
+    }
+    tilec_model::fixpipe(tilec_model::dtype<T>(), tilec_model::dtype<U>(),
+                         target < 0 ? static_cast<void*>(dst) : tilec_model::peer_ub(dst, target),
+                         src, n, m, dst_stride, src_stride, static_cast<int>(quant), relu != 0,
+                         nz2nd, gm);
+}
+template <class T, class U>
+inline void copy_matrix_cc_to_gm(T* dst, U* src, uint64_t, uint64_t n, uint64_t m,
+                                 uint64_t dst_stride, uint64_t src_stride, uint64_t, uint64_t,
+                                 uint64_t, uint64_t quant, uint8_t relu, bool split, bool nz2nd,
+                                 uint64_t, uint64_t, bool, bool, uint64_t, bool, bool, bool, bool,
+                                 bool, bool nz2dn) {
+    if (split) tilec_model::unmodelled("a fixpipe with the channel split");
+    tilec_fixpipe(dst, src, n, m, dst_stride, src_stride, quant, relu, nz2nd, nz2dn, true, -1);
+}
+template <class T, class U>
+inline void copy_matrix_cc_to_cbuf(T* dst, U* src, uint64_t, uint64_t n, uint64_t m,
+                                   uint64_t dst_stride, uint64_t src_stride, uint64_t, uint64_t,
+                                   uint64_t, uint64_t quant, uint8_t relu, bool, bool nz2nd,
+                                   uint64_t, uint64_t, bool, bool, uint64_t, bool, bool, bool, bool,
+                                   bool, bool nz2dn) {
+    tilec_fixpipe(dst, src, n, m, dst_stride, src_stride, quant, relu, nz2nd, nz2dn, false, -1);
+}
+template <class T, class U>
+inline void copy_matrix_cc_to_ub(T* dst, U* src, uint64_t, uint64_t n, uint64_t m,
+                                 uint64_t dst_stride, uint64_t src_stride, uint64_t dual,
+                                 uint64_t sub_block, uint64_t, uint64_t, uint64_t quant,
+                                 uint8_t relu, bool, bool nz2nd, uint64_t, uint64_t, bool, bool,
+                                 uint64_t, bool, bool, bool, bool, bool, bool nz2dn) {
+    if (dual == 0) {
+        tilec_fixpipe(dst, src, n, m, dst_stride, src_stride, quant, relu, nz2nd, nz2dn, false,
+                      static_cast<int>(sub_block));
+        return;
+    }
+    if (dual != 1 || m % 2 || !nz2nd) tilec_model::unmodelled("a dual-destination fixpipe split in N");
+    // rows [0, m/2) and [m/2, m): L0C keeps a column block's rows 16 elements apart
+    tilec_fixpipe(dst, src, n, m / 2, dst_stride, src_stride, quant, relu, nz2nd, nz2dn, false, 0);
+    tilec_fixpipe(dst, src + m / 2 * 16, n, m / 2, dst_stride, src_stride, quant, relu, nz2nd,
+                  nz2dn, false, 1);
+}
 /// CreateAddrReg's CPU-debug path (kernel_reg_compute_addrreg_impl.h)
 template <class... A> inline vector_address VagCpuSim(A&&...) { tilec_model::unmodelled("VagCpuSim"); }
 // The copies' outer loops (kernel_utils_base.h sets loop1 = loop2 = 1 at the kernel's start,
@@ -370,6 +525,15 @@ template <class... A> inline void set_st_atomic_cfg(A&&...) { tilec_model::unmod
 /// the flag id.
 template <class I> inline void wait_flag_dev(pipe_t, I id) {
     tilec_model::cross_core_wait(static_cast<uint64_t>(id));
+}
+/// Cross-core mode 4 (NotifyEventImpl / WaitEventImpl<4>, SyncAll of a mix kernel): the AIC's
+/// flag id + 16 * s reaches AIV s, an AIV's flag id reaches the AIC as id + 16 * its
+/// sub-block.
+template <class I> inline void set_intra_block(pipe_t pipe, I id) {
+    tilec_model::intra_block_set(pipe, static_cast<uint64_t>(id));
+}
+template <class I> inline void wait_intra_block(pipe_t pipe, I id) {
+    tilec_model::intra_block_wait(pipe, static_cast<uint64_t>(id));
 }
 /// The toolkit's shared allocation (kernel_utils_mode_cpu.h: one UB and L1 for all cores of
 /// a MIX_MODE run on the 950); the runner starts every core in AIV / AIC mode, with its own.

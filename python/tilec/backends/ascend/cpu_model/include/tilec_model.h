@@ -47,6 +47,9 @@ namespace tilec_model {
 [[noreturn]] void unmodelled(const char* name);
 /// The emitted source's line and op the core is at (set at each op's marker comment).
 void at(int line, const char* op);
+/// The core's TPipe has set up its buffers (the headers' CPU mode fills them with random
+/// values then): another core may write into them from now on.
+void buffers_ready();
 struct Any {  // what an intrinsic the model leaves out returns
     template <class T> operator T() const { return T(); }
 #define TILEC_ANY_OP(op) template <class T> friend int64_t operator op(Any, T) { return 0; }
@@ -58,12 +61,14 @@ struct Any {  // what an intrinsic the model leaves out returns
 }
 // the CPU library's bookkeeping of queues and buffers (its checks): nothing to model
 #define TILEC_HOOK(name) template <class... A> inline void name(A&&...) {}
-TILEC_HOOK(AscendCBufAbsAddr) TILEC_HOOK(AscendCBufAlloc) TILEC_HOOK(AscendCBufDeque)
+TILEC_HOOK(AscendCBufAlloc) TILEC_HOOK(AscendCBufDeque)
 TILEC_HOOK(AscendCBufEnque) TILEC_HOOK(AscendCBufFree) TILEC_HOOK(AscendCBufGet)
 TILEC_HOOK(AscendCBufInit) TILEC_HOOK(AscendCQueCreate) TILEC_HOOK(AscendCRecordPoolHierarchy)
 TILEC_HOOK(AscendCTBufPoolInit) TILEC_HOOK(AscendCTBufPoolResetCheck)
 TILEC_HOOK(AscendCUpdateTbufPoolStatus)
 #undef TILEC_HOOK
+// TPipe::Init reports its buffers' addresses once it has filled them (SetBufferCtx)
+template <class... A> inline void AscendCBufAbsAddr(A&&...) { tilec_model::buffers_ready(); }
 #include "tilec_intrinsics.h"
 #if defined(__NPU_ARCH__) && __NPU_ARCH__ == 3510
 #include "tilec_intrinsics_3510.h"  // the 950: real vector registers the class API computes in

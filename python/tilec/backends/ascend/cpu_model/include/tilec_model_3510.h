@@ -14,6 +14,8 @@ constexpr int kMerging = 1;
 
 /// plt_bN: the first min(n, VL / N) elements active; `update` subtracts them from n.
 void predicate_count(uint8_t* pred, int element_bytes, uint32_t& n, bool update);
+/// movp_bN: element i of `element_bytes` active when bit i of the vector mask is set.
+void predicate_from_mask(uint8_t* pred, int element_bytes);
 /// pset_bN: the elements `pattern` (MaskPattern) names active.
 void predicate_pattern(uint8_t* pred, int element_bytes, int pattern);
 /// vlds: a register loaded from UB at `src` as `dist` (LoadDist) says.
@@ -48,6 +50,11 @@ void reg_select(Dt type, void* dst, const void* a, const void* b, const uint8_t*
 /// vcadd / vcmax / vcmin: op over the active elements into element 0, the rest zero.
 void reg_reduce(const char* name, Op op, Dt type, void* dst, const void* src,
                 const uint8_t* pred);
+/// vcgadd / vcgmax / vcgmin: each 32-byte block's active elements reduced into element b
+/// (a block with none: 0, -inf or inf); vcpadd (`pairs`): lanes 2i and 2i + 1 summed into
+/// element i; the rest zero.
+void reg_group_reduce(const char* name, Op op, Dt type, void* dst, const void* src,
+                      const uint8_t* pred, bool pairs);
 /// vcmp / vcmps: `dst` the predicate of the active elements where a `compare` b (or the
 /// scalar, b null) holds: 0 eq, 1 ne, 2 gt, 3 ge, 4 lt, 5 le.
 void reg_compare(int compare, Dt type, uint8_t* dst, const void* a, const void* b,
@@ -57,6 +64,23 @@ void reg_compare(int compare, Dt type, uint8_t* dst, const void* a, const void* 
 /// other half zero); `round` a ROUND (0 to nearest even ... 5 to odd), `sat` saturating.
 void reg_convert(Dt to, Dt from, void* dst, const void* src, const uint8_t* pred, int round,
                  bool sat, int part, int mode);
+
+// the cube path (model/cube.cpp)
+void set_mte2_nz_para(uint64_t config);
+/// Nd2Nz (Dn2Nz, `column_major`: the GM matrix read by columns) of `n` rows (columns) of `d`
+/// elements, `row_bytes` apart, into L1 as MTE2_NZ_PARA says.
+void to_nz(Dt type, void* dst, const void* src, uint64_t row_bytes, uint64_t n, uint64_t d,
+           uint64_t matrix_bytes, bool column_major);
+/// LoadData 2D V2: fractal (m, k) of the step, at (k_start + k) * |src_stride| + m_start + m
+/// fractals of the source, to k * dst_stride + m of the destination (16-bit ones transposed
+/// with `transpose`).
+void load_2dv2(int target, Dt type, void* dst, const void* src, uint64_t m_start,
+               uint64_t k_start, uint64_t m_step, uint64_t k_step, int64_t src_stride,
+               uint64_t dst_stride, bool transpose);
+/// The address in sub-block `sub_block`'s UB that `own` (in this AIC's) stands for.
+void* peer_ub(const void* own, int sub_block);
+/// The address in the block's AIC's L1 that `own` (in this AIV's) stands for.
+void* peer_l1(const void* own);
 }  // namespace tilec_model
 
 #endif  // TILEC_MODEL_3510_H

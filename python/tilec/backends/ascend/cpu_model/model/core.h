@@ -16,6 +16,9 @@
 namespace tilec_model {
 
 constexpr int kPipes = PIPE_NUM;
+/// Mode-4 flags (AIC <-> one AIV, the 950): 16 per AIV, 32 on the AIC; a wait for one is
+/// recorded as kIntra + its id.
+constexpr int kIntraFlags = 16, kIntra = 1000;
 
 /// What stops a core: a check of the model, a deadlock, or another core's failure.
 struct Failure : std::runtime_error {
@@ -80,8 +83,14 @@ struct Core {
     uint64_t acc_val = 0, max_min_cnt = 0;
     uint64_t pad_value = 0;
     int atomic_op = -1;
+    Dt atomic_type = Dt::f32;  // set_atomic_<type>'s, once `atomic_typed`
+    bool atomic_typed = false;
     // the fixpipe's registers (set_nd_para, set_quant_pre)
     uint64_t nd_para = 1, quant_pre = 0;
+    uint64_t mte2_nz_para = 1;  // the 950's Nd2Nz destination loops (set_mte2_nz_para)
+    uint8_t* ub = nullptr;       // the core's UB and L1 in the headers' CPU mode
+    uint8_t* l1 = nullptr;
+    bool ready = false, finished = false;  // its TPipe's buffers filled; its kernel ended
     std::string where() const;
 };
 
@@ -92,7 +101,7 @@ struct Launch {
     bool mix = false;
     std::mutex mutex;
     std::condition_variable changed;
-    int running = 0, blocked = 0;
+    int running = 0, blocked = 0, set_up = 0;
     bool failed = false;
     std::string error;
     std::vector<Core*> cores;
@@ -102,6 +111,8 @@ struct Launch {
     size_t counter(int mode, int id, int source) const {
         return (static_cast<size_t>(mode) * 16 + id) * cores.size() + source;
     }
+    /// mode-4 flags (set_intra_block): per receiving core, per flag id 0-31
+    std::vector<std::vector<int>> intra;
     std::vector<std::string> waiting;  // per core: what it waits for, "" when running
     std::vector<int> waiting_for;      // per core: the cross-core flag it waits for, or -1
     std::mutex atomic_mutex;

@@ -24,11 +24,27 @@
 // - copy_matrix_cc_to_gm (FIX): the Nz tile (column blocks srcStride * 16 elements apart)
 //   to GM, as ND rows dstStride elements apart (nz2nd) or Nz (column blocks dstStride * 32
 //   B apart), with ReLU and the conversion the quantization mode names.
+// The 950's (arch 3510) forms, as dav_3510/kernel_operator_data_copy_impl.h, _mm_impl.h and
+// _fixpipe_impl.h call them, and the 2D-V2 load's documentation (docs/.../LoadData_2D_V2.md):
+// - copy_gm_to_cbuf_multi_nd2nz / _dn2nz: the 910b's Nd2Nz with the destination's loops in
+//   MTE2_NZ_PARA (set_mte2_nz_para) and GM strides in bytes; Dn2Nz reads the GM matrix by
+//   columns: its n-th "row" is column n, its d-th element row d.
+// - load_cbuf_to_ca / _cb (2D V2): the fractals of an mStep x kStep window, source fractal
+//   (m, k) at (kStartPosition + k) * |srcStride| + mStartPosition + m (Nz: M-neighbours
+//   adjacent, K-neighbours srcStride apart), destination k * dstStride + m; `ifTranspose`
+//   transposes each 16-bit fractal (other widths, and windows of several fractals in both
+//   directions, are not modelled).
+// - mad: A in L0A as Nz (fractal (m1, k1) at k1 * M1 + m1, rows of C0), B and C as on the
+//   910b; m = 1 without disableGemv is a GEMV (not modelled).
+// - copy_matrix_cc_to_gm / _cbuf / _ub: the 910b's fixpipe, the Nz destination stride in
+//   elements; into UB, dualDstCtl 1 writes the first half of the rows into sub-block 0's UB
+//   and the second into sub-block 1's, at the same address.
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "core.h"
+#include "tilec_model_3510.h"
 
 namespace tilec_model {
 
@@ -80,9 +96,12 @@ void fill_l1(Dt type, void* dst, uint64_t config, uint64_t bits) {
     issue(PIPE_MTE2, "create_cbuf_matrix", {}, merged(writes));
 }
 
-void nd2nz(Dt type, void* dst, const void* src, uint64_t nd_num, uint64_t n, uint64_t d,
-           uint64_t src_nd_stride, uint64_t src_d, uint64_t dst_c0_stride, uint64_t dst_n_stride,
-           uint64_t dst_nd_stride) {
+namespace {
+/// Element (r, c) of ND matrix k (column_major: element (c, r) of it, the matrix read by
+/// columns) to Nz; strides in elements.
+void nz_copy(const char* name, Dt type, void* dst, const void* src, uint64_t nd_num, uint64_t n,
+             uint64_t d, uint64_t src_nd_stride, uint64_t src_d, uint64_t dst_c0_stride,
+             uint64_t dst_n_stride, uint64_t dst_nd_stride, bool column_major) {
     size_t es = size_of(type);
     uint64_t c0 = 32 / es;
     auto* out = static_cast<uint8_t*>(dst);
@@ -90,17 +109,39 @@ void nd2nz(Dt type, void* dst, const void* src, uint64_t nd_num, uint64_t n, uin
     std::vector<Range> reads, writes;
     for (uint64_t k = 0; k < nd_num; ++k) {
         for (uint64_t r = 0; r < n; ++r) {
-            const uint8_t* row = in + (k * src_nd_stride + r * src_d) * es;
-            reads.push_back(span(row, d * es));
             for (uint64_t c = 0; c < d; ++c) {
+                const uint8_t* from = in + (k * src_nd_stride + (column_major ? c * src_d + r
+                                                                              : r * src_d + c)) * es;
                 uint64_t at = k * dst_nd_stride + (c / c0) * dst_c0_stride * c0 +
                               r * dst_n_stride * c0 + c % c0;
-                std::memcpy(out + at * es, row + c * es, es);
+                std::memcpy(out + at * es, from, es);
+                reads.push_back(span(from, es));
                 writes.push_back(span(out + at * es, es));
             }
         }
     }
-    issue(PIPE_MTE2, "copy_gm_to_cbuf_multi_nd2nz", merged(reads), merged(writes));
+    issue(PIPE_MTE2, name, merged(reads), merged(writes));
+}
+}  // namespace
+
+void nd2nz(Dt type, void* dst, const void* src, uint64_t nd_num, uint64_t n, uint64_t d,
+           uint64_t src_nd_stride, uint64_t src_d, uint64_t dst_c0_stride, uint64_t dst_n_stride,
+           uint64_t dst_nd_stride) {
+    nz_copy("copy_gm_to_cbuf_multi_nd2nz", type, dst, src, nd_num, n, d, src_nd_stride, src_d,
+            dst_c0_stride, dst_n_stride, dst_nd_stride, false);
+}
+
+void set_mte2_nz_para(uint64_t config) { core().mte2_nz_para = config; }
+
+void to_nz(Dt type, void* dst, const void* src, uint64_t row_bytes, uint64_t n, uint64_t d,
+           uint64_t matrix_bytes, bool column_major) {
+    size_t es = size_of(type);
+    uint64_t para = core().mte2_nz_para;
+    if (row_bytes % es || matrix_bytes % es) error("an Nd2Nz stride of a part of an element");
+    nz_copy(column_major ? "copy_gm_to_cbuf_multi_dn2nz" : "copy_gm_to_cbuf_multi_nd2nz", type,
+            dst, src, para & 0xffff, n, d, matrix_bytes / es, row_bytes / es,
+            (para >> 32) & 0xffff, (para >> 16) & 0xffff, ((para >> 48) & 0xffff) * 32 / es,
+            column_major);
 }
 
 void load_2d(int target, Dt type, void* dst, const void* src, uint64_t start, uint64_t repeat,
@@ -121,6 +162,34 @@ void load_2d(int target, Dt type, void* dst, const void* src, uint64_t start, ui
         }
         reads.push_back(span(from, 512));
         writes.push_back(span(to, 512));
+    }
+    issue(PIPE_MTE1, target == 0 ? "load_cbuf_to_ca" : "load_cbuf_to_cb", merged(reads),
+          merged(writes));
+}
+
+void load_2dv2(int target, Dt type, void* dst, const void* src, uint64_t m_start,
+               uint64_t k_start, uint64_t m_step, uint64_t k_step, int64_t src_stride,
+               uint64_t dst_stride, bool transpose) {
+    if (transpose && (size_of(type) != 2 || (m_step > 1 && k_step > 1)))
+        unmodelled("a transposing 2D-V2 load of non-16-bit data or of a window of fractals");
+    uint64_t stride = static_cast<uint64_t>(src_stride < 0 ? -src_stride : src_stride);
+    auto* out = static_cast<uint8_t*>(dst);
+    auto* in = static_cast<const uint8_t*>(src);
+    std::vector<Range> reads, writes;
+    for (uint64_t k = 0; k < k_step; ++k) {
+        for (uint64_t m = 0; m < m_step; ++m) {
+            const uint8_t* from = in + ((k_start + k) * stride + m_start + m) * 512;
+            uint8_t* to = out + (k * dst_stride + m) * 512;
+            if (transpose) {
+                for (int r = 0; r < 16; ++r)
+                    for (int c = 0; c < 16; ++c)
+                        std::memcpy(to + (c * 16 + r) * 2, from + (r * 16 + c) * 2, 2);
+            } else {
+                std::memcpy(to, from, 512);
+            }
+            reads.push_back(span(from, 512));
+            writes.push_back(span(to, 512));
+        }
     }
     issue(PIPE_MTE1, target == 0 ? "load_cbuf_to_ca" : "load_cbuf_to_cb", merged(reads),
           merged(writes));
@@ -158,8 +227,9 @@ void load_2d_transpose(int target, Dt type, void* dst, const void* src, uint64_t
 }
 
 void mad(Dt out, Dt in, void* c, const void* a, const void* b, uint64_t m, uint64_t k, uint64_t n,
-         bool init) {
-    if (core().arch != 2201) unmodelled("mad on the 950 (its L0A takes Nz)");
+         bool init, bool gemv) {
+    if (gemv) unmodelled("mad as a GEMV (m = 1 reads L0A as one row)");
+    bool nz = core().arch == 3510;  // the 950's L0A takes Nz, the 910b's Zz
     size_t es = size_of(in);
     uint64_t c0 = 32 / es, m1 = (m + 15) / 16, k1 = (k + c0 - 1) / c0, n1 = (n + 15) / 16;
     auto* pa = static_cast<const uint8_t*>(a);
@@ -173,8 +243,8 @@ void mad(Dt out, Dt in, void* c, const void* a, const void* b, uint64_t m, uint6
             int32_t iacc = 0;
             if (!init) std::memcpy(ints ? static_cast<void*>(&iacc) : &acc, cell, 4);
             for (uint64_t kk = 0; kk < k; ++kk) {
-                const uint8_t* x = pa + (((i / 16) * k1 + kk / c0) * 16 * c0 + (i % 16) * c0 +
-                                         kk % c0) * es;
+                uint64_t fa = nz ? (kk / c0) * m1 + i / 16 : (i / 16) * k1 + kk / c0;
+                const uint8_t* x = pa + (fa * 16 * c0 + (i % 16) * c0 + kk % c0) * es;
                 const uint8_t* y = pb + (((kk / c0) * n1 + j / 16) * 16 * c0 + (j % 16) * c0 +
                                          kk % c0) * es;
                 if (ints) iacc += read_int(in, x) * read_int(in, y);
@@ -194,8 +264,47 @@ void set_nd_para(uint64_t config) { core().nd_para = config; }
 
 void set_quant_pre(uint64_t config) { core().quant_pre = config; }
 
-void fixpipe_to_gm(Dt out, Dt in, void* dst, const void* src, uint64_t n, uint64_t m,
-                   uint64_t dst_stride, uint64_t src_stride, int quant, bool relu, bool nz2nd) {
+void set_local_buffers(uint8_t* ub, uint8_t* l1) {
+    core().ub = ub;
+    core().l1 = l1;
+}
+
+namespace {
+/// The core of this one's block on the other side: the AIC, or the AIV of `sub_block`, once
+/// its TPipe has filled its buffers (the headers' CPU mode fills them with random values,
+/// which would overwrite what this core writes into them first; on hardware nothing does).
+Core& peer(int sub_block) {
+    Core& c = core();
+    Launch& l = *c.launch;
+    for (Core* other : l.cores) {
+        if (other->block != c.block || other->aic == c.aic ||
+            (c.aic && other->sub_block != sub_block))
+            continue;
+        std::unique_lock<std::mutex> lock(l.mutex);
+        l.changed.wait(lock, [&] { return other->ready || other->finished || l.failed; });
+        if (l.failed) throw Failure("");
+        if (!other->ready) error("a copy into the buffers of a core that has no TPipe");
+        return *other;
+    }
+    error("a copy into the other side of the block's AI core: a mix kernel has one");
+}
+}  // namespace
+
+void* peer_ub(const void* own, int sub_block) {
+    Core& c = core();
+    Core& target = peer(sub_block);
+    if (!c.aic) error("a copy into another AIV's UB");
+    return target.ub + (static_cast<const uint8_t*>(own) - c.ub);
+}
+
+void* peer_l1(const void* own) {
+    Core& c = core();
+    if (c.aic) error("a copy into L1 from the AIC's own UB");
+    return peer(0).l1 + (static_cast<const uint8_t*>(own) - c.l1);
+}
+
+void fixpipe(Dt out, Dt in, void* dst, const void* src, uint64_t n, uint64_t m,
+             uint64_t dst_stride, uint64_t src_stride, int quant, bool relu, bool nz2nd, bool gm) {
     Core& c = core();
     size_t os = size_of(out);
     auto* from = static_cast<const uint8_t*>(src);
@@ -224,17 +333,20 @@ void fixpipe_to_gm(Dt out, Dt in, void* dst, const void* src, uint64_t n, uint64
             } else {
                 uint8_t value[8];
                 write_value(out, value, v);
-                write_gm(out, target, value, os);
+                if (gm) write_gm(out, target, value, os);
+                else std::memcpy(target, value, os);
                 writes.push_back(span(target, os));
             }
             reads.push_back(span(cell, 4));
         }
         if (nz2nd) {
-            write_gm(out, to + i * dst_stride * os, row.data(), n * os);
+            if (gm) write_gm(out, to + i * dst_stride * os, row.data(), n * os);
+            else std::memcpy(to + i * dst_stride * os, row.data(), n * os);
             writes.push_back(span(to + i * dst_stride * os, n * os));
         }
     }
-    issue(PIPE_FIX, "copy_matrix_cc_to_gm", merged(reads), merged(writes));
+    issue(PIPE_FIX, gm ? "copy_matrix_cc_to_gm" : "copy_matrix_cc_to_cbuf / _ub", merged(reads),
+          merged(writes));
 }
 
 }  // namespace tilec_model

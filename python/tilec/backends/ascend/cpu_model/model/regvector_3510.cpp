@@ -16,6 +16,7 @@
 //   register operations touch no memory.
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core.h"
 #include "tilec_model_3510.h"
@@ -352,10 +353,13 @@ void reg_compare(int compare, Dt type, uint8_t* dst, const void* a, const void* 
 }
 
 namespace {
-/// The active elements reduced pairwise (lanes 2k and 2k + 1, then their results ...), the
-/// order a tree of adders takes; inactive lanes take no part.
+/// The active elements of each group of `group` lanes reduced pairwise (lanes 2k and 2k + 1,
+/// then their results ...), the order a tree of adders takes; inactive lanes take no part.
+/// Group g's result goes to element g, the rest zero; a group with no active lane gives
+/// `empty` (`fill`: the identity of `op`, ReduceDataBlock.md's defaults on the 950: 0 for
+/// sums, -inf / inf, or the type's extremes, for max / min; else zero).
 template <class T>
-void reduce(Op op, uint8_t* dst, const uint8_t* src, const uint8_t* pred) {
+void reduce(Op op, uint8_t* dst, const uint8_t* src, const uint8_t* pred, size_t group, bool fill) {
     constexpr size_t n = kVectorBytes / sizeof(T);
     T values[n];
     bool present[n];
@@ -363,31 +367,66 @@ void reduce(Op op, uint8_t* dst, const uint8_t* src, const uint8_t* pred) {
         std::memcpy(&values[i], src + i * sizeof(T), sizeof(T));
         present[i] = active(pred, i, sizeof(T));
     }
-    for (size_t width = 1; width < n; width *= 2) {
-        for (size_t i = 0; i + width < n; i += 2 * width) {
-            if (present[i] && present[i + width]) values[i] = apply_op<T>(op, values[i], values[i + width], 0);
-            else if (present[i + width]) values[i] = values[i + width];
-            present[i] = present[i] || present[i + width];
+    T out[n] = {};
+    for (size_t g = 0; g < n / group; ++g) {
+        T* v = values + g * group;
+        bool* p = present + g * group;
+        for (size_t width = 1; width < group; width *= 2) {
+            for (size_t i = 0; i + width < group; i += 2 * width) {
+                if (p[i] && p[i + width]) v[i] = apply_op<T>(op, v[i], v[i + width], 0);
+                else if (p[i + width]) v[i] = v[i + width];
+                p[i] = p[i] || p[i + width];
+            }
+        }
+        if (p[0]) {
+            out[g] = v[0];
+        } else if (fill && op != Op::add) {
+            constexpr bool ints = std::numeric_limits<T>::is_integer;
+            float extreme = std::numeric_limits<float>::infinity();
+            if constexpr (ints) out[g] = op == Op::max ? std::numeric_limits<T>::lowest()
+                                                       : std::numeric_limits<T>::max();
+            else out[g] = static_cast<T>(op == Op::max ? -extreme : extreme);
         }
     }
-    T out[n] = {};
-    if (present[0]) out[0] = values[0];
     std::memcpy(dst, out, kVectorBytes);
+}
+
+void group_reduce(Op op, Dt type, void* dst, const void* src, const uint8_t* pred, int group,
+                  bool fill) {
+    auto* d = static_cast<uint8_t*>(dst);
+    auto* s = static_cast<const uint8_t*>(src);
+    size_t es = size_of(type);
+    size_t g = group > 0 ? static_cast<size_t>(group) : group == 0 ? 32 / es : kVectorBytes / es;
+    switch (type) {
+        case Dt::f32: reduce<float>(op, d, s, pred, g, fill); break;
+        case Dt::f16: reduce<half>(op, d, s, pred, g, fill); break;
+        case Dt::s32: reduce<int32_t>(op, d, s, pred, g, fill); break;
+        case Dt::u32: reduce<uint32_t>(op, d, s, pred, g, fill); break;
+        case Dt::s16: reduce<int16_t>(op, d, s, pred, g, fill); break;
+        case Dt::u16: reduce<uint16_t>(op, d, s, pred, g, fill); break;
+        default: unmodelled("a register reduction of this element type");
+    }
 }
 }  // namespace
 
-void reg_reduce(const char*, Op op, Dt type, void* dst, const void* src, const uint8_t* pred) {
-    auto* d = static_cast<uint8_t*>(dst);
-    auto* s = static_cast<const uint8_t*>(src);
-    switch (type) {
-        case Dt::f32: reduce<float>(op, d, s, pred); break;
-        case Dt::f16: reduce<half>(op, d, s, pred); break;
-        case Dt::s32: reduce<int32_t>(op, d, s, pred); break;
-        case Dt::u32: reduce<uint32_t>(op, d, s, pred); break;
-        case Dt::s16: reduce<int16_t>(op, d, s, pred); break;
-        case Dt::u16: reduce<uint16_t>(op, d, s, pred); break;
-        default: unmodelled("a register reduction of this element type");
+void predicate_from_mask(uint8_t* pred, int element_bytes) {
+    Core& c = core();
+    std::memset(pred, 0, kVectorBytes / 8);
+    for (size_t i = 0; i < kVectorBytes / static_cast<size_t>(element_bytes) && i < 128; ++i) {
+        uint64_t word = i < 64 ? c.mask_low : c.mask_high;
+        if (!((word >> (i % 64)) & 1)) continue;
+        for (size_t bit = i * element_bytes; bit < (i + 1) * element_bytes; ++bit)
+            pred[bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
     }
+}
+
+void reg_reduce(const char*, Op op, Dt type, void* dst, const void* src, const uint8_t* pred) {
+    group_reduce(op, type, dst, src, pred, -1, false);
+}
+
+void reg_group_reduce(const char*, Op op, Dt type, void* dst, const void* src,
+                      const uint8_t* pred, bool pairs) {
+    group_reduce(op, type, dst, src, pred, pairs ? 2 : 0, !pairs);
 }
 
 void reg_compute(const char*, Op op, Dt type, void* dst, const void* a, const void* b,

@@ -10,6 +10,9 @@
 // - cross-core flags are counting semaphores (ffts_cross_core_sync's config: mode in bits
 //   4-5, flag id in bits 8-11, kernel_operator_sync_impl.h GetffstMsg): a wait takes one
 //   set from each core the mode names (the simulator's tilec.sim.scheduler rules).
+// - the 950's mode 4 (set_intra_block / wait_intra_block) pairs the AIC with one AIV: the
+//   AIC's flag id + 16 * s reaches AIV s as id, an AIV's id reaches the AIC as id + 16 * its
+//   sub-block (SyncAll's pairs in dav_3510/kernel_operator_sync_impl.h); a wait takes one set.
 // Every instruction runs when the core's thread issues it; what overlap could break is
 // reported as a hazard naming both instructions' lines.
 #include <algorithm>
@@ -70,6 +73,13 @@ void at(int line, const char* op) {
         current->line = line;
         current->op = op;
     }
+}
+
+void buffers_ready() {
+    Core& c = core();
+    std::lock_guard<std::mutex> lock(c.launch->mutex);
+    c.ready = true;
+    c.launch->changed.notify_all();
 }
 
 void Launch::fail(const std::string& message) {
@@ -207,6 +217,12 @@ int core_index(const Launch& l, const Core* c) {
 /// Whether core `me`'s wait for flag `id` can go on: one pending set from each core of a
 /// mode's group; `consume` takes them.
 bool take(Launch& l, int me, int id, bool consume) {
+    if (id >= kIntra) {  // mode 4: one counter per flag of the receiving core
+        int& n = l.intra[me][id - kIntra];
+        if (n == 0) return false;
+        if (consume) n -= 1;
+        return true;
+    }
     Core& c = *l.cores[me];
     for (int mode = 0; mode < 4; ++mode) {
         std::vector<int*> needed;
@@ -253,15 +269,17 @@ void cross_core_set(int, uint64_t config) {
     l.changed.notify_all();
 }
 
-void cross_core_wait(uint64_t id64) {
-    Core& c = core();
+namespace {
+/// Blocks core `c` until a set of flag `id` (a cross-core flag id, or kIntra + a mode-4
+/// flag's) is pending, and takes it.
+void wait_for(Core& c, int id, const std::string& flag) {
     Launch& l = *c.launch;
-    int id = static_cast<int>(id64), me = core_index(l, &c);
+    int me = core_index(l, &c);
     std::unique_lock<std::mutex> lock(l.mutex);
     if (take(l, me, id, true)) return;
     std::ostringstream what;
-    what << "kernel.cpp:" << c.line << ": " << c.op << ": " << c.where()
-         << " waits for cross-core flag " << id;
+    what << "kernel.cpp:" << c.line << ": " << c.op << ": " << c.where() << " waits for "
+         << flag;
     l.waiting[me] = what.str();
     l.waiting_for[me] = id;
     l.blocked += 1;
@@ -276,6 +294,38 @@ void cross_core_wait(uint64_t id64) {
     l.blocked -= 1;
     l.waiting[me].clear();
     l.waiting_for[me] = -1;
+}
+}  // namespace
+
+void cross_core_wait(uint64_t id) {
+    wait_for(core(), static_cast<int>(id), "cross-core flag " + std::to_string(id));
+}
+
+void intra_block_set(int, uint64_t id64) {
+    Core& c = core();
+    Launch& l = *c.launch;
+    int id = static_cast<int>(id64);
+    if (!l.mix) error("set_intra_block (cross-core mode 4) syncs an AIC with one AIV: not a mix kernel");
+    if (id < 0 || id >= 2 * kIntraFlags) error("a mode-4 flag outside ids 0-31");
+    // the AIC's flag id + 16 * s reaches AIV s as id; an AIV's id reaches the AIC as
+    // id + 16 * its sub-block (dav_3510/kernel_operator_sync_impl.h SyncAll's pairs)
+    int sub = c.aic ? id / kIntraFlags : static_cast<int>(c.sub_block);
+    int flag = c.aic ? id % kIntraFlags : id + kIntraFlags * sub;
+    std::lock_guard<std::mutex> lock(l.mutex);
+    for (Core* target : l.cores) {
+        if (target->block != c.block || target->aic == c.aic || (c.aic && target->sub_block != sub))
+            continue;
+        int& count = l.intra[core_index(l, target)][flag];
+        count += 1;
+        if (count > 15) l.fail(located("more than 15 sets of mode-4 flag " + std::to_string(id) +
+                                       " are pending"));
+    }
+    l.changed.notify_all();
+}
+
+void intra_block_wait(int, uint64_t id) {
+    if (id >= 2 * kIntraFlags) error("a mode-4 flag outside ids 0-31");
+    wait_for(core(), kIntra + static_cast<int>(id), "mode-4 flag " + std::to_string(id));
 }
 
 // -- launch -------------------------------------------------------------------------------
@@ -303,6 +353,7 @@ int tilec_model_run(int arch, int64_t block_dim, int mix, int aic_only, int n_co
         l.cores.push_back(&c);
     }
     l.counters.assign(n_cores, std::vector<int>(4 * 16 * n_cores, 0));
+    l.intra.assign(n_cores, std::vector<int>(2 * kIntraFlags, 0));
     l.waiting.assign(n_cores, "");
     l.waiting_for.assign(n_cores, -1);
     l.running = n_cores;
@@ -313,6 +364,14 @@ int tilec_model_run(int arch, int64_t block_dim, int mix, int aic_only, int n_co
             current = &c;
             try {
                 setups[i](c.aic ? 1 : 2, c.block, block_dim, c.sub_block, mix ? 1 : 0);
+                {  // every core set up (its UB known: a mix kernel's AIC writes into its
+                   // AIVs') before any runs
+                    std::unique_lock<std::mutex> lock(l.mutex);
+                    l.set_up += 1;
+                    l.changed.notify_all();
+                    l.changed.wait(lock, [&] { return l.set_up == n_cores || l.failed; });
+                    if (l.failed) throw Failure("");
+                }
                 entries[i](args);
             } catch (const Failure& failure) {
                 std::lock_guard<std::mutex> lock(l.mutex);
@@ -322,6 +381,7 @@ int tilec_model_run(int arch, int64_t block_dim, int mix, int aic_only, int n_co
                 l.fail(located(std::string("the kernel threw: ") + failure.what()));
             }
             std::lock_guard<std::mutex> lock(l.mutex);
+            c.finished = true;
             l.running -= 1;
             l.changed.notify_all();
             current = nullptr;

@@ -107,7 +107,7 @@ void write_gm(Dt type, uint8_t* dst, const uint8_t* src, size_t bytes) {
         return;
     }
     std::lock_guard<std::mutex> lock(c.launch->atomic_mutex);
-    switch (type) {
+    switch (c.atomic_typed ? c.atomic_type : type) {
         case Dt::f32: accumulate<float>(dst, src, bytes, c.atomic_op); break;
         case Dt::f16: accumulate<half>(dst, src, bytes, c.atomic_op); break;
         case Dt::bf16: accumulate<bfloat16_t>(dst, src, bytes, c.atomic_op); break;
@@ -220,9 +220,16 @@ void set_control(uint64_t value) { core().ctrl = value; }
 
 void set_pad_value(uint64_t bits) { core().pad_value = bits; }
 
-void atomic_mode(int op, Dt) {
-    // set_atomic_<type> picks the element type, which the copies take from their operands
-    if (op != -2) core().atomic_op = op;
+void atomic_mode(int op, Dt type) {
+    // set_atomic_<type> picks the element type the accumulation reads GM as (the 950's
+    // copies move bytes); before one, the copies' operands give it
+    Core& c = core();
+    if (op != -2) {
+        c.atomic_op = op;
+        return;
+    }
+    c.atomic_type = type;
+    c.atomic_typed = true;
 }
 
 void copy_gm_ub(Dt type, void* dst, const void* src, uint64_t n, uint64_t len, uint64_t left,
@@ -261,22 +268,21 @@ void copy_ub_gm(Dt type, void* dst, const void* src, uint64_t n, uint64_t len, u
     issue(PIPE_MTE3, "copy_ubuf_to_gm", merged(reads), merged(writes));
 }
 
-void copy_blocks(int pipe, void* dst, const void* src, uint64_t n, uint64_t len,
-                 uint64_t src_gap, uint64_t dst_gap) {
+void copy_blocks(int pipe, const char* name, void* dst, const void* src, uint64_t n,
+                 uint64_t len, uint64_t src_gap, uint64_t dst_gap) {
     std::vector<Range> reads, writes;
     auto* d = static_cast<uint8_t*>(dst);
     auto* s = static_cast<const uint8_t*>(src);
+    bool gm = std::strcmp(name, "copy_ubuf_to_gm") == 0;
     for (uint64_t i = 0; i < n; ++i) {
         const uint8_t* in = s + i * (len + src_gap) * 32;
         uint8_t* out = d + i * (len + dst_gap) * 32;
-        if (pipe == PIPE_MTE3) write_gm(Dt::u8, out, in, len * 32);
+        if (gm) write_gm(Dt::u8, out, in, len * 32);
         else std::memmove(out, in, len * 32);
         reads.push_back(span(in, len * 32));
         writes.push_back(span(out, len * 32));
     }
-    issue(pipe, pipe == PIPE_MTE2 ? "copy_gm_to_ubuf" : pipe == PIPE_MTE3 ? "copy_ubuf_to_gm"
-                                                                        : "copy_ubuf_to_ubuf",
-          merged(reads), merged(writes));
+    issue(pipe, name, merged(reads), merged(writes));
 }
 
 void vector(const char* name, Op op, Dt type, void* dst, const void* src0, const void* src1, double scalar,

@@ -5,6 +5,9 @@
 //   lane of each repeat (the level-0 API drops its mask: VcmpvImpl's `(void)(mask)`) and
 //   writes a bit per lane, least significant first, the repeats' bits back to back
 //   (CompareCompute advances dst by a repeat's lanes / 8 bytes per repeat).
+// - vcmpvs_<mode>(dst, src0, scalar, repeat, dstBlkStride, srcBlkStride, dstRepStride,
+//   srcRepStride) (CompareScalar, VcmpvsIntrinsicsImpl): the same, every lane against the
+//   scalar.
 // - set_cmpmask / get_cmpmask move the 128-bit CMPMASK register from / to UB.
 // - vsel(dst, src0, src1, repeat, strides..., mode): lane i takes src0 where its selection
 //   bit is set, else src1. Mode 0 (VSEL_CMPMASK_SPR) takes bit i of CMPMASK for every
@@ -57,7 +60,7 @@ const uint8_t* at_lane(const void* base, int o, uint64_t r, uint64_t i, size_t s
 }  // namespace
 
 void compare(const char* name, int mode, Dt type, void* dst, const void* a, const void* b,
-             uint64_t repeat, const Strides& st) {
+             double scalar, uint64_t repeat, const Strides& st) {
     size_t size = size_of(type);
     uint64_t per_repeat = 256 / size;
     auto* bits = static_cast<uint8_t*>(dst);
@@ -67,10 +70,14 @@ void compare(const char* name, int mode, Dt type, void* dst, const void* a, cons
         std::memset(out, 0, per_repeat / 8);
         for (uint64_t i = 0; i < per_repeat; ++i) {
             const uint8_t* x = at_lane(a, 1, r, i, size, st);
-            const uint8_t* y = at_lane(b, 2, r, i, size, st);
-            if (compared(mode, read_lane(type, x), read_lane(type, y))) out[i / 8] |= 1u << (i % 8);
+            float y = static_cast<float>(scalar);
+            if (b != nullptr) {
+                const uint8_t* from = at_lane(b, 2, r, i, size, st);
+                y = read_lane(type, from);
+                reads.push_back(span(from, size));
+            }
+            if (compared(mode, read_lane(type, x), y)) out[i / 8] |= 1u << (i % 8);
             reads.push_back(span(x, size));
-            reads.push_back(span(y, size));
         }
         writes.push_back(span(out, per_repeat / 8));
     }

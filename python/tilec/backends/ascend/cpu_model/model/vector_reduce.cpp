@@ -15,9 +15,17 @@
 //   no record then.
 // - sums add in float (f16 lanes too) as a tree of adjacent pairs, rounded once to the
 //   element type.
+// - vcgadd / vcgmax / vcgmin(dst, src, repeat, dstRepStride, srcBlkStride, srcRepStride)
+//   (BlockReduceSum / Max / Min, ReduceDataBlock.md): each of a repeat's 8 blocks reduced
+//   to one element, the 8 at dst + r * dstRepStride * 8 elements; a block with no lane
+//   the mask enables writes nothing (the 910b keeps the destination's element).
+// - vcpadd(same operands) (PairReduceSum, ReducePairElem.md): lanes 2i and 2i + 1 summed
+//   into element i of the repeat's half-length record at dst + r * dstRepStride * 128 B; a
+//   mask that splits a pair is not modelled (the documentation does not say what it sums).
 // - vbrcb(dst, src, dstBlkStride, dstRepStride, repeat): repeat r reads 8 elements from
 //   src + 8 r and fills block b (at (r * dstRepStride + b * dstBlkStride) * 32 B) with
 //   element b; it takes no mask (BrcbImpl resets it).
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -114,6 +122,53 @@ void reduce(const char* name, Op op, Dt type, void* dst, const void* src, uint64
             run_reduce<half>(name, op, d, s, repeat, dst_rep, src_blk, src_rep, order, accumulate);
             break;
         default: unmodelled("a reduction of this element type");
+    }
+}
+
+namespace {
+template <class T>
+void run_group_reduce(const char* name, Op op, uint8_t* dst, const uint8_t* src, uint64_t repeat,
+                      uint64_t dst_rep, uint64_t src_blk, uint64_t src_rep, bool pairs) {
+    Core& c = core();
+    constexpr uint64_t per_block = 32 / sizeof(T), per_repeat = 256 / sizeof(T);
+    uint64_t group = pairs ? 2 : per_block, record = per_repeat / group;
+    std::vector<Range> reads, writes;
+    for (uint64_t r = 0, repeats = c.repeats(repeat, per_repeat); r < repeats; ++r) {
+        uint8_t* out = dst + r * dst_rep * (pairs ? 128 : 8 * sizeof(T));
+        for (uint64_t g = 0; g < record; ++g) {
+            std::vector<float> lanes;
+            for (uint64_t i = g * group; i < (g + 1) * group; ++i) {
+                if (!c.lane_on(r, i, per_repeat)) continue;
+                const uint8_t* block = src + (r * src_rep + i / per_block * src_blk) * 32;
+                lanes.push_back(as_float<T>(block + i % per_block * sizeof(T)));
+                reads.push_back(span(block + i % per_block * sizeof(T), sizeof(T)));
+            }
+            if (lanes.empty()) continue;
+            if (pairs && lanes.size() == 1) unmodelled("vcpadd with a mask that splits a pair");
+            float v = op == Op::add ? tree_sum(lanes)
+                    : op == Op::max ? *std::max_element(lanes.begin(), lanes.end())
+                                    : *std::min_element(lanes.begin(), lanes.end());
+            T value = static_cast<T>(v);
+            std::memcpy(out + g * sizeof(T), &value, sizeof(T));
+            writes.push_back(span(out + g * sizeof(T), sizeof(T)));
+        }
+    }
+    issue(PIPE_V, name, merged(reads), merged(writes));
+}
+}  // namespace
+
+void group_reduce(const char* name, Op op, Dt type, void* dst, const void* src, uint64_t repeat,
+                  uint64_t dst_rep, uint64_t src_blk, uint64_t src_rep, bool pairs) {
+    auto* d = static_cast<uint8_t*>(dst);
+    auto* s = static_cast<const uint8_t*>(src);
+    switch (type) {
+        case Dt::f32:
+            run_group_reduce<float>(name, op, d, s, repeat, dst_rep, src_blk, src_rep, pairs);
+            break;
+        case Dt::f16:
+            run_group_reduce<half>(name, op, d, s, repeat, dst_rep, src_blk, src_rep, pairs);
+            break;
+        default: unmodelled("a block or pair reduction of this element type");
     }
 }
 
