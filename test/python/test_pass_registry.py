@@ -41,6 +41,7 @@ INFRASTRUCTURE = {
     "conversion.tile_to_ascend.global_scratch",
     "conversion.tile_to_ascend.core_sides",
     "conversion.tile_to_ascend.decided_compares",
+    "conversion.tile_to_ascend.late_masks",
     "conversion.tile_to_ascend.cross_core_pipelining",
     "conversion.tile_to_ascend.handoff_rings",
     "conversion.tile_to_ascend.row_halves",
@@ -48,6 +49,7 @@ INFRASTRUCTURE = {
     "conversion.tile_to_ascend.sync_offsets",
     "conversion.tile_to_ascend.sync_walk",
     "conversion.tile_to_ascend.unit_dim_views",
+    "conversion.tile_to_ascend.padded_rows",
 }
 
 

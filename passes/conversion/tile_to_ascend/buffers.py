@@ -30,6 +30,7 @@ After (once the kernel and the function are converted):
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 
@@ -54,6 +55,8 @@ CUBE_SPACES = frozenset(
 )
 SCRATCH = "tilec.scratch"
 """Marks a UB temporary of a vector lowering; the conversion removes it at the end."""
+PADDED = "tilec.padded_rows"
+"""Marks the tile.alloc of a tile with padded rows (`padded_rows`); it goes with the alloc."""
 IOTA = "tilec.iota"
 """Marks the i32 tile [0, n) of a function (value n), made once; removed at the end too."""
 
@@ -239,24 +242,64 @@ class Scratch:
     """UB temporaries for one op's lowering, reusing those of earlier lowerings."""
 
     def __init__(self, op: ir.Operation):
+        self._op = op
         self._entry = function_entry(op)
         self._free: dict[str, list[ir.Value]] = defaultdict(list)
         for inner in entry_block(op).operations:
-            if inner.name == "memref.alloc" and SCRATCH in inner.attributes:
-                self._free[str(inner.results[0].type)].append(inner.results[0])
+            if SCRATCH in inner.attributes:
+                self.give_back(inner.results[0])
 
     def take(self, shape: list[int], element: ir.Type) -> ir.Value:
-        type_ = ub_type(shape, element)
-        free = self._free[str(type_)]
+        """A UB tile of `shape`, with padded rows where the kernel's tiles of that shape
+        have them (`padded_rows`): the view of the real columns of a wider buffer."""
+        free = self._free[_scratch_key(shape, element)]
         if free:
             return free.pop()
+        wide = padded_shape(shape, element)
+        if wide != shape and shape not in self._padded():
+            wide = shape
         with self._entry, ir.Location.unknown():
-            buffer = memref.alloc(type_, [], [])
+            buffer = memref.alloc(ub_type(wide, element), [], [])
+            if wide != shape:
+                buffer = view(buffer, [0] * len(shape), shape)
         buffer.owner.attributes[SCRATCH] = ir.UnitAttr.get()
         return buffer
 
+    def _padded(self) -> list[list[int]]:
+        """The shapes of the tiles with padded rows in the function."""
+        func = self._op
+        while func.name != "func.func":
+            func = func.parent.operation if hasattr(func.parent, "operation") else func.parent
+        return [list(ir.MemRefType(irb.use_owner(use).results[0].type).shape)
+                for alloc in irb.collect(func, "tile.alloc") if PADDED in alloc.attributes
+                for use in alloc.results[0].uses]
+
     def give_back(self, buffer: ir.Value) -> None:
-        self._free[str(buffer.type)].append(buffer)
+        type_ = ir.MemRefType(buffer.type)
+        self._free[_scratch_key(list(type_.shape), type_.element_type)].append(buffer)
+
+
+def _scratch_key(shape: list[int], element: ir.Type) -> str:
+    return str(ub_type(shape, element))
+
+
+BLOCK_BYTES = 32
+"""UB's unit: vector calls take operands on 32-byte boundaries, DataCopyPad pads UB rows
+to it (asc-devkit docs/zh/api/SIMD-API, DataCopyPad: "blockLen", "dstStride")."""
+
+
+def padded_columns(columns: int, element: ir.Type) -> int:
+    """`columns` up to a whole number of 32-byte blocks of `element`."""
+    per_block = BLOCK_BYTES * 8 // irb.bit_width(element)
+    return -(-columns // per_block) * per_block
+
+
+def padded_shape(shape: list[int], element: ir.Type) -> list[int]:
+    """The shape of a UB buffer holding a tile of `shape` with rows of whole 32-byte
+    blocks (`shape` itself for a single row or rows already whole blocks)."""
+    if len(shape) < 2 or math.prod(shape[:-1]) == 1:
+        return list(shape)
+    return [*shape[:-1], padded_columns(shape[-1], element)]
 
 
 @register_lowering

@@ -50,6 +50,7 @@ from tilec.passes.conversion.tile_to_ascend import (  # noqa: F401 (they registe
     vector_reduce,
 )
 from tilec.passes.conversion.tile_to_ascend.options import profile_option
+from tilec.passes.conversion.tile_to_ascend.padded_rows import pad_ub_rows
 from tilec.passes.conversion.tile_to_ascend.split_cores import seal_cores
 from tilec.passes.registry import Pass, PassFailure, register_pass
 from tilec.targets import get_target
@@ -109,10 +110,11 @@ class ConvertTileToAscendPass(Pass):
         with op.context, op.location:
             is_kernel = bool(irb.collect(op, "tile.kernel"))
             resolve_all(op, target)
+            pad_ub_rows(op)
             cube_gemm.own_copies_for_transposed_reads(op, target)
             for phase in PHASES:
                 lower_ops(irb.collect(op, set(phase)), target)
-            for alloc in irb.collect(op, "memref.alloc"):
+            for alloc in irb.collect(op, {"memref.alloc", "memref.subview"}):
                 for marker in (buffers.SCRATCH, buffers.IOTA):
                     if marker in alloc.attributes:
                         del alloc.attributes[marker]

@@ -30,7 +30,8 @@ legal when the stages share no tile one writes and the other reads:
 
 - work of stage 1 on a tile that stage 2 writes (the output's rescale by
   this iteration's factor) first sinks into stage 2, past the stage-1 ops
-  after it that it does not conflict with;
+  after it that it does not conflict with (a copy that may be a handoff's
+  passes no cross-core flag: it stays between its flags);
 - a UB tile stage 1 writes and stage 2 only reads (the rescale factor)
   gets a chain of d shadow copies shifted at the top of the body, before
   stage1(k + d) overwrites it, so stage 2 reads the value of its own
@@ -52,6 +53,7 @@ STAGE_START = "ascend.stage_start"
 """On the AIC's first wait for a tile of the AIVs in a loop body: stage 2 starts there."""
 STAGE_END = "ascend.stage_end"
 """On the AIVs' "ready" set after they hand a tile up in a loop body: stage 1 ends there."""
+_CROSS_CORE = ("ascend.cross_core_set_flag", "ascend.cross_core_wait_flag")
 _WRITES = {"tile.gemm": 2, "tile.clear": 0, "tile.fill": 0, "memref.store": 1,
            "tile.reduce": 1}
 
@@ -127,12 +129,31 @@ def _sink(stage1: list[ir.Operation], stage2: list[ir.Operation]) -> bool:
         if not touched & written2:
             continue
         after = stage1[stage1.index(op) + 1:]
-        if _used(op) or _conflict([op], [o for o in after if not is_pure(o)]):
+        if _used(op) or _conflict([op], [o for o in after if not is_pure(o)]) \
+                or (_may_hand_over(op) and any(o.name in _CROSS_CORE for inner in after
+                                               for o in irb.every_op(inner))):
             return False
         op.move_before(stage2[0])
         stage1.remove(op)
         stage2.insert(0, op)
     return True
+
+
+def _may_hand_over(op: ir.Operation) -> bool:
+    """Whether `op` may hold the copy of a handoff, which must stay between
+    its flags: a copy to or from GM (where the workspaces are) or a buffer
+    that is not a tile (a UB ring is a `memref.alloc`)."""
+    for inner in irb.every_op(op):
+        if inner.name != "tile.copy":
+            continue
+        for value in inner.operands:
+            if not isinstance(value.type, ir.MemRefType):
+                continue
+            owner = value.owner
+            if str(tile.scope_of(ir.MemRefType(value.type))) == "global" or (
+                    isinstance(owner, ir.Operation | ir.OpView) and owner.name == "memref.alloc"):
+                return True
+    return False
 
 
 def _shift(chain: list[ir.Value], value: ir.Value, location: ir.Location) -> None:

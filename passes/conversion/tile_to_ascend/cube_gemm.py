@@ -41,6 +41,15 @@ becomes
 
 (the tile.clear itself is then erased by the cube fill lowering).
 
+A clear after the gemm in the loop's body (2x accumulation: each K tile's
+product is added onto a second accumulator on the vector cores and the
+first one cleared, every iteration or under an `if` every few) makes the
+first mmad of a later iteration overwrite too: always, when the clear is
+unconditional, else when the clear's condition held on the previous
+iteration, recomputed from the loop counter one step back. A clear before
+the loop and one at the end of each iteration make every mmad `init`, with
+no test.
+
 Cube layout facts the loads rest on (f32: 16 x 8 fractals, C0 = 8):
 
 - L0A wants each fractal as 16 rows of M by C0 of K, L0B as 16 rows of N by
@@ -78,8 +87,9 @@ Cube layout facts the loads rest on (f32: 16 x 8 fractals, C0 = 8):
   load transposes it.
 
 A gemm under an `scf.if` inside a loop after its clear is an error (the
-first iteration may skip it), and so is a clear that no gemm follows before
-the copy out. Not handled: a K loop that runs zero times at run time leaves
+first iteration may skip it; `tile-ascend-place-tiles` keeps such an
+accumulator in UB, see `fresh_accumulators`), and so is a clear that no gemm
+follows before the copy out. Not handled: a K loop that runs zero times at run time leaves
 the accumulator as it was instead of zero (L0C can only be zeroed by an mmad).
 """
 
@@ -117,8 +127,6 @@ _MMAD_TYPES = {"f16": "f32", "bf16": "f32", "f32": "f32", "i8": "i32", "f8E4M3FN
 TURNS = "ascend.l0_turns"
 """On the L0A and L0B buffers that the K steps of one gemm take turns on: how
 many (they overlap loads and mmads on their own, see `tile-ascend-multi-buffer`)."""
-ALWAYS: tuple[ir.Operation, ...] = ()
-"""Init condition of an mmad that always follows a clear: no loop to test."""
 
 
 def _nested(op: ir.Operation):
@@ -153,15 +161,53 @@ def _contains(op: ir.Operation, acc: ir.Value, test) -> bool:
     return test(op, acc) or any(test(inner, acc) for inner in _nested(op))
 
 
-def cleared_since(op: ir.Operation, acc: ir.Value) -> tuple[ir.Operation, ...] | None:
-    """Whether the accumulator `acc` still holds the zeros of a clear when `op`
-    runs: None when it holds a sum (or nothing defined), else the loops
-    between the clear and `op`, innermost first, on whose first iteration
-    (all of them at once) it does; `ALWAYS` when there is no such loop."""
-    loops: list[ir.Operation] = []
+@dataclass(frozen=True)
+class Wrap:
+    """A loop between a clear and the gemm, and what its iterations after the
+    first start with: the zeros of a clear that ran after the gemm in the
+    previous iteration (`after`: () always, else when one of these conditions,
+    values of the loop's body, held then), or the gemm's sum (`after` None)."""
+
+    loop: ir.Operation
+    after: tuple[ir.Value, ...] | None
+
+
+@dataclass(frozen=True)
+class Cleared:
+    """When an accumulator holds the zeros of a clear (`cleared_since`)."""
+
+    wraps: tuple[Wrap, ...]
+    """The loops between the clear and the gemm, innermost first."""
+    before: bool
+    """Whether a clear comes before the loops (else only their `after`s clear)."""
+
+
+ALWAYS = Cleared((), True)
+"""Init condition of an mmad that always follows a clear: no loop to test."""
+
+
+def cleared_since(op: ir.Operation, acc: ir.Value) -> Cleared | None:
+    """Whether the accumulator `acc` may still hold the zeros of a clear when
+    `op` runs: None when it holds a sum (or nothing defined), else the loops
+    between the clear and `op`: on their first iteration it holds the zeros of
+    the clear before them, on a later one those of a clear after `op` in the
+    previous iteration (`Wrap.after`); `ALWAYS` when there is no such loop."""
+    wraps: list[Wrap] = []
     conditional: ir.Operation | None = None
-    # An scf.if inside a loop: its first iteration may skip the gemm.
+    # An scf.if inside a loop whose iterations do not all end with a clear: one
+    # may skip the gemm, and which mmad first writes the zeros is known at run time.
     skipped: ir.Operation | None = None
+
+    def found(before: bool) -> Cleared | None:
+        if not before and all(wrap.after is None for wrap in wraps):
+            return None
+        if skipped is not None:
+            raise emit_error(skipped, "a tile.gemm under a condition in a loop after the clear "
+                                      "of its accumulator is not supported in l0c: leave the "
+                                      "accumulator a fragment (the vector cores then add each "
+                                      "product onto it)")
+        return Cleared(tuple(wraps), before)
+
     position = op
     while True:
         before = []
@@ -171,43 +217,153 @@ def cleared_since(op: ir.Operation, acc: ir.Value) -> tuple[ir.Operation, ...] |
             before.append(candidate.operation)
         for prev in reversed(before):
             if is_clear(prev, acc):
-                if skipped is not None:
-                    raise emit_error(skipped, "a tile.gemm under a condition in a loop after "
-                                              "the clear of its accumulator is not supported")
-                return tuple(loops)
+                return found(True)
             if any(is_clear(inner, acc) for inner in _nested(prev)):
                 raise emit_error(prev, "cannot tell which tile.gemm first writes the "
                                        "accumulator cleared in here: clear it in the block of "
                                        "the gemm or in a block around it")
             if _contains(prev, acc, _accumulates):
-                return None
+                return found(False)
         parent = position.parent
         if parent is None:
-            return None
+            return found(False)
         parent = parent.operation if hasattr(parent, "operation") else parent
         if parent.name in _LOOPS:
-            if any(is_clear(inner, acc) for inner in _nested(parent)):
-                raise emit_error(parent, "a loop that clears the accumulator after its "
-                                         "tile.gemm is not supported: clear it before the gemm")
-            if conditional is not None:
+            after = _cleared_after(position, acc)
+            if conditional is not None and after != ():
                 skipped = skipped or conditional
-            loops.append(parent)
+            wraps.append(Wrap(parent, after))
         elif parent.name == "scf.if":
             conditional = parent
         else:
-            return None
+            return found(False)
         position = parent
 
 
-def first_iteration(loops: tuple[ir.Operation, ...]) -> ir.Value:
-    """`iv == lb` for every loop in `loops` (at least one), and-ed at the
-    insertion point."""
-    tests = [
-        arith.cmpi(arith.CmpIPredicate.eq, loop.regions[0].blocks[0].arguments[0],
-                   loop.operands[0])
-        for loop in loops
-    ]
-    return functools.reduce(arith.andi, tests)
+def _cleared_after(position: ir.Operation, acc: ir.Value) -> tuple[ir.Value, ...] | None:
+    """`Wrap.after` of the loop whose body holds `position`, the op that is or holds the gemm:
+    the clears of `acc` after `position` up to the end of the body, the last
+    of which ends an iteration with zeros (2x accumulation: the product of a
+    K tile is added to a second accumulator on the vector cores, and the
+    first one is cleared, every iteration or every few)."""
+    ops = [o.operation for o in position.block.operations]
+    conditions: list[ir.Value] = []
+    for later in reversed(ops[ops.index(position) + 1:]):
+        if is_clear(later, acc):
+            return ()
+        condition = _clearing_condition(later, acc)
+        if condition is not None:
+            conditions.append(condition)
+        elif any(is_clear(inner, acc) for inner in _nested(later)):
+            raise emit_error(later, "a clear of the accumulator in here, after its tile.gemm "
+                                    "in the loop, is not supported: clear it in the loop's "
+                                    "body or under an `if` there")
+        elif _contains(later, acc, _accumulates):
+            break
+    return tuple(conditions) or None
+
+
+def _clearing_condition(op: ir.Operation, acc: ir.Value) -> ir.Value | None:
+    """The condition of `op` when it is an `scf.if` whose then-block ends the
+    work on `acc` with its clear and whose else-block leaves `acc` alone."""
+    if op.name != "scf.if":
+        return None
+    ops = [o.operation for o in op.regions[0].blocks[0].operations]
+    otherwise = [o.operation for block in op.regions[1].blocks for o in block.operations]
+    if any(_contains(inner, acc, is_clear) or _contains(inner, acc, _accumulates)
+           for inner in otherwise):
+        return None
+    clears = [i for i, inner in enumerate(ops) if is_clear(inner, acc)]
+    if not clears or any(_contains(inner, acc, _accumulates) or any(
+            is_clear(deep, acc) for deep in _nested(inner)) for inner in ops[clears[-1] + 1:]):
+        return None
+    return op.operands[0]
+
+
+_PURE = ("arith.", "index.", "affine.apply", "ascend.block_idx", "ascend.block_num",
+         "ascend.sub_block_idx")
+"""Ops that a condition of an earlier iteration may be recomputed with."""
+
+
+def _at_previous_iteration(value: ir.Value, loop: ir.Operation) -> ir.Value:
+    """`value`, computed in the body of `loop`, as the previous iteration
+    computed it: its ops cloned at the insertion point with the induction
+    variable one step back."""
+    iv = loop.regions[0].blocks[0].arguments[0]
+    body = loop.regions[0]
+    mapping = {iv: arith.subi(iv, loop.operands[2])}
+
+    def clone(v: ir.Value) -> ir.Value:
+        if v in mapping:
+            return mapping[v]
+        owner = v.owner
+        if not isinstance(owner, ir.Operation | ir.OpView) or not _inside(owner.operation, body):
+            return v
+        owner = owner.operation
+        if owner.regions or not owner.name.startswith(_PURE):
+            raise emit_error(owner, "the condition of the clear after the tile.gemm must be "
+                                    f"computed from the loop counter, not by '{owner.name}'")
+        operands = [clone(operand) for operand in owner.operands]
+        copy = owner.clone(ip=ir.InsertionPoint.current)
+        for index, operand in enumerate(operands):
+            copy.operands[index] = operand
+        for result, cloned in zip(owner.results, copy.results, strict=True):
+            mapping[result] = cloned
+        return mapping[v]
+
+    return clone(value)
+
+
+def _inside(op: ir.Operation, region: ir.Region) -> bool:
+    parent = op.parent
+    while parent is not None:
+        parent = parent.operation if hasattr(parent, "operation") else parent
+        if any(r == region for r in parent.regions):
+            return True
+        parent = parent.parent
+    return False
+
+
+def init_condition(cleared: Cleared) -> ir.Value | bool:
+    """When the first mmad of a gemm overwrites its accumulator, built at the
+    insertion point: True (always) or an i1. Each loop, from the outermost,
+    holds the clear's zeros on its first iteration when the loops around it
+    did, on later ones when its `after` says so."""
+    held: ir.Value | bool = cleared.before
+    for wrap in reversed(cleared.wraps):
+        loop = wrap.loop
+        if wrap.after is None:
+            later: ir.Value | bool = False
+        elif not wrap.after:
+            later = True
+        else:
+            later = functools.reduce(arith.ori, [_at_previous_iteration(c, loop)
+                                                 for c in wrap.after])
+        if held is later:  # the same on every iteration
+            continue
+        first = arith.cmpi(arith.CmpIPredicate.eq, loop.regions[0].blocks[0].arguments[0],
+                           loop.operands[0])
+        held = _select(first, held, later)
+    return held
+
+
+def _select(test: ir.Value, then: ir.Value | bool, other: ir.Value | bool) -> ir.Value | bool:
+    """`test ? then : other` on i1 values or Python bools, folded where it can be."""
+    if isinstance(then, bool) and isinstance(other, bool):
+        return then if then == other else test if then else _not(test)
+    if then is True:
+        return arith.ori(test, other)
+    if then is False:
+        return arith.andi(_not(test), other)
+    if other is True:
+        return arith.ori(_not(test), then)
+    if other is False:
+        return arith.andi(test, then)
+    return arith.select(test, then, other)
+
+
+def _not(value: ir.Value) -> ir.Value:
+    return arith.xori(value, arith.constant(ir.IntegerType.get_signless(1), 1))
 
 
 _TRANSPOSING_LAYOUT = {"dav-c220": L1_ZZ, "dav-c310": L1_TRANSPOSED}
@@ -274,7 +430,7 @@ class GemmPlan:
     operands' L1 layouts, at most `k`."""
     slots: int
     """L0A/L0B buffer pairs the K steps take turns on (1 or 2)."""
-    init: tuple[ir.Operation, ...] | None
+    init: Cleared | None
     """`cleared_since` of the gemm: when its first mmad overwrites C."""
 
 
@@ -576,13 +732,12 @@ class GemmToMmad(TileOpLowering):
                 if not in_l0[1]:
                     ascend.load_l0b(src_b, into_b, load_b, transpose=trans_b or None, zz=zz_b)
                 sizes = [plan.m, plan.n, depth]
-                init = plan.init if start == 0 else None
-                if init is None:
-                    ascend.mmad(dst_a, dst_b, acc, sizes)
-                elif init == ALWAYS:
-                    ascend.mmad(dst_a, dst_b, acc, sizes, init=True)
+                init = init_condition(plan.init) if start == 0 and plan.init is not None \
+                    else False
+                if isinstance(init, bool):
+                    ascend.mmad(dst_a, dst_b, acc, sizes, init=init or None)
                 else:
-                    branch = scf.IfOp(first_iteration(init), has_else=True)
+                    branch = scf.IfOp(init, has_else=True)
                     with ir.InsertionPoint(branch.then_block):
                         ascend.mmad(dst_a, dst_b, acc, sizes, init=True)
                         scf.YieldOp([])

@@ -15,12 +15,25 @@ outcome the bounds fix becomes a constant, and the selects and ands/ors it
 feeds fold with it, before the body is lowered. A counter is bounded by its
 loop's bounds alone (not its step), so a compare is folded only when it
 holds at every point the loops can reach.
+
+What the bounds leave open may still be decided per region at run time: a
+compare of a coordinate plus terms uniform over the region (`bx * 128 + i
+>= k * 128 + j`, causal attention's mask) holds at every point when one
+scalar compare of the sides' extremes does (`bx * 128 >= k * 128 + 127`).
+`uniform_compares` finds them and `holds_everywhere` builds that test; the
+vector lowering runs a copy of the region with them folded to true
+(`fold_decided_compares(..., assumed=...)`) when it passes -- for a causal
+mask, every key tile but the diagonal ones.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mlir import ir
 from mlir.dialects import arith
+
+from tilec.passes.conversion import ir_builders as irb
 
 Bounds = tuple[int | None, int | None]
 """Smallest and largest value (None: unbounded on that side)."""
@@ -222,18 +235,24 @@ def _decide(predicate: int, a: Bounds, b: Bounds) -> bool | None:
     return None
 
 
-def fold_decided_compares(parallel: ir.Operation) -> bool:
+def fold_decided_compares(parallel: ir.Operation, assumed: Sequence[int] = ()) -> bool:
     """Folds the compares of `parallel`'s body that its loops decide, and the
-    selects and ands/ors of masks they feed; whether anything changed."""
+    selects and ands/ors of masks they feed; whether anything changed. The
+    compares at positions `assumed` of the body are taken to hold (a region
+    run only where `holds_everywhere` passed). A store of what the point
+    loaded from the same element (a select folded to its own input) goes."""
     body = parallel.regions[0].blocks[0]
     extents = list(ir.DenseI64ArrayAttr(parallel.attributes["extents"]))
     bounds = _Bounds(dict(zip(body.arguments, extents, strict=True)))
     bounds.assume(parallel)
     known: dict[ir.Value, bool] = {}
     changed = False
-    for op in [o.operation for o in body.operations]:
+    ops = [o.operation for o in body.operations]
+    for position in assumed:
+        known[ops[position].results[0]] = True
+    for op in ops:
         name = op.name
-        if name == "arith.cmpi":
+        if name == "arith.cmpi" and op.results[0] not in known:
             outcome = _decide(ir.IntegerAttr(op.attributes["predicate"]).value,
                               bounds.of(op.operands[0]), bounds.of(op.operands[1]))
             if outcome is not None:
@@ -244,6 +263,9 @@ def fold_decided_compares(parallel: ir.Operation) -> bool:
         elif name == "arith.select" and op.operands[0] in known:
             chosen = op.operands[1] if known[op.operands[0]] else op.operands[2]
             op.results[0].replace_all_uses_with(chosen)
+            op.erase()
+            changed = True
+        elif name == "memref.store" and _stores_own_load(op):
             op.erase()
             changed = True
     if changed:  # the index arithmetic only the folded compares used
@@ -271,3 +293,83 @@ def _fold_logic(op: ir.Operation, known: dict[ir.Value, bool]) -> bool:
         op.erase()
         return True
     return False
+
+
+def _stores_own_load(store: ir.Operation) -> bool:
+    """`memref.store (memref.load %b[idx]), %b[idx]`: no write at all."""
+    value, buffer, *indices = store.operands
+    load = _owner(value)
+    return (load is not None and load.name == "memref.load" and load.operands[0] == buffer
+            and list(load.operands)[1:] == indices)
+
+
+Form = tuple[int | None, tuple[ir.Value, ...]]
+"""A coordinate of the point (its dim; None for none) plus uniform terms."""
+UniformCompare = tuple[int, Form, Form]
+"""A compare of the body (its position) and its two sides."""
+_DECIDABLE = ("slt", "sle", "sgt", "sge")
+
+
+def uniform_compares(parallel: ir.Operation) -> list[UniformCompare]:
+    """The signed index compares of `parallel`'s body whose sides are each a
+    coordinate plus terms defined in front of the region, or such terms
+    alone, at least one side a coordinate; the uniform code of the body must
+    already be in front of it (the vector lowering hoists it)."""
+    body = parallel.regions[0].blocks[0]
+    inside = {o.operation for o in body.operations}
+    dims = {arg: d for d, arg in enumerate(body.arguments)}
+
+    def form(value: ir.Value) -> Form | None:
+        if value in dims:
+            return dims[value], ()
+        op = _owner(value)
+        if op is None or op not in inside:
+            return (None, (value,)) if isinstance(value.type, ir.IndexType) else None
+        if op.name != "arith.addi":
+            return None
+        a, b = (form(v) for v in op.operands)
+        if a is None or b is None or (a[0] is not None and b[0] is not None):
+            return None
+        return a[0] if a[0] is not None else b[0], a[1] + b[1]
+
+    found = []
+    p = arith.CmpIPredicate
+    decidable = {int(getattr(p, name)) for name in _DECIDABLE}
+    for position, op in enumerate(o.operation for o in body.operations):
+        if op.name != "arith.cmpi" or ir.IntegerAttr(op.attributes["predicate"]).value \
+                not in decidable:
+            continue
+        sides = [form(v) for v in op.operands]
+        if None in sides or all(side[0] is None for side in sides):  # type: ignore[index]
+            continue
+        found.append((position, sides[0], sides[1]))  # type: ignore[arg-type]
+    return found
+
+
+def holds_everywhere(parallel: ir.Operation, compares: list[UniformCompare]) -> ir.Value:
+    """An i1 built at the insertion point (in front of `parallel`): every
+    compare of `compares` holds at every point of the region -- the smallest
+    value of one side against the largest of the other."""
+    extents = list(ir.DenseI64ArrayAttr(parallel.attributes["extents"]))
+    body = parallel.regions[0].blocks[0]
+    p = arith.CmpIPredicate
+    ops = list(body.operations)
+    tests = []
+    for position, a, b in compares:
+        predicate = ir.IntegerAttr(ops[position].attributes["predicate"]).value
+        # a < b everywhere: a's largest < b's smallest; a > b: a's smallest > b's largest.
+        below = predicate in (int(p.slt), int(p.sle))
+        tests.append(arith.cmpi(predicate, _extreme(a, extents, largest=below),
+                                _extreme(b, extents, largest=not below)))
+    result = tests[0]
+    for test in tests[1:]:
+        result = arith.andi(result, test)
+    return result
+
+
+def _extreme(form: Form, extents: list[int], largest: bool) -> ir.Value:
+    dim, terms = form
+    total: ir.Value | int = extents[dim] - 1 if largest and dim is not None else 0
+    for term in terms:
+        total = irb.add(term, total)
+    return irb.index(total) if isinstance(total, int) else total

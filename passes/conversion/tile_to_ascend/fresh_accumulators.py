@@ -11,6 +11,15 @@ UB like any vector tile; the add is vector work on the fresh accumulator,
 so `tile-ascend-split-cores` hands it to the vector cores. The loop-carried
 dependence (the running output) thus lives on one core.
 
+The cube cannot zero L0C by itself: AscendC's `Fill` initialises L0A, L0B
+and L1 only (asc-devkit include/basic_api/kernel_operator_mm_intf.h), so a
+cleared accumulator is the `init` (`cmatrixInitVal`) of the next mmad. A
+gemm under a condition in a loop after the clear of its accumulator
+(block-sparse GEMM's `if mask[...]` in the K loop) has no next mmad that is
+known at compile time, and may have none at all (a row of the mask that is
+all false). Such an accumulator is zeroed by a vector fill instead: each of
+its gemms writes a fresh accumulator and the vector cores add it on.
+
 "Writes" and "later" come from uses, never from names: a `memref.store`,
 a `tile.reduce` result or a copy into the tile is a vector write; it
 reaches a gemm if it comes first in program order or both sit in one loop.
@@ -26,6 +35,8 @@ that is a multiple of the key tile, non-causal): its compares are folded
 first (`decided_compares`), which leaves a parallel region storing 0.0
 everywhere; the vector cores then copy the scores instead of filling a
 tile and adding onto it on every iteration.
+A mask of some keys is applied after the gemm instead (`late_masks`), which
+then overwrites the tile in the same way.
 
 Before:
 
@@ -51,6 +62,7 @@ from mlir.dialects import arith, memref
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend.decided_compares import fold_decided_compares
+from tilec.passes.conversion.tile_to_ascend.late_masks import apply_masks_after_gemms
 
 LOOPS = frozenset({"scf.for", "scf.while", "tile.pipelined"})
 _PORTABLE = frozenset({tile.Scope.shared, tile.Scope.fragment, tile.Scope.local})
@@ -87,6 +99,36 @@ def _reaches(write: ir.Operation, gemm: ir.Operation, kernel: ir.Operation,
     return any(any(loop == other for other in loops) for loop in _loops(write, kernel))
 
 
+def _parent_op(op: ir.Operation) -> ir.Operation | None:
+    parent = op.parent
+    return parent.operation if parent is not None else None
+
+
+def _skippable_after_clear(gemm: ir.Operation, value: ir.Value) -> bool:
+    """Whether `gemm` sits under an `scf.if` in a loop that a clear of its
+    accumulator `value` precedes (the clear is outside the loop): which of
+    its runs is the first to write the accumulator is known only at run time."""
+    clears = [irb.use_owner(u) for u in value.uses
+              if irb.use_owner(u).name in ("tile.clear", "tile.fill")]
+    conditional, parent = False, _parent_op(gemm)
+    while parent is not None and parent.name != "tile.kernel":
+        if parent.name == "scf.if":
+            conditional = True
+        elif parent.name in LOOPS and conditional:
+            return any(not _inside(clear, parent) for clear in clears)
+        parent = _parent_op(parent)
+    return False
+
+
+def _inside(op: ir.Operation, region_owner: ir.Operation) -> bool:
+    parent = _parent_op(op)
+    while parent is not None:
+        if parent == region_owner:
+            return True
+        parent = _parent_op(parent)
+    return False
+
+
 def _needs_fresh(value: ir.Value, kernel: ir.Operation, order: dict[ir.Operation, int],
                  cleared: bool) -> list[ir.Operation]:
     """The gemms onto `value` to rewrite (all of them, or none); `cleared`: a
@@ -94,6 +136,8 @@ def _needs_fresh(value: ir.Value, kernel: ir.Operation, order: dict[ir.Operation
     accumulated onto and the vector writes need it in UB all the same."""
     uses = [(irb.use_owner(u), u.operand_number) for u in value.uses]
     gemms = [op for op, n in uses if op.name == "tile.gemm" and n == 2]
+    if any(_skippable_after_clear(g, value) for g in gemms):
+        return gemms
     writes = [op for op, n in uses if _is_vector_write(op, n)]
     if not gemms or not writes:
         return []
@@ -179,7 +223,7 @@ def rewrite_fresh_accumulators(func: ir.Operation, order: dict[ir.Operation, int
             type_ = ir.MemRefType(value.type)
             if tile.scope_of(type_) not in _PORTABLE or len(type_.shape) != 2:
                 continue
-            dropped = _drop_zero_fills(value)
+            dropped = _drop_zero_fills(value) | apply_masks_after_gemms(value)
             gemms = _needs_fresh(value, kernel, order, dropped)
             if not gemms:
                 continue

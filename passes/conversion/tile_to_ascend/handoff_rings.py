@@ -18,8 +18,12 @@ Ring r uses cross-core flags 2r ("ready", producer -> consumer) and 2r+1
 ("free", consumer -> producer), in mode 2 (the AIC and both its AIVs);
 ids stop below the profile's budget, so 11-14 stay free for
 `ascend.sync_all`. Where a kernel hands over more tiles than there are
-pairs (attention decode with its Q and K halves), consecutive handoffs in
-one block and one direction share a pair (`_share_flags`): the producer
+pairs (linear attention: Q and S_shared up, S, the state and O down, the
+state back up), ring r uses id r for both: a core counts the sets of an id
+it receives on a counter of its own, so the AIC's "ready" (counted by the
+AIVs) and the AIVs' "free" (counted by the AIC) never meet. Where there
+are more tiles than ids, consecutive handoffs in one block and one
+direction share a pair (`_share_flags`): the producer
 waits for "free" before the first copy of the group and sets "ready" after
 the last, the consumer the other way round. No other handoff lies between
 them, so neither core waits for the other inside a group and sharing adds
@@ -131,14 +135,16 @@ class Handoff:
     """The handoffs that share this one's pair of flags, in order (None: alone)."""
     pair: int = -1
     """The number of the pair of flags (ring numbers where no flags are shared)."""
+    one_id: bool = False
+    """"ready" and "free" on one cross-core flag id (`_share_flags`)."""
 
     @property
     def ready(self) -> int:
-        return 2 * self.pair
+        return self.pair if self.one_id else 2 * self.pair
 
     @property
     def free(self) -> int:
-        return 2 * self.pair + 1
+        return self.pair if self.one_id else 2 * self.pair + 1
 
     @property
     def members(self) -> list[Handoff]:
@@ -272,22 +278,32 @@ def _can_share(before: Handoff, after: Handoff) -> bool:
 
 
 def _share_flags(handoffs: list[Handoff], flag_ids: int) -> None:
-    """Gives each handoff its pair of flags, merging consecutive handoffs that
-    `_can_share` (earliest first) until the pairs fit in `flag_ids`."""
+    """Gives each handoff its pair of flags: two ids while the pairs fit in
+    `flag_ids` (one id, one direction: the IR and the simulator's reports
+    name what waits for what), else one id for both, merging consecutive
+    handoffs that `_can_share` (earliest first) until the pairs fit.
+
+    One id serves both directions because each core has its own counter per
+    id: in mode 2 the AIC's set of id k adds 1 to each AIV's counter k, the
+    AIVs' sets add 1 to the AIC's counter k, and a wait takes from the
+    waiting core's counter (asc-devkit docs/zh/api/SIMD-API/基础API/同步控制/
+    核间同步/关键特性说明.md, "单AI Core中AIC与AIV全核同步")."""
     groups = [[hand] for hand in handoffs]
-    while 2 * len(groups) > flag_ids:
+    one_id = 2 * len(groups) > flag_ids
+    while len(groups) > flag_ids:
         at = next((i for i in range(len(groups) - 1)
                    if _can_share(groups[i][-1], groups[i + 1][0])), None)
         if at is None:
             raise emit_error(handoffs[0].site, f"tile-ascend-split-cores: {len(handoffs)} tiles "
                                                f"handed between the cores need "
-                                               f"{2 * len(groups)} cross-core flags, more than "
+                                               f"{len(groups)} cross-core flags, more than "
                                                f"the {flag_ids} there are (handoffs share flags "
                                                f"only when consecutive, in one block, one way)")
         groups[at] += groups.pop(at + 1)
     for pair, group in enumerate(groups):
         for hand in group:
             hand.pair = pair
+            hand.one_id = one_id
             hand.group = group if len(group) > 1 else None
 
 
@@ -311,7 +327,9 @@ def _ring_loop(kernel: ir.Operation, site: ir.Operation) -> ir.Operation | None:
     if parent.name not in LOOPS:
         raise emit_error(site, f"tile-ascend-split-cores: a tile handed between the cores must be "
                                f"handed in the kernel body or in a loop (under `if`s at most), "
-                               f"not in '{parent.name}' (not supported yet)")
+                               f"not in '{parent.name}' (not supported yet): use the tile "
+                               f"there in the kernel body or in a `for` loop (T.serial, "
+                               f"T.Pipelined), whose trips number the slots of its ring")
     return parent
 
 

@@ -366,6 +366,10 @@ def _place(tiles: dict[ir.Value, _Tile]) -> list[_Fold]:
             what = "accumulator" if "l0c" in cube else "operand"
             raise emit_error(op, f"'{op.name}' works on a tile.gemm {what} on the vector cores: "
                                  f"the kernel {MIXED}")
+        elif cube == {"l1"} and _copied_from_vector_work(found, value, tiles):
+            # A copy hands a tile of the vector cores up to the gemms (dequantized
+            # weights): a mix kernel, which tile-ascend-split-cores splits.
+            found.mixed = True
         found.place = cube.pop() if cube else None
     folds = []
     for found in tiles.values():
@@ -429,15 +433,32 @@ def _through_ub(copy: ir.Operation) -> None:
     copy.erase()
 
 
+def _copied_from_vector_work(found: _Tile, value: ir.Value,
+                             tiles: dict[ir.Value, _Tile]) -> bool:
+    """Whether a whole-tile copy writes the tile from one that element-wise work uses
+    (a tile of the vector cores)."""
+    for op, _ in found.uses:
+        if op.name != "tile.copy" or _copy_dst(op) != value:
+            continue
+        src = copy_operands(op)[0][0]
+        source = tiles.get(src)
+        if source is not None and _is_whole_tile_copy(op, src, value) and any(
+                _role(use, n) == "vector" for use, n in source.uses):
+            return True
+    return False
+
+
 def _gemms_read_it_whole(found: _Tile, value: ir.Value) -> bool:
     """Whether every gemm that uses the tile reads it as an operand, itself (no view)."""
     return all(op.operands[n] == value for op, n in found.uses if op.name == "tile.gemm")
 
 
 def _writer_in_block(op: ir.Operation) -> ir.Operation:
-    """The op a use inside a `tile.parallel` body belongs to: the parallel itself."""
-    while op.parent is not None and op.parent.name == "tile.parallel":
-        op = op.parent.operation if hasattr(op.parent, "operation") else op.parent
+    """The op a use inside a `tile.parallel` body belongs to: the outermost
+    parallel around it (a store under an `if` in the body too: a copy of the
+    whole tile there would run once per element)."""
+    while (parallel := irb.enclosing(op, {"tile.parallel"})) is not None:
+        op = parallel
     return op
 
 

@@ -7,7 +7,15 @@ each) and of every UB tile of M rows that the vector work uses row by row
 with them (a softmax's row max and sum, attention's running output). Their
 tile.parallel regions run on M/2 rows, the other uses of the row index
 shifted to the global row; copies between a split tile and global memory
-(the workspace included) shift their global row offset by the half's.
+(the workspace included) shift their global row offset by the half's, and
+so do atomic adds of a split tile into global memory (split-K's epilogue).
+
+Handed tiles may have different row counts M (sparse MLA hands up gathered
+keys of 32 rows and gets scores of 16 heads back): each split tile belongs
+to the group of one M and is split only where it is used with tiles of its
+group: a tile.parallel region runs on the M rows of one group, and a tile
+copied to or from a tile of another group stays whole (each AIV would hold
+different rows of the two).
 
 A copy out of a UB ring (the 950's handoff) already moves this AIV's half:
 it only gets the half tile as its destination.
@@ -23,7 +31,7 @@ AIV's count of rows, and is skipped on an AIV that holds none.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, scf
+from mlir.dialects import arith, memref, scf
 
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
@@ -47,8 +55,9 @@ def tile_operand(op: ir.Operation, number: int) -> tuple[ir.Value, ir.Value | No
     return op.operands[at], indices[0] if indices else None
 
 
-def _row_use(use: ir.OpOperand, candidates: set[ir.Value], rows: int) -> str | None:
-    """Why one use of a tile keeps the AIVs from splitting it by rows (None: it does not)."""
+def _row_use(use: ir.OpOperand, candidates: dict[ir.Value, int], rows: int) -> str | None:
+    """Why one use of a tile of the group of `rows` keeps the AIVs from
+    splitting it by rows (None: it does not)."""
     op, number = irb.use_owner(use), use.operand_number
     access = tile_operand(op, number)
     if access is not None:
@@ -62,7 +71,7 @@ def _row_use(use: ir.OpOperand, candidates: set[ir.Value], rows: int) -> str | N
         return None
     if op.name == "tile.reduce":
         dim = ir.IntegerAttr(op.attributes["dim"]).value
-        if dim == 0 or not all(v in candidates for v in list(op.operands)[:2]):
+        if dim == 0 or not all(candidates.get(v) == rows for v in list(op.operands)[:2]):
             return "is reduced across its rows"
         return None
     if op.name == "tile.copy":
@@ -71,17 +80,41 @@ def _row_use(use: ir.OpOperand, candidates: set[ir.Value], rows: int) -> str | N
         if _is_ub_ring(other):
             return None  # the slot holds this AIV's rows already
         on_chip = scope_name(other) in CUBE_SPACES | {"ub"}
-        if on_chip and other not in candidates:
+        if on_chip and candidates.get(other) != rows:
             return "is copied to or from a tile the AIVs do not split"
         if _tile_rows(value) < rows or (on_chip and _tile_rows(other) < rows):
             return _part_copy_use(op, value if _tile_rows(value) < rows else other)
         return None
     if op.name in ("tile.fill", "tile.clear"):
         return None
+    if _added_to_global(op, number) is not None:
+        if _tile_rows(op.operands[number]) != rows:
+            return "is added into global memory with fewer rows than the tiles it is split with"
+        return None  # a store: each AIV adds its rows
     return f"is used by '{op.name}'"
 
 
-def _writes_a_whole_tile(region: ir.Operation, candidates: set[ir.Value]) -> bool:
+_RESHAPES = ("memref.collapse_shape", "memref.expand_shape")
+
+
+def _added_to_global(op: ir.Operation, number: int) -> ir.Operation | None:
+    """The tile.atomic_add that adds operand `number` of `op` (a tile) into
+    global memory: `op` itself, or one at the end of reshapes (of one use
+    each) that only add unit dims (TileLang's `T.atomic_add(O[b, t0:t1, h, :],
+    o_shared)` gives the 2-D tile the 4-D rank of O). None: no such add."""
+    tile_shape = [d for d in ir.MemRefType(op.operands[number].type).shape if d != 1]
+    while op.name in _RESHAPES:
+        uses = list(op.results[0].uses)
+        if len(uses) != 1:
+            return None
+        op, number = irb.use_owner(uses[0]), uses[0].operand_number
+    if op.name != "tile.atomic_add" or number != 0 or scope_name(op.operands[1]) != "global":
+        return None
+    shape = ir.MemRefType(op.operands[0].type).shape
+    return op if [d for d in shape if d != 1] == tile_shape else None
+
+
+def _writes_a_whole_tile(region: ir.Operation, candidates: dict[ir.Value, int]) -> bool:
     """Whether `region` stores into a UB tile the AIVs do not split: halving the
     region for a split tile would leave each AIV with half of that whole tile
     computed (a gather's index tile written beside its half-tile of keys)."""
@@ -126,64 +159,72 @@ def _part_copy_use(copy: ir.Operation, part: ir.Value) -> str | None:
     return None
 
 
-def row_tiles(body: ir.Block, forced: list[ir.Value], rows: int) -> set[ir.Value]:
-    """The tiles the AIVs split: `forced` (the handed-over tiles, an error
-    when they cannot be split), every UB tile of `rows` rows used row by
-    row with them, and every UB tile of fewer rows that takes the first rows
-    of one of those."""
+def row_tiles(body: ir.Block, forced: list[ir.Value], rows: set[int]) -> dict[ir.Value, int]:
+    """The tiles the AIVs split, each with the rows M of its group: `forced`
+    (the handed-over tiles, an error when they cannot be split; M = their
+    rows), every UB tile of M rows used row by row with them, and every UB
+    tile of fewer rows that takes the first rows of one of those (the group
+    of the fewest rows M in `rows` that it fits in)."""
     order = {op: i for i, op in enumerate(irb.every_op(body.owner))}
     uses: dict[ir.Value, list[ir.OpOperand]] = {}
+    candidates: dict[ir.Value, int] = {}
     for value in forced:
         # In program order, so an error points at the first offending use.
         uses[value] = sorted(value.uses, key=lambda u: order[irb.use_owner(u)])
+        candidates[value] = _tile_rows(value)
     for op in body.operations:
         op = op.operation
         if op.name == "tile.alloc" and op.results[0] not in uses:
             value = op.results[0]
-            type_ = ir.MemRefType(value.type)
-            if scope_name(value) == "ub" and type_.shape and 0 < type_.shape[0] <= rows:
+            count = _tile_rows(value)
+            group = min((m for m in rows if count <= m), default=None)
+            if scope_name(value) == "ub" and count > 0 and group is not None:
                 uses[value] = list(value.uses)
-    candidates = set(uses)
+                candidates[value] = group
     changed = True
     while changed:
         changed = False
-        for value in list(candidates):
+        for value, group in list(candidates.items()):
             for use in uses[value]:
-                why = _row_use(use, candidates, rows)
+                why = _row_use(use, candidates, group)
                 if why is None:
                     continue
                 if value in forced:
                     raise emit_error(irb.use_owner(use), f"tile-ascend-split-cores: a tile handed "
                                      f"between the cores {why} (not supported yet)")
-                candidates.discard(value)
+                del candidates[value]
                 changed = True
                 break
     return candidates
 
 
-def halve(body: ir.Block, split: set[ir.Value], rows: int,
+def halve(body: ir.Block, split: dict[ir.Value, int],
           sub_block: ir.OpResult | None = None) -> None:
-    """Gives this AIV its half of every tile of `split` (see the module docstring).
-    `sub_block` says which half this copy of the body runs, 0 or 1 (by default
-    the AIV's sub-block index)."""
-    half_rows = rows // 2
+    """Gives this AIV its half of every tile of `split` (see the module
+    docstring; `row_tiles` gives each tile the rows M of its group).
+    `sub_block` says which half this copy of the body runs, 0 or 1 (by
+    default the AIV's sub-block index)."""
     halves: dict[ir.Value, ir.Value] = {}
     with ir.InsertionPoint.at_block_begin(body), body.owner.location:
         for value in sorted(split, key=lambda v: _position(body, v)):
             type_ = ir.MemRefType(value.type)
-            held = min(_tile_rows(value), half_rows)
+            held = min(_tile_rows(value), split[value] // 2)
             halves[value] = tile.alloc(
                 tile.memref_type([held, *type_.shape[1:]], type_.element_type, tile.Scope.ub))
         if sub_block is None:
             sub_block = ascend.sub_block_idx(ir.IndexType.get())
+    # the first row of this AIV's half, for each group
+    firsts: dict[int, ir.Value] = {}
     with ir.InsertionPoint.after(sub_block.owner), body.owner.location:
-        half = arith.muli(sub_block, irb.index(half_rows))
+        for rows in sorted(set(split.values()), reverse=True):
+            firsts[rows] = arith.muli(sub_block, irb.index(rows // 2))
     parallels: list[ir.Operation] = []
-    copies: list[ir.Operation] = []
+    copies: list[tuple[ir.Operation, int]] = []
     # copies of a part tile: the rows of that tile each AIV holds
-    part_copies: list[tuple[ir.Operation, tuple[list[int], list[int]]]] = []
+    part_copies: list[tuple[ir.Operation, tuple[list[int], list[int]], int]] = []
     for value, new in halves.items():
-        part_rows = _tile_rows(value)
+        part_rows, rows = _tile_rows(value), split[value]
+        half_rows = rows // 2
         for use in list(value.uses):
             op = irb.use_owner(use)
             if tile_operand(op, use.operand_number) is not None:
@@ -191,20 +232,24 @@ def halve(body: ir.Block, split: set[ir.Value], rows: int,
                 if not any(p == region for p in parallels):
                     parallels.append(region)
             elif op.name == "tile.copy" and part_rows < rows:
-                if not any(c == op for c, _ in part_copies):
+                if not any(c == op for c, _, _ in part_copies):
                     held = [min(part_rows, half_rows), max(part_rows - half_rows, 0)]
-                    part_copies.append((op, _part_sizes(op, held)))
-            elif op.name == "tile.copy" and not any(c == op for c in copies):
-                copies.append(op)
+                    part_copies.append((op, _part_sizes(op, held), rows))
+            elif op.name == "tile.copy" and not any(c == op for c, _ in copies):
+                copies.append((op, rows))
+            elif _added_to_global(op, use.operand_number) is not None:
+                _add_half(_added_to_global(op, use.operand_number), new, firsts[rows])
+                continue
             op.operands[use.operand_number] = new
     halved = set(halves.values())
-    for copy in copies:
-        if not any(c == copy for c, _ in part_copies):
-            _shift_copy(copy, halved, half, half_rows)
-    for copy, sizes in part_copies:
-        _split_part_copy(copy, sizes, halved, sub_block, half)
+    for copy, rows in copies:
+        if not any(c == copy for c, _, _ in part_copies):
+            _shift_copy(copy, halved, firsts[rows], rows // 2)
+    for copy, sizes, rows in part_copies:
+        _split_part_copy(copy, sizes, halved, sub_block, firsts[rows])
     for region in parallels:
-        _halve_rows(region, halved, half, rows)
+        rows = ir.DenseI64ArrayAttr(region.attributes["extents"])[0]
+        _halve_rows(region, halved, firsts[rows], rows)
     for value in halves:
         value.owner.operation.erase()
 
@@ -232,6 +277,31 @@ def _shift_copy(copy: ir.Operation, halved: set[ir.Value], half: ir.Value,
             copy.operands[start + dim] = arith.addi(offsets[dim], half)
 
 
+def _add_half(add: ir.Operation, new: ir.Value, half: ir.Value) -> None:
+    """An atomic add of a split tile into global memory adds this AIV's rows
+    (`new`): the global offset of the dim that holds the tile's rows (the
+    first that is not a unit dim) shifts by `half`. Where reshapes gave the
+    tile the destination's rank, `new` gets the same shape, its rows halved."""
+    old = add.operands[0]
+    shape = list(ir.MemRefType(old.type).shape)
+    dim = next(d for d, size in enumerate(shape) if size != 1)
+    with ir.InsertionPoint(add), add.location:
+        if old.owner.name in _RESHAPES:
+            type_ = ir.MemRefType(new.type)
+            shape[dim] = type_.shape[0]
+            flat = memref.collapse_shape(
+                ir.MemRefType.get([type_.shape[0] * type_.shape[1]], type_.element_type,
+                                  memory_space=type_.memory_space), new, [[0, 1]])
+            result = ir.MemRefType.get(shape, type_.element_type, memory_space=type_.memory_space)
+            new = memref.expand_shape(result, flat, [list(range(len(shape)))], [], shape)
+        add.operands[0] = new
+        add.operands[2 + dim] = arith.addi(add.operands[2 + dim], half)
+    while old.owner.name in _RESHAPES and not list(old.uses):
+        source = old.owner.operands[0]
+        old.owner.erase()
+        old = source
+
+
 def _row_extent(copy: ir.Operation, tile_: ir.Value) -> tuple[list[int], int]:
     """The extent of `copy` and which of its dims runs along the rows of `tile_`."""
     src, _, dst, _, _ = copy_operands(copy)
@@ -240,11 +310,11 @@ def _row_extent(copy: ir.Operation, tile_: ir.Value) -> tuple[list[int], int]:
     return sizes, copy_dims(sizes, rank)[0] if len(sizes) > rank else 0
 
 
-def copies_whole_rows(split: set[ir.Value], rows: int) -> bool:
-    """Whether every copy of a tile of `split` with `rows` rows to or from global
-    memory moves all of them (`halve` gives each AIV half of such a copy, and
-    cannot split one of part of the rows)."""
-    for value in split:
+def copies_whole_rows(split: dict[ir.Value, int]) -> bool:
+    """Whether every copy of a tile of `split` with the rows M of its group to
+    or from global memory moves all of them (`halve` gives each AIV half of
+    such a copy, and cannot split one of part of the rows)."""
+    for value, rows in split.items():
         if _tile_rows(value) != rows:
             continue  # a part tile: each AIV copies the rows it holds
         for use in value.uses:

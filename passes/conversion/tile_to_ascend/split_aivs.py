@@ -83,7 +83,7 @@ def _global(value: ir.Value) -> bool:
     return isinstance(value.type, ir.MemRefType) and scope_name(value) == "global"
 
 
-def _keeps_global_writes(kernel: ir.Operation, split: set[ir.Value]) -> bool:
+def _keeps_global_writes(kernel: ir.Operation, split: dict[ir.Value, int]) -> bool:
     """Whether every write of global memory in `kernel` moves the rows of a split
     tile (a copy out of one, or a store in a tile.parallel over one, which
     `row_halves.halve` gives each half its rows of)."""
@@ -116,9 +116,9 @@ def _split(kernel: ir.Operation) -> None:
     rows = _rows(body)
     if rows is None:
         return
-    split = row_halves.row_tiles(body, [], rows)
+    split = row_halves.row_tiles(body, [], {rows})
     if not split or not _keeps_global_writes(kernel, split) \
-            or not row_halves.copies_whole_rows(split, rows):
+            or not row_halves.copies_whole_rows(split):
         return
     block = body.arguments[0]
     with ir.InsertionPoint(kernel), kernel.location:
@@ -134,7 +134,7 @@ def _split(kernel: ir.Operation) -> None:
         owner = irb.use_owner(use)
         if owner != half.owner and owner != user_block.owner:
             owner.operands[use.operand_number] = user_block
-    row_halves.halve(body, split, rows, sub_block=half)
+    row_halves.halve(body, split, sub_block=half)
 
 
 @register_pass

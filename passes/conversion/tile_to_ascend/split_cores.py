@@ -32,8 +32,9 @@ still go through a GM workspace.
 
 Not yet (located errors): a handoff under a condition or inside a loop
 nested in a condition, vector work that reads a handed tile other than row
-by row, cube work on an L0C tile after the vector cores read it, and more
-handed tiles than the profile has pairs of cross-core flags.
+by row, cube work on an L0C tile after the vector cores read it, a handoff
+in a `while` loop, and more handed tiles than the profile has cross-core
+flag ids (`handoff_rings`: a pair of ids each while they fit, else one).
 
 Before (the accumulator %c is read by a vector epilogue):
 
@@ -89,6 +90,7 @@ from tilec.passes.conversion.tile_to_ascend import (
     row_halves,
 )
 from tilec.passes.conversion.tile_to_ascend.cross_core_pipelining import STAGE_END, STAGE_START
+from tilec.passes.conversion.tile_to_ascend.cube_gemm import Cleared, Wrap, cleared_since
 from tilec.passes.conversion.tile_to_ascend.global_scratch import append_argument
 from tilec.passes.conversion.tile_to_ascend.handoff_rings import HANDOFF, Handoff
 from tilec.passes.conversion.tile_to_ascend.kernel import SPREAD
@@ -289,6 +291,47 @@ def _inside(value: ir.Value, op: ir.Operation) -> bool:
     return False
 
 
+def _rotate_cleared_handoffs(kernel: ir.Operation) -> None:
+    """A copy of an L0C accumulator into a UB tile at the top of a loop whose
+    gemms add onto it after the copy (linear attention hands its state h
+    down before each chunk adds to it) copies the zeros of the clear before
+    the loop on the first trip: a fixpipe cannot, since a clear is no
+    instruction (the first mmad overwrites, `cube_gemm.cleared_since`).
+    What the copy at the top of trip t + 1 reads is what the accumulator
+    holds at the end of trip t, so the copy moves there, for every trip but
+    the last, and the vector cores fill the UB tile with zeros before the
+    loop (where the tile is used in the loop only, after the copy: an
+    earlier use would see the next trip's state)."""
+    for copy in irb.collect(kernel, "tile.copy"):
+        src, _, dst, dst_offsets, _ = copy_operands(copy)
+        loop = copy.parent.operation if hasattr(copy.parent, "operation") else copy.parent
+        if scope_name(src[0]) != "l0c" or scope_name(dst[0]) != "ub" \
+                or loop.name not in handoff_rings.LOOPS \
+                or not handoff_rings.copied_whole(copy) \
+                or any(irb.constant_int(o) != 0 for o in dst_offsets) \
+                or cleared_since(copy, src[0]) != Cleared((Wrap(loop, None),), True) \
+                or not _used_after(dst[0], copy, loop):
+            continue
+        with ir.InsertionPoint(loop), copy.location:
+            tile.fill(dst[0], irb.zero(ir.MemRefType(dst[0].type).element_type))
+        body = loop.regions[0].blocks[0]
+        upper, step = list(loop.operands)[1:3]
+        with ir.InsertionPoint(list(body.operations)[-1]), copy.location:
+            again = arith.cmpi(arith.CmpIPredicate.slt,
+                               arith.addi(body.arguments[0], step), upper)
+            branch = scf.IfOp(again)
+            with ir.InsertionPoint(branch.then_block):
+                scf.YieldOp([])
+        copy.move_before(list(branch.then_block.operations)[-1])
+
+
+def _used_after(value: ir.Value, first: ir.Operation, loop: ir.Operation) -> bool:
+    """Whether every use of `value` is `first` or after it in the body of `loop`."""
+    inner = irb.pre_order(loop)
+    start = next(i for i, op in enumerate(inner) if op == first)
+    return all(any(o == irb.use_owner(use) for o in inner[start:]) for use in value.uses)
+
+
 def _hoist_allocs(kernel: ir.Operation) -> None:
     """Tile allocs in loops or branches go to the top of the kernel body,
     where each core's copy keeps the tiles it uses (a tile's contents are
@@ -306,6 +349,7 @@ def _split(func: ir.Operation, kernel: ir.Operation, slots: int, skew: int, flag
     body = kernel.regions[0].blocks[0]
     _load_parts_on_the_cube(kernel)
     _sink_common_handoffs(kernel)
+    _rotate_cleared_handoffs(kernel)
     _hoist_allocs(kernel)
     order = {op: i for i, op in enumerate(irb.pre_order(func))}
     handoffs = handoff_rings.find_handoffs(kernel, order, flag_ids, direct)
@@ -321,12 +365,6 @@ def _split(func: ir.Operation, kernel: ir.Operation, slots: int, skew: int, flag
         if alloc.block != body:
             raise emit_error(alloc, "tile-ascend-split-cores: a tile.alloc of a mixed kernel must "
                                     "be at the top of the kernel body")
-    rows = handoffs[0].rows
-    for hand in handoffs[1:]:
-        if hand.rows != rows:
-            raise emit_error(hand.site, f"tile-ascend-split-cores: the tiles handed between "
-                                        f"the cores must have as many rows each ({hand.rows}, "
-                                        f"not {rows})")
     kinds = _Kinds(
         cube={a.results[0] for a in allocs if scope_name(a.results[0]) in CUBE_SPACES},
         ub={a.results[0] for a in allocs if scope_name(a.results[0]) == "ub"},
@@ -384,8 +422,8 @@ def _build_core(core: str, clone: ir.Operation, handoffs: list[Handoff],
         del site.attributes[HANDOFF]
     core_sides.prune(body, core)
     if core == "aiv":
-        row_halves.halve(body, row_halves.row_tiles(body, forced, rows=handoffs[0].rows),
-                         handoffs[0].rows)
+        row_halves.halve(body, row_halves.row_tiles(body, forced,
+                                                    rows={hand.rows for hand in handoffs}))
         handoff_rings.work_in_slots(clone)
     loops: list[ir.Operation] = []
     for op in irb.pre_order(clone):

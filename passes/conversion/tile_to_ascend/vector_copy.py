@@ -9,9 +9,13 @@ element type goes through a UB temporary of the region's shape and an
 integers toward zero). A lower-rank operand is viewed at the copy's rank
 (`memref.expand_shape` with the dropped unit dimensions). A region smaller
 than its destination tile pads the rest of the tile first, as on every
-target; a pad value other than zero cannot come from the DMA, so such a
-copy is a scalar loop of guarded loads (S pipe). Copies that touch a cube
-buffer belong to the cube lowering.
+target. A pad value other than zero cannot come from the DMA, which reads
+zeros past the tensor's edge: the copy is the DMA and then a `tile.parallel`
+that selects the pad where the element lies past the edge, which the vector
+lowering makes a compare and a Select (V pipe) where the scalar loop of
+guarded loads it replaces ran element by element on S (which is left for a
+rank-changing view of the tile). Copies that touch a cube buffer belong to
+the cube lowering.
 
 A copy from GM to GM goes through UB on the vector core, the MTEs having no
 GM -> GM path: a loop over the region's leading dims and over chunks of its
@@ -39,7 +43,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
-from tilec.dialects import ascend
+from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_semantics import copy_dims, copy_sizes, may_pad_rest
@@ -146,6 +150,36 @@ def _guarded_copy(src: _Side, dst: _Side, sizes: list[int], pad: ir.Value) -> No
         )
 
 
+def _pad_outside(src: _Side, dst: _Side, sizes: list[int], pad: ir.Value) -> None:
+    """After the DMA, which leaves zeros where the region lies past `src`'s edge: the
+    pad there instead, as a tile.parallel of a select on the element's position (the
+    vector lowering makes it a compare of the column or row index and a Select; a
+    rank-changing view of the tile is the scalar loop's, `_guarded_copy`). DataCopyPad's
+    own `paddingValue` cannot do it: it fills at most 32 bytes beside each row it moves
+    (asc-devkit docs/zh/api/SIMD-API, DataCopyPad GMToUB: leftPadding, rightPadding;
+    include/basic_api/kernel_struct_data_copy.h, DataCopyPadExtParams), not the columns
+    of a wider tile nor the rows past the tensor's last."""
+    shape = ir.MemRefType(src.buffer.type).shape
+    edges = [dim for dim, offset in enumerate(src.offsets)
+             if ir.ShapedType.is_dynamic_size(shape[dim]) or irb.constant_int(offset) is None
+             or irb.constant_int(offset) + sizes[dim] > shape[dim]]
+    if not edges:
+        return  # the region lies inside the tensor
+    region = tile.ParallelOp(sizes)
+    block = region.regions[0].blocks.append(*([ir.IndexType.get()] * len(sizes)))
+    with ir.InsertionPoint(block):
+        at = [irb.add(o, i) for o, i in zip(dst.offsets, block.arguments, strict=True)]
+        inside = None
+        for dim in edges:
+            position = irb.add(src.offsets[dim], block.arguments[dim])
+            extent = memref.dim(src.buffer, irb.index(dim))
+            check = arith.cmpi(arith.CmpIPredicate.slt, position, extent)
+            inside = check if inside is None else arith.andi(inside, check)
+        value = memref.load(dst.buffer, at)
+        memref.store(arith.select(inside, value, irb.convert(pad, dst.element)), dst.buffer, at)
+        tile.YieldOp()
+
+
 @register_lowering
 class CopyToDma(TileOpLowering):
     """tile.copy between GM and UB, or UB and UB, as ascend.copy (and vcast)."""
@@ -184,6 +218,9 @@ class CopyToDma(TileOpLowering):
                 ascend.vdup(operands[1 + src_rank], fill)
             if from_gm and buffers.is_global(dst.buffer):
                 _through_ub(op, src, dst, sizes)
+            elif from_gm and not _is_zero(pad) and dst.buffer == operands[1 + src_rank]:
+                _copy(op, src, dst, sizes)
+                _pad_outside(src, dst, sizes, pad)
             elif from_gm and not _is_zero(pad):
                 _guarded_copy(src, dst, sizes, pad)
             else:
@@ -238,8 +275,7 @@ def _pitch(columns: int, elements: tuple[ir.Type, ...]) -> int:
     """Elements of a UB row holding `columns`: a whole number of 32-byte blocks in every
     element type, as DataCopyPad pads each row of UB to a block and counts UB strides in
     blocks (asc-devkit docs/zh/api/SIMD-API, DataCopyPad GMToUB: blockLen, dstStride)."""
-    per_block = 32 * 8 // min(irb.bit_width(e) for e in elements)
-    return -(-columns // per_block) * per_block
+    return buffers.padded_columns(columns, min(elements, key=irb.bit_width))
 
 
 def _stage(src: _Side, dst: _Side, sizes: list[int],

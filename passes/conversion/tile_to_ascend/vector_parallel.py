@@ -27,6 +27,16 @@ of the tile rather than two), and an and/or of masks that only selects use
 becomes nested selects (the vector unit has no logic on masks), as
 attention's causal and sequence-end mask needs.
 
+A compare of a coordinate plus uniform terms (`q0 + i >= k0 + j`) that one
+scalar test in front of the region can show holds at every point
+(`decided_compares.holds_everywhere`) versions the region: an `scf.if` runs
+a copy with the compare folded to true where the test passes (for a causal
+mask applied to the scores, no work at all below the diagonal) and the
+full region elsewhere. A 2-D region whose coordinates become large index
+tiles runs in strips of rows (`_strip_rows`), each a region of its own, so
+its temporaries are a strip's size: a 64x128 mask needs 512-byte ones
+rather than 32 KiB ones.
+
 A body the vector unit cannot express (loads at data-dependent indices,
 gathers, `scf` control flow, ops without a vector form) is lowered as it is
 on the cpu: a loop nest of scalar loads and stores that the S pipe runs;
@@ -55,14 +65,20 @@ import math
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, memref
+from mlir.dialects import arith, memref, scf
 from mlir.dialects import math as math_dialect
 
 from tilec.dialects import ascend
+from tilec.dialects import tile as tile_dialect
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend import buffers
-from tilec.passes.conversion.tile_to_ascend.decided_compares import fold_decided_compares
+from tilec.passes.conversion.tile_to_ascend.decided_compares import (
+    fold_decided_compares,
+    holds_everywhere,
+    uniform_compares,
+)
+from tilec.passes.conversion.tile_to_ascend.plan_memory import buffer_bytes
 from tilec.passes.conversion.tile_to_ascend.vector_atomic_add import atomic_add_supported
 from tilec.passes.conversion.tile_to_ascend.vector_copy import at_copy_rank
 from tilec.targets import TargetDescription
@@ -74,6 +90,7 @@ from tilec.targets.ascend.call_dtypes import (
     duplicate_problem,
     vector_call_problem,
 )
+from tilec.targets.ascend.profiles import get_profile
 
 _VBIN = ascend.VBinKind
 _BINARY = {
@@ -799,14 +816,134 @@ class ParallelToVectorOps(TileOpLowering):
     def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
         folded = fold_decided_compares(op)
         if _fold_exp2_scales(op) or folded:  # fewer ops: the body is analysed again
-            analysis = _Analysis(op, target.variant)
-            plan = _SCALAR_PLAN if analysis.problem is not None else analysis
-        if isinstance(plan, _Analysis):
-            with ir.InsertionPoint(op), op.location:
-                _Emitter(plan).emit()
-        else:
+            plan = self.infer(op, target)
+        if not isinstance(plan, _Analysis):
             _scalar_loops(op)
+            op.erase()
+            return
+        _hoist_uniform_code(op)
+        compares = uniform_compares(op)
+        if not compares:
+            _lower_region(op, target)
+            return
+        # Where one scalar test shows the compares hold at every point (a
+        # causal mask's key tiles below the diagonal) a copy of the region
+        # runs with them folded; the full region runs elsewhere.
+        with ir.InsertionPoint(op), op.location:
+            branch = scf.IfOp(holds_everywhere(op, compares), has_else=True)
+            with ir.InsertionPoint(branch.then_block):
+                everywhere = scf.YieldOp([])
+            with ir.InsertionPoint(branch.else_block):
+                somewhere = scf.YieldOp([])
+        decided = op.clone(ip=ir.InsertionPoint(everywhere)).operation
+        op.move_before(somewhere)
+        fold_decided_compares(decided, [position for position, _, _ in compares])
+        _fold_exp2_scales(decided)
+        _lower_region(decided, target)
+        _lower_region(op, target)
+
+
+def _lower_region(op: ir.Operation, target: TargetDescription) -> None:
+    """Vector ops for `op` (rows at a time when its coordinates become index
+    tiles, `_strip_rows`), or scalar loops; erases it."""
+    analysis = _Analysis(op, target.variant)
+    if analysis.problem is not None:
+        _scalar_loops(op)
         op.erase()
+        return
+    rows = _strip_height(analysis)
+    if rows:
+        op = _strip_rows(op, rows)
+        analysis = _Analysis(op, target.variant)
+    with ir.InsertionPoint(op), op.location:
+        _Emitter(analysis).emit()
+    op.erase()
+
+
+def _hoist_uniform_code(op: ir.Operation) -> None:
+    """Moves the body's pure code that does not depend on the point in front
+    of the region (where the emitter would put it), so tests of it can be
+    built there."""
+    body = op.regions[0].blocks[0]
+    point = set(body.arguments)
+    for inner in [o.operation for o in body.operations][:-1]:
+        pure = inner.name.startswith(("arith.", "math.")) or inner.name == "memref.dim"
+        if pure and not any(v in point for v in inner.operands):
+            inner.move_before(op)
+        else:
+            point.update(inner.results)
+
+
+_STRIP_ELEMENTS = 128
+_INDEX_TEMPORARIES = 6
+"""A region whose coordinates become index tiles runs in strips of at most
+`_STRIP_ELEMENTS` elements (512 B of i32) when `_INDEX_TEMPORARIES` tiles of
+its size (the coordinates, their difference, the compare's operands, the
+select's constant) do not fit the UB beside the tiles the kernel holds:
+attention's 128x128 tiles leave the 950's AIVs 3.5 KiB for them (the
+910b's 12), where a 64x128 mask would take 192 KiB. Strips cost a vector
+instruction's start-up per row, so a region that fits runs whole."""
+
+
+def _strip_height(analysis: _Analysis) -> int:
+    """Rows per strip when the region's coordinates become index tiles that do
+    not fit whole (`_STRIP_ELEMENTS`): the most that fit `_STRIP_ELEMENTS` and
+    keep every view of a strip 32-byte aligned; 0 for no strips."""
+    extents = analysis.extents
+    if len(extents) != 2 or math.prod(extents) <= _STRIP_ELEMENTS:
+        return 0
+    numbers = any(v in analysis.coordinates for inner in analysis.ops
+                  if inner.name not in ("memref.load", *_WRITES)
+                  and inner.results[0] not in analysis.coordinates for v in inner.operands)
+    if not numbers or _fits_whole(analysis):
+        return 0
+    steps = []  # the bytes one row of the region moves each access's view
+    for access in analysis.accesses.values():
+        type_ = ir.MemRefType(access.buffer.type)
+        strides, _ = type_.get_strides_and_offset()
+        for dim, index in enumerate(access.indices):
+            if not isinstance(index, _Coordinate) or index.dim != 0:
+                continue
+            if strides[dim] == ir.ShapedType.get_dynamic_stride_or_offset():
+                return 0
+            steps.append(strides[dim] * irb.bit_width(type_.element_type) // 8)
+    for rows in range(min(extents[0] - 1, _STRIP_ELEMENTS // extents[1]), 0, -1):
+        if extents[0] % rows == 0 and all(rows * step % buffers.BLOCK_BYTES == 0 for step in steps):
+            return rows
+    return 0
+
+
+def _fits_whole(analysis: _Analysis) -> bool:
+    """Whether `_INDEX_TEMPORARIES` i32 tiles of the region's shape fit the UB
+    beside the buffers its core's kernel has so far (tiles, and the scratch of
+    the regions lowered before, which may be live at once)."""
+    owner = buffers.entry_block(analysis.op).owner
+    held = 0
+    for alloc in irb.collect(owner.operation, {"tile.alloc", "memref.alloc"}):
+        type_ = ir.MemRefType(alloc.results[0].type)
+        if type_.has_static_shape and buffers.memory_space(type_) is ascend.MemSpace.ub:
+            held += buffer_bytes(type_)
+    need = _INDEX_TEMPORARIES * math.prod(analysis.extents) * _INDEX_ELEMENT // 8
+    return held + need <= get_profile(analysis.profile).usable_bytes("ub")
+
+
+def _strip_rows(op: ir.Operation, rows: int) -> ir.Operation:
+    """`op` as a loop over strips of `rows` rows, each a region of its own whose
+    row coordinate is the strip's plus its own; the new region."""
+    body = op.regions[0].blocks[0]
+    extents = list(ir.DenseI64ArrayAttr(op.attributes["extents"]))
+    with ir.InsertionPoint(op), op.location, irb.loop(0, extents[0], rows) as first:
+        strip = tile_dialect.ParallelOp([rows, *extents[1:]])
+        block = strip.regions[0].blocks.append(*[a.type for a in body.arguments])
+        with ir.InsertionPoint(block):
+            row = arith.addi(block.arguments[0], first)
+            end = tile_dialect.YieldOp()
+    body.arguments[0].replace_all_uses_with(row)
+    for old, new in zip(list(body.arguments)[1:], list(block.arguments)[1:], strict=True):
+        old.replace_all_uses_with(new)
+    irb.move_body(body, end.operation)
+    op.erase()
+    return strip.operation
 
 
 def _fold_exp2_scales(op: ir.Operation) -> bool:

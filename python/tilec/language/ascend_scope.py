@@ -17,6 +17,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mlir import ir
 from mlir.dialects import scf
 
@@ -33,34 +35,23 @@ CORES = {"C": "aic", "V": "aiv"}
 """Upstream's scope names and the core kind each runs on."""
 
 
-@dsl_api
-def alloc_L1(shape: object, dtype: str | DType) -> Buffer:
-    """A tile in the cube core's L1 buffer (`#tile.scope<l1>`)."""
-    return semantic.alloc(shape, dtype, "l1", "T.alloc_L1")
+def _alloc_in(scope: str, name: str, buffer: str) -> Callable[[object, str | DType], Buffer]:
+    """The DSL's `T.<name>(shape, dtype)`: a tile in `buffer` (`#tile.scope<scope>`)."""
+
+    @dsl_api
+    def alloc(shape: object, dtype: str | DType) -> Buffer:
+        return semantic.alloc(shape, dtype, scope, f"T.{name}")
+
+    alloc.__name__ = alloc.__qualname__ = name
+    alloc.__doc__ = f"A tile in {buffer} (`#tile.scope<{scope}>`)."
+    return alloc
 
 
-@dsl_api
-def alloc_L0A(shape: object, dtype: str | DType) -> Buffer:
-    """A tile in L0A, the cube's left operand buffer (`#tile.scope<l0a>`)."""
-    return semantic.alloc(shape, dtype, "l0a", "T.alloc_L0A")
-
-
-@dsl_api
-def alloc_L0B(shape: object, dtype: str | DType) -> Buffer:
-    """A tile in L0B, the cube's right operand buffer (`#tile.scope<l0b>`)."""
-    return semantic.alloc(shape, dtype, "l0b", "T.alloc_L0B")
-
-
-@dsl_api
-def alloc_L0C(shape: object, dtype: str | DType) -> Buffer:
-    """A tile in L0C, the cube's accumulator (`#tile.scope<l0c>`)."""
-    return semantic.alloc(shape, dtype, "l0c", "T.alloc_L0C")
-
-
-@dsl_api
-def alloc_ub(shape: object, dtype: str | DType) -> Buffer:
-    """A tile in the unified buffer of a vector core (`#tile.scope<ub>`)."""
-    return semantic.alloc(shape, dtype, "ub", "T.alloc_ub")
+alloc_L1 = _alloc_in("l1", "alloc_L1", "the cube core's L1 buffer")
+alloc_L0A = _alloc_in("l0a", "alloc_L0A", "L0A, the cube's left operand buffer")
+alloc_L0B = _alloc_in("l0b", "alloc_L0B", "L0B, the cube's right operand buffer")
+alloc_L0C = _alloc_in("l0c", "alloc_L0C", "L0C, the cube's accumulator")
+alloc_ub = _alloc_in("ub", "alloc_ub", "the unified buffer of a vector core")
 
 
 @dsl_api

@@ -334,7 +334,8 @@ def _bitcast(c: Compiler, op: ir.Operation) -> None:
         if read is not None:
             bits = np.asarray([read(x)], bits_type)
         else:
-            bits = src.store(np.asarray([x])).view(bits_type)
+            # exact (an f8 NaN or inf stays one), not the hardware's saturating conversion
+            bits = src.from_host(np.asarray([x])).view(bits_type)
         if write is not None:
             return write(int(bits[0]))
         return dst.values(bits.view(dst.storage))[0]

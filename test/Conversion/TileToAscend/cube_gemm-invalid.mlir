@@ -43,18 +43,45 @@ func.func @f16_accumulator() {
 
 // -----
 
-// Which iteration's mmad overwrites? Not the first one: the clear is at the end.
-func.func @clear_after_the_gemm_in_a_loop(%n: index) {
+// Which iteration's mmad overwrites? One after an iteration of the inner loop
+// that cleared: the clear is too deep for a condition of the outer one.
+func.func @clear_after_the_gemm_in_an_inner_loop(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   tile.kernel blocks(%bx) in (%c1) threads = 128 {
     %a = tile.alloc : memref<32x16xf16, #tile.scope<l1>>
     %b = tile.alloc : memref<16x32xf16, #tile.scope<l1>>
     %acc = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
-    // expected-error @+1 {{a loop that clears the accumulator after its tile.gemm is not supported: clear it before the gemm}}
     scf.for %i = %c0 to %n step %c1 {
       tile.gemm %a, %b, %acc : memref<32x16xf16, #tile.scope<l1>>, memref<16x32xf16, #tile.scope<l1>>, memref<32x32xf32, #tile.scope<l0c>>
-      tile.clear %acc : memref<32x32xf32, #tile.scope<l0c>>
+      // expected-error @+1 {{a clear of the accumulator in here, after its tile.gemm in the loop, is not supported: clear it in the loop's body or under an `if` there}}
+      scf.for %j = %c0 to %n step %c1 {
+        tile.clear %acc : memref<32x32xf32, #tile.scope<l0c>>
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+// The previous iteration's clear under a condition read from memory: the
+// condition cannot be recomputed for it.
+func.func @clear_after_the_gemm_on_a_loaded_condition(%n: index, %mask: memref<8xi1>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %a = tile.alloc : memref<32x16xf16, #tile.scope<l1>>
+    %b = tile.alloc : memref<16x32xf16, #tile.scope<l1>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+    tile.clear %acc : memref<32x32xf32, #tile.scope<l0c>>
+    scf.for %i = %c0 to %n step %c1 {
+      tile.gemm %a, %b, %acc : memref<32x16xf16, #tile.scope<l1>>, memref<16x32xf16, #tile.scope<l1>>, memref<32x32xf32, #tile.scope<l0c>>
+      // expected-error @+1 {{the condition of the clear after the tile.gemm must be computed from the loop counter, not by 'memref.load'}}
+      %m = memref.load %mask[%i] : memref<8xi1>
+      scf.if %m {
+        tile.clear %acc : memref<32x32xf32, #tile.scope<l0c>>
+      }
     }
   }
   return
@@ -119,7 +146,7 @@ func.func @conditional_gemm_in_a_loop(%n: index) {
     tile.clear %acc : memref<32x32xf32, #tile.scope<l0c>>
     scf.for %i = %c0 to %n step %c1 {
       %later = arith.cmpi ugt, %i, %c0 : index
-      // expected-error @+1 {{a tile.gemm under a condition in a loop after the clear of its accumulator is not supported}}
+      // expected-error @+1 {{a tile.gemm under a condition in a loop after the clear of its accumulator is not supported in l0c: leave the accumulator a fragment (the vector cores then add each product onto it)}}
       scf.if %later {
         tile.gemm %a, %b, %acc : memref<32x16xf16, #tile.scope<l1>>, memref<16x32xf16, #tile.scope<l1>>, memref<32x32xf32, #tile.scope<l0c>>
       }

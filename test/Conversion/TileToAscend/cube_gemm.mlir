@@ -126,6 +126,104 @@ func.func @k_split() {
 
 // -----
 
+// A clear at the end of the loop's body: the mmad of every iteration after
+// the first overwrites (the first one adds onto what the tile held).
+// CHECK-LABEL: func.func @clear_after_the_gemm_in_a_loop
+// CHECK: scf.for
+// CHECK: scf.for %[[I:[^ ]*]] = %[[LB:[^ ]*]] to
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[I]], %[[LB]]
+// CHECK: %[[LATER:.*]] = arith.xori %[[FIRST]], %{{.*}} : i1
+// CHECK: scf.if %[[LATER]] {
+// CHECK-NEXT: ascend.mmad %{{.*}} sizes [32, 32, 16] {init}
+// CHECK: } else {
+// CHECK-NEXT: ascend.mmad %{{.*}} sizes [32, 32, 16] :
+func.func @clear_after_the_gemm_in_a_loop(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %a = tile.alloc : memref<32x16xf16, #tile.scope<l1>>
+    %b = tile.alloc : memref<16x32xf16, #tile.scope<l1>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+    scf.for %i = %c0 to %n step %c1 {
+      tile.gemm %a, %b, %acc : memref<32x16xf16, #tile.scope<l1>>, memref<16x32xf16, #tile.scope<l1>>, memref<32x32xf32, #tile.scope<l0c>>
+      tile.clear %acc : memref<32x32xf32, #tile.scope<l0c>>
+    }
+  }
+  return
+}
+
+// -----
+
+// A clear before the loop and one at the end of its body (DeepGEMM's
+// promotion: the vector cores add each K tile's product onto a second
+// accumulator): every mmad overwrites, with no test.
+// CHECK-LABEL: func.func @clear_before_and_after_the_gemm
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: arith.cmpi
+// CHECK-NOT: scf.if
+// CHECK: ascend.mmad %{{.*}} sizes [32, 32, 16] {init}
+// CHECK-NEXT: }
+func.func @clear_before_and_after_the_gemm(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %a = tile.alloc : memref<32x16xf16, #tile.scope<l1>>
+    %b = tile.alloc : memref<16x32xf16, #tile.scope<l1>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+    tile.clear %acc : memref<32x32xf32, #tile.scope<l0c>>
+    scf.for %i = %c0 to %n step %c1 {
+      tile.gemm %a, %b, %acc : memref<32x16xf16, #tile.scope<l1>>, memref<16x32xf16, #tile.scope<l1>>, memref<32x32xf32, #tile.scope<l0c>>
+      tile.clear %acc : memref<32x32xf32, #tile.scope<l0c>>
+    }
+  }
+  return
+}
+
+// -----
+
+// 2x accumulation: the clear after the gemm runs every other iteration, so
+// the mmad overwrites on the first iteration and after one whose clear ran:
+// the clear's condition, recomputed for the previous iteration (%i - 1).
+// CHECK-LABEL: func.func @clear_every_other_iteration
+// CHECK: scf.for
+// CHECK: scf.for %[[I:[^ ]*]] = %[[LB:[^ ]*]] to
+// CHECK-DAG: %[[PREV:.*]] = arith.subi %[[I]], %{{.*}} : index
+// CHECK-DAG: %[[REM:.*]] = arith.remui %[[PREV]], %{{.*}} : index
+// CHECK-DAG: %[[RAN:.*]] = arith.cmpi eq, %[[REM]], %{{.*}} : index
+// CHECK-DAG: %[[FIRST:.*]] = arith.cmpi eq, %[[I]], %[[LB]]
+// CHECK: %[[INIT:.*]] = arith.ori %[[FIRST]], %[[RAN]] : i1
+// CHECK: scf.if %[[INIT]] {
+// CHECK-NEXT: ascend.mmad %{{.*}} sizes [32, 32, 16] {init}
+// CHECK: } else {
+// CHECK-NEXT: ascend.mmad %{{.*}} sizes [32, 32, 16] :
+// CHECK: %[[REM2:.*]] = arith.remui %[[I]], %{{.*}} : index
+// CHECK: %[[CLEAR:.*]] = arith.cmpi eq, %[[REM2]], %{{.*}} : index
+// CHECK: scf.if %[[CLEAR]] {
+// CHECK-NEXT: }
+func.func @clear_every_other_iteration(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %a = tile.alloc : memref<32x16xf16, #tile.scope<l1>>
+    %b = tile.alloc : memref<16x32xf16, #tile.scope<l1>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+    tile.clear %acc : memref<32x32xf32, #tile.scope<l0c>>
+    scf.for %i = %c0 to %n step %c1 {
+      tile.gemm %a, %b, %acc : memref<32x16xf16, #tile.scope<l1>>, memref<16x32xf16, #tile.scope<l1>>, memref<32x32xf32, #tile.scope<l0c>>
+      %r = arith.remui %i, %c2 : index
+      %promote = arith.cmpi eq, %r, %c1 : index
+      scf.if %promote {
+        tile.clear %acc : memref<32x32xf32, #tile.scope<l0c>>
+      }
+    }
+  }
+  return
+}
+
+// -----
+
 // Without a clear, a gemm under a condition in a loop just accumulates.
 // CHECK-LABEL: func.func @conditional_accumulation
 // CHECK: scf.if

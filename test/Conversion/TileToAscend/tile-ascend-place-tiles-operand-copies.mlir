@@ -123,3 +123,41 @@ func.func @unit_dim_views(%kv: memref<2x100x3x32xf16>, %c: memref<32x32xf32>, %m
   }
   return
 }
+
+// -----
+
+// TileLang's w4a8 dequantizing GEMM: the vector cores unpack the weights into a
+// fragment, which a whole-tile copy hands to the gemm as its operand. The
+// operand is the cube's (L1), the unpacked tile the vector cores' (UB), and
+// the kernel is a mix kernel for tile-ascend-split-cores to split.
+// CHECK-LABEL: func.func @dequantized_operand
+// CHECK: %[[W:.*]] = tile.alloc : memref<32x64xi8, #tile.scope<ub>>
+// CHECK: %[[B:.*]] = tile.alloc : memref<32x64xi8, #tile.scope<l1>>
+// CHECK: tile.copy %[[W]][%{{.*}}, %{{.*}}], %[[B]][%{{.*}}, %{{.*}}] : memref<32x64xi8, #tile.scope<ub>>, memref<32x64xi8, #tile.scope<l1>>
+// CHECK-NEXT: tile.gemm %[[B]]
+func.func @dequantized_operand(%packed: memref<32x32xi8>, %a: memref<32x64xi8>, %c: memref<32x32xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4_i8 = arith.constant 4 : i8
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %q = tile.alloc : memref<32x32xi8, #tile.scope<fragment>>
+    %w = tile.alloc : memref<32x64xi8, #tile.scope<fragment>>
+    %b = tile.alloc : memref<32x64xi8, #tile.scope<fragment>>
+    %x = tile.alloc : memref<32x64xi8, #tile.scope<shared>>
+    %acc = tile.alloc : memref<32x32xi32, #tile.scope<fragment>>
+    tile.copy %packed[%c0, %c0], %q[%c0, %c0] : memref<32x32xi8>, memref<32x32xi8, #tile.scope<fragment>>
+    tile.copy %a[%c0, %c0], %x[%c0, %c0] : memref<32x64xi8>, memref<32x64xi8, #tile.scope<shared>>
+    tile.parallel (%i, %j) in (32, 64) {
+      %half = arith.divui %j, %c2 : index
+      %byte = memref.load %q[%i, %half] : memref<32x32xi8, #tile.scope<fragment>>
+      %low = arith.shli %byte, %c4_i8 : i8
+      %v = arith.shrsi %low, %c4_i8 : i8
+      memref.store %v, %w[%i, %j] : memref<32x64xi8, #tile.scope<fragment>>
+    }
+    tile.copy %w[%c0, %c0], %b[%c0, %c0] : memref<32x64xi8, #tile.scope<fragment>>, memref<32x64xi8, #tile.scope<fragment>>
+    tile.gemm %b, %x, %acc transpose_b clear_accum : memref<32x64xi8, #tile.scope<fragment>>, memref<32x64xi8, #tile.scope<shared>>, memref<32x32xi32, #tile.scope<fragment>>
+    tile.copy %acc[%c0, %c0], %c[%c0, %c0] : memref<32x32xi32, #tile.scope<fragment>>, memref<32x32xi32>
+  }
+  return
+}

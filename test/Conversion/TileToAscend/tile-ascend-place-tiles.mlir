@@ -202,3 +202,47 @@ func.func @decided_mask_before_gemm(%a: memref<32x128xf16>, %c: memref<32x32xf32
   }
   return
 }
+
+// -----
+
+// Block-sparse GEMM: the gemm is under a condition in the K loop after the
+// clear, so which of its runs comes first (if any does) is known at run time,
+// and L0C cannot be zeroed without an mmad. The accumulator is zeroed by a
+// vector fill in UB; each gemm writes a fresh L0C accumulator (cleared) that
+// an element-wise add puts onto it.
+// CHECK-LABEL: func.func @conditional_gemm_after_the_clear
+// CHECK: %[[FRESH:.*]] = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+// CHECK: %[[ACC:.*]] = tile.alloc : memref<32x32xf32, #tile.scope<ub>>
+// CHECK: tile.clear %[[ACC]]
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[FRESH]] clear_accum
+// CHECK-NEXT: tile.parallel (%[[I:.*]], %[[J:.*]]) in (32, 32) {
+// CHECK-NEXT: %[[OLD:.*]] = memref.load %[[ACC]][%[[I]], %[[J]]]
+// CHECK-NEXT: %[[NEW:.*]] = memref.load %[[FRESH]][%[[I]], %[[J]]]
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[OLD]], %[[NEW]] : f32
+// CHECK-NEXT: memref.store %[[SUM]], %[[ACC]][%[[I]], %[[J]]]
+func.func @conditional_gemm_after_the_clear(%a: memref<32x64xf16>, %b: memref<64x32xf16>,
+                                            %mask: memref<4xi1>, %c: memref<32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %l = tile.alloc : memref<32x16xf16, #tile.scope<shared>>
+    %r = tile.alloc : memref<16x32xf16, #tile.scope<shared>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+    tile.clear %acc : memref<32x32xf32, #tile.scope<fragment>>
+    scf.for %k = %c0 to %c4 step %c1 {
+      %m = memref.load %mask[%k] : memref<4xi1>
+      scf.if %m {
+        %off = arith.muli %k, %c16 : index
+        tile.copy %a[%c0, %off], %l[%c0, %c0] : memref<32x64xf16>, memref<32x16xf16, #tile.scope<shared>>
+        tile.copy %b[%off, %c0], %r[%c0, %c0] : memref<64x32xf16>, memref<16x32xf16, #tile.scope<shared>>
+        tile.gemm %l, %r, %acc : memref<32x16xf16, #tile.scope<shared>>, memref<16x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+      }
+    }
+    tile.copy %acc[%c0, %c0], %c[%c0, %c0] : memref<32x32xf32, #tile.scope<fragment>>, memref<32x32xf32>
+  }
+  return
+}

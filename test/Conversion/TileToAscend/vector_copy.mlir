@@ -89,15 +89,20 @@ func.func @lower_rank(%q: memref<?x?x?xf16>, %t: memref<64x128xf16, #tile.scope<
 
 // -----
 
-// A pad other than zero cannot come from the DMA: guarded scalar loads.
+// A pad other than zero cannot come from the DMA, which reads zeros past the
+// tensor's edge: the DMA, then a Select of the pad where the position lies past
+// the edge (from a compare of the positions with the tensor's extent), on V;
+// no scalar loads.
 
 // CHECK-LABEL: func.func @pad
-// CHECK: scf.for
-// CHECK: arith.cmpi ult
-// CHECK: scf.if
-// CHECK: memref.load
-// CHECK: memref.store
-// CHECK-NOT: ascend.copy
+// CHECK-SAME: %[[X:[^:]*]]: memref<?xf32, #ascend.mem<gm>>, %[[T:[^:]*]]: memref<64xf32, #ascend.mem<ub>>
+// CHECK: ascend.copy %[[X]][%{{.*}}], %[[T]][%{{.*}}] sizes [64]
+// CHECK: %[[N:.*]] = memref.dim %[[X]]
+// CHECK: %[[NI:.*]] = arith.index_cast %[[N]]
+// CHECK: ascend.vdup %{{.*}}, %[[NI]]
+// CHECK: ascend.vcmp lt %[[MASK:[^,]*]],
+// CHECK: ascend.vsel %[[T]], %[[MASK]], %[[T]], %{{.*}}
+// CHECK-NOT: memref.load
 func.func @pad(%x: memref<?xf32>, %t: memref<64xf32, #tile.scope<ub>>, %i: index) {
   %c0 = arith.constant 0 : index
   %ninf = arith.constant 0xFF800000 : f32

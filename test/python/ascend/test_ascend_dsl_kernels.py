@@ -34,10 +34,6 @@ _MODULES = {
 }
 
 NOT_ON_ASCEND = {
-    "test_block_sparse_gemm_skips_tiles_in_a_pipelined_body": (
-        "a tile.gemm under a condition in a loop after the clear of its accumulator is "
-        "not lowered for the cube"
-    ),
     "test_fill_and_scalar_atomic_add_convert_their_value": (
         "both blocks store the same tile to the same GM bytes, a write-after-write race "
         "the simulator reports"

@@ -8,8 +8,9 @@ indices, attn_sink with +-inf heads, topk_length, strided q/kv/indices); shapes 
 shrunk and ragged (no length a multiple of the tiles). The cuda builds compile for
 sm_90a and one runs in the Hopper SIMT emulator. On ascend (the simulator, both profiles)
 the varlen op runs as a mix kernel (its key loop bound, read from cu_seqlens, is scalar code
-both kinds of core compute); sparse prefill does not yet (its P tile is handed up to the
-cube in column slices)."""
+both kinds of core compute), and so does sparse prefill with d_qk = 512 (the gathered keys,
+64 rows, go up to the cube, the scores of 16 heads come down); with d_qk = 576 its V is a
+column slice of the gathered tile, which is not handed up yet."""
 
 from __future__ import annotations
 
@@ -139,6 +140,23 @@ def test_sparse_prefill_d512_and_odd_heads():
     check_is_allclose(out.float(), ref_out, 8e-4, 3.01 / 128, 7e-6)
     check_is_allclose(max_logits, ref_max_logits, 1e-6, 2.01 / 65536)
     check_is_allclose(lse, ref_lse, 1e-6, 2.01 / 65536)
+
+
+@pytest.mark.parametrize("target", ["ascend:910b", "ascend:950"])
+def test_sparse_prefill_on_the_ascend_simulator(target):
+    """Three tokens, 16 heads, topk 64 of 90 keys with invalid slots, topk_length and a sink
+    with +-inf heads: a mix kernel whose handed tiles have 64 rows (keys) and 16 (scores)."""
+    q, kv, indices, attn_sink, topk_length = sparse_case(3, 90, 64, 16, 512, True, True, 7)
+    with use_target(target):
+        out, max_logits, lse = flash_mla_sparse_fwd(q, kv, indices, 0.5, attn_sink=attn_sink,
+                                                    topk_length=topk_length)
+    assert last_report()[-1].target == target
+    ref_out, ref_max_logits, ref_lse = ref_sparse_attn_fwd(q, kv, indices, 0.5, 512, attn_sink,
+                                                           topk_length)
+    check_is_allclose(out.float(), ref_out, 8e-4, 3.01 / 128, 7e-6)
+    check_is_allclose(max_logits, ref_max_logits, 1e-6, 2.01 / 65536)
+    check_is_allclose(lse, ref_lse, 1e-6, 2.01 / 65536)
+    assert torch.isinf(lse).any() and (out[torch.isinf(lse)] == 0).all()
 
 
 def test_sparse_prefill_rejects_what_upstream_rejects():

@@ -31,11 +31,13 @@ class AscendTarget(TargetDescription):
     @staticmethod
     def create(profile_name: str) -> AscendTarget:
         profile = PROFILES[profile_name]
-        fp8 = FP8_TYPES if any(t.startswith("f8") for t in profile.cube_macs_per_cycle) else set()
+        # fp8 tensors are bytes on every profile: where the cube and the vector Cast take no
+        # fp8 (the 910b), tile-ascend-widen-fp8 converts them on the vector cores
         return AscendTarget(
             profile_name,
             scopes=frozenset(Scope),
-            element_types=frozenset({"i1", "f16", "bf16", "f32", "i8", "i16", "i32", "i64"} | fp8),
+            element_types=frozenset({"i1", "f16", "bf16", "f32", "i8", "i16", "i32", "i64"}
+                                    | FP8_TYPES),
             tile_bytes={
                 scope: profile.capacity[space] - profile.reserved.get(space, 0)
                 for scope, space in _BUFFER.items()

@@ -18,6 +18,7 @@ from tilec.backends.ascend.ascendc.text import (
     one_run,
 )
 from tilec.diagnostics import error
+from tilec.targets.ascend.call_dtypes import vector_call_problem
 from tilec.targets.ascend.machine import MTE2
 
 
@@ -74,13 +75,15 @@ class Copies(EmitterBase):
         self.line("// the region reaches past the GM tensor's edge, where it reads as zero")
         self.open_guard(partial)
         if local.space == "ub":
-            event = self.spare_event(op, "mte2", "v", "order the zero fill of an edge tile")
-            self.handshake("MTE2", "V", event)
-            ctype = CTYPE[local.element]
+            # the fill runs on V, or on the scalar unit where V cannot write these bytes
+            pipe = "V" if self.vector_zeroes(local, offsets, sizes) else "S"
+            event = self.spare_event(op, "mte2", pipe.lower(),
+                                     "order the zero fill of an edge tile")
+            self.handshake("MTE2", pipe, event)
             view, count, opened = self.open_runs(op, local, offsets, sizes)
-            self.line(f"Duplicate({view}, static_cast<{ctype}>(0), {count});")
+            self.zero_ub_run(local, view, count, pipe)
             self.close_loops(opened)
-            self.handshake("V", "MTE2", event)
+            self.handshake(pipe, "MTE2", event)
         elif local.space == "l1":
             view, count, opened = self.open_runs(op, local, offsets, sizes)
             self.fill_l1(op, view, ceil_div(count * size, BLOCK_BYTES))
@@ -91,6 +94,40 @@ class Copies(EmitterBase):
                         "part past the tensor's edge", op.location)
         self.close_guard(partial)
 
+    def vector_zeroes(self, local: Tensor, offsets: list[str], sizes: list[int]) -> bool:
+        """Whether Duplicate (V) can zero the runs of the region. The 910b's Duplicate
+        takes no 8-bit type (dav_c220/kernel_operator_vec_duplicate_impl.h, a
+        static_assert; fp8_e4m3fn_t is uint8_t on arch 2201, impl/utils/common_types.h):
+        zero bytes are zero 16-bit pairs there, for a single run of an even count from a
+        static even element."""
+        if vector_call_problem(self.profile_name, "Duplicate", local.element) is None:
+            return True
+        inner, run = self.run_extent(local, sizes)
+        offset = self.linear(local, offsets)
+        return BYTES[local.element] == 1 and run % 2 == 0 and offset.isdigit() \
+            and int(offset) % 2 == 0 and all(sizes[d] == 1 for d in range(inner))
+
+    def zero_ub_run(self, local: Tensor, view: str, count: int, pipe: str) -> None:
+        """Zeros `count` elements of UB from `view` on `pipe` (`vector_zeroes`)."""
+        ctype = CTYPE[local.element]
+        if pipe == "S":
+            index = self.fresh("z")
+            self.line(f"for (int32_t {index} = 0; {index} < {count}; ++{index}) "
+                      f"{view}.SetValue({index}, static_cast<{ctype}>(0));")
+        elif vector_call_problem(self.profile_name, "Duplicate", local.element) is None:
+            self.line(f"Duplicate({view}, static_cast<{ctype}>(0), {count});")
+        else:
+            self.line(f"Duplicate({view}.ReinterpretCast<int16_t>(), static_cast<int16_t>(0), "
+                      f"{count // 2});")
+
+    def run_extent(self, local: Tensor, sizes: list[int]) -> tuple[int, int]:
+        """(the dims the region's runs do not cover, the elements of one run)."""
+        inner, run = len(sizes), 1
+        while inner > 0 and (inner == len(sizes) or local.strides[inner - 1] == str(run)):
+            inner -= 1
+            run *= sizes[inner]
+        return inner, run
+
     def open_runs(self, op: ir.Operation, local: Tensor, offsets: list[str],
                   sizes: list[int]) -> tuple[str, int, int]:
         """The region as contiguous runs: opens a loop per dimension the runs do not cover
@@ -98,10 +135,7 @@ class Copies(EmitterBase):
         if local.strides and local.strides[-1] != "1":
             raise error("the region of this copy is not contiguous along its last dimension",
                         op.location)
-        inner, run = len(sizes), 1
-        while inner > 0 and (inner == len(sizes) or local.strides[inner - 1] == str(run)):
-            inner -= 1
-            run *= sizes[inner]
+        inner, run = self.run_extent(local, sizes)
         indices, opened = list(offsets), 0
         for d in range(inner):
             if sizes[d] == 1:
@@ -142,15 +176,19 @@ class Copies(EmitterBase):
         ld_ok = rows == 1 or all(b is not None and b % BLOCK_BYTES == 0 and b >= row_bytes
                                  for b in ld_bytes)
         if row_bytes % BLOCK_BYTES and ld_ok and src.space == dst.space == "ub" \
-                and size in (2, 4) and row_bytes <= REPEAT_BYTES and rows <= 255:
-            # rows of less than whole blocks: a masked vector Copy, one repeat per row
+                and size in (2, 4) and rows <= 255:
+            # rows of less than whole blocks (padded rows, say): a masked vector Copy, one
+            # repeat per row, for each 256-byte part of the rows (the mask's reach)
             repeat = [str((b or 0) // BLOCK_BYTES) for b in ld_bytes]
             params = self.struct("CopyRepeatParams", {
                 "dstStride": "1", "srcStride": "1", "dstRepeatSize": repeat[1],
                 "srcRepeatSize": repeat[0]}, op)
-            self.line(f"Copy({element_at(dst, self.linear(dst, dst_offsets))}, "
-                      f"{element_at(src, self.linear(src, src_offsets))}, {sizes[-1]}, {rows}, "
-                      f"{params});")
+            lanes = REPEAT_BYTES // size
+            for first in range(0, sizes[-1], lanes):
+                at = [[*o[:-1], add_index(o[-1], str(first))] for o in (dst_offsets, src_offsets)]
+                self.line(f"Copy({element_at(dst, self.linear(dst, at[0]))}, "
+                          f"{element_at(src, self.linear(src, at[1]))}, "
+                          f"{min(lanes, sizes[-1] - first)}, {rows}, {params});")
             return
         if row_bytes % BLOCK_BYTES or not ld_ok:
             raise error(f"an on-chip copy of {sizes[-1]} x {size}-byte rows is not in 32-byte "

@@ -41,6 +41,19 @@ def one_run(tensor: Tensor, sizes: list[int] | None = None) -> bool:
     return True
 
 
+def row_stride(tensor: Tensor) -> str | None:
+    """The static distance of the rows of a view whose rows are each one run of elements
+    and equally spaced but not consecutive (a tile with padded rows), else None."""
+    shape, strides = tensor.static_shape, tensor.strides
+    if len(shape) < 2 or strides[-1] != "1" or not strides[-2].isdigit() \
+            or int(strides[-2]) <= shape[-1]:
+        return None
+    for d in range(len(shape) - 2):  # the leading dims only count rows
+        if shape[d] != 1 and strides[d] != str(int(strides[d + 1]) * shape[d + 1]):
+            return None
+    return strides[-2]
+
+
 def keyword(attr: ir.Attribute) -> str:
     """`add` of `#ascend.vbin_kind<add>`."""
     text = str(attr)
