@@ -28,6 +28,7 @@ from tilec.sim.dtypes import ELEMENT_TYPES
 from tilec.sim.interpreter import Argument, Program
 from tilec.sim.scheduler import FLAG_IDENTITIES
 from tilec.targets.ascend.profiles import get_profile
+from tilec.tools.generated_arrays import GENERATED, generated_array
 from tilec.tools.guard import UsageError, run_guarded
 
 USAGE_EPILOG = """\
@@ -109,7 +110,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-_GENERATED = re.compile(r"^(random|zeros|ones|arange)(?::(.+))?$")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 
@@ -141,20 +141,7 @@ def _generated(kind: str, spec: str | None, argument: Argument, rng: np.random.G
     if any(d >= 2**62 for d in shape):  # past what numpy can index, with a 0 dim
         raise UsageError(f"shape '{spec}' of argument %{argument.name} has a dimension "
                          f"past 2**62")
-    if kind == "zeros":
-        values = np.zeros(shape)
-    elif kind == "ones":
-        values = np.ones(shape)
-    elif kind == "arange":
-        values = np.arange(int(np.prod(shape))).reshape(shape)
-    elif element.is_float:
-        values = rng.standard_normal(shape)
-    elif element.kind == "bool":
-        values = rng.integers(0, 2, shape)
-    else:
-        values = rng.integers(-8, 8, shape) if element.kind == "int" else rng.integers(0, 16, shape)
-    with np.errstate(over="ignore"):  # arange past a narrow type's range wraps or is inf
-        return element.store(values)
+    return generated_array(kind, shape, element, rng)
 
 
 def _number(text: str, argument: Argument) -> int | float:
@@ -170,7 +157,7 @@ def _number(text: str, argument: Argument) -> int | float:
 
 def _value(text: str, argument: Argument, rng: np.random.Generator, budget: Budget,
            where: str) -> object:
-    generated = _GENERATED.match(text)
+    generated = GENERATED.match(text)
     if generated and argument.is_memref:
         return _generated(generated.group(1), generated.group(2), argument, rng, budget, where)
     if _NUMBER.match(text) and not argument.is_memref:
