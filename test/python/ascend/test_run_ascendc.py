@@ -346,3 +346,30 @@ def check_against_numpy(name: str, profile: str) -> None:
     assert np.array_equal(np.isnan(ran), np.isnan(want))
     np.testing.assert_allclose(ran.astype(np.float32), want, rtol=0, atol=tolerance * scale)
     np.testing.assert_allclose(ran, simulated, rtol=0, atol=tolerance * scale)
+
+
+def _byte_rows(n: int) -> T.PrimFunc:
+    """25 bytes a block into a 64-byte tile, the last block past the edge: the zero fill of
+    an odd run of 8-bit data, which the 910b's Duplicate cannot write."""
+
+    @T.prim_func
+    def byte_rows(A: T.Tensor((n,), "uint8"), B: T.Tensor((n,), "float32")):
+        with T.Kernel(T.ceildiv(n, 25)) as bx:
+            t = T.alloc_fragment((64,), "uint8")
+            o = T.alloc_fragment((64,), "float32")
+            T.copy(A[bx * 25:(bx + 1) * 25], t[0:25])
+            for i in T.Parallel(64):
+                o[i] = T.cast(t[i], "float32")
+            T.copy(o[0:25], B[bx * 25:(bx + 1) * 25])
+
+    return byte_rows
+
+
+@needs_devkit
+def test_an_odd_run_of_bytes_is_zeroed_on_the_scalar_unit():
+    kernel = tilec.compile(_byte_rows(90), target="ascend:910b")
+    assert "SetFlag<HardEvent::MTE2_S>" in kernel.source()
+    a = (np.arange(90) % 251 + 1).astype(np.uint8)
+    simulated, ran = _run_both(kernel, [a, np.zeros(90, np.float32)])
+    np.testing.assert_array_equal(ran, a.astype(np.float32))
+    np.testing.assert_array_equal(ran, simulated)
