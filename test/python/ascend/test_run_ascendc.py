@@ -147,12 +147,17 @@ def test_a_mix_kernel_indexing_blocks_with_the_raw_block_index_goes_wrong():
     """On a mix kernel's AIV, GetBlockIdx() is 2 * block + sub-block
     (kernel_operator_sys_var_impl.h): the second AIV of block 0 takes block 1's work, which
     a grid of one block does not have."""
-    kernel, args, expected = _mix()
+    check_the_raw_block_index_goes_wrong("910b")
+
+
+def check_the_raw_block_index_goes_wrong(profile: str) -> None:
+    """The mix kernel's AIVs with the raw GetBlockIdx(): one waits for a flag the AIV that
+    skipped its rows never sets, or (as the threads race) it finishes with those rows
+    unscaled."""
+    kernel, args, expected = _mix(profile)
     source = kernel.source()
     assert "GetBlockIdx() / GetTaskRatio()" in source
     raw = source.replace("GetBlockIdx() / GetTaskRatio()", "GetBlockIdx()")
-    # it waits for a flag the AIV that skipped its rows never sets, or (as the threads race)
-    # finishes with those rows unscaled
     try:
         run_compiled(kernel, args, raw)
     except AscendCRunError as failure:

@@ -143,16 +143,7 @@ def test_a_mix_kernel_hands_the_tile_to_both_vector_cores_on_the_950():
 def test_a_mix_kernel_indexing_blocks_with_the_raw_block_index_goes_wrong_on_the_950():
     """On a mix kernel's AIV, GetBlockIdx() is 2 * block + sub-block on the 950 too
     (dav_3510/kernel_operator_sys_var_impl.h)."""
-    kernel, args, expected = runs_910b._mix("950")
-    source = kernel.source()
-    assert "GetBlockIdx() / GetTaskRatio()" in source
-    raw = source.replace("GetBlockIdx() / GetTaskRatio()", "GetBlockIdx()")
-    try:
-        run_compiled(kernel, args, raw)
-    except AscendCRunError as failure:
-        assert "deadlock" in str(failure), failure
-    else:
-        assert not np.array_equal(args[2], expected)
+    runs_910b.check_the_raw_block_index_goes_wrong("950")
 
 
 @pytest.mark.slow

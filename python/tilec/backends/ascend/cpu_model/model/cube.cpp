@@ -144,6 +144,16 @@ void to_nz(Dt type, void* dst, const void* src, uint64_t row_bytes, uint64_t n, 
             column_major);
 }
 
+// One 512-byte fractal of 16-bit data (16 x 16), as it is or transposed.
+static void copy_fractal(uint8_t* to, const uint8_t* from, bool transpose) {
+    if (!transpose) {
+        std::memcpy(to, from, 512);
+        return;
+    }
+    for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 16; ++c) std::memcpy(to + (c * 16 + r) * 2, from + (r * 16 + c) * 2, 2);
+}
+
 void load_2d(int target, Dt type, void* dst, const void* src, uint64_t start, uint64_t repeat,
              uint64_t src_stride, uint64_t dst_gap, bool transpose) {
     size_t es = size_of(type);
@@ -154,12 +164,7 @@ void load_2d(int target, Dt type, void* dst, const void* src, uint64_t start, ui
     for (uint64_t i = 0; i < repeat; ++i) {
         const uint8_t* from = in + (start + i * src_stride) * 512;
         uint8_t* to = out + i * (1 + dst_gap) * 512;
-        if (transpose) {
-            for (int r = 0; r < 16; ++r)
-                for (int c = 0; c < 16; ++c) std::memcpy(to + (c * 16 + r) * 2, from + (r * 16 + c) * 2, 2);
-        } else {
-            std::memcpy(to, from, 512);
-        }
+        copy_fractal(to, from, transpose);
         reads.push_back(span(from, 512));
         writes.push_back(span(to, 512));
     }
@@ -180,13 +185,7 @@ void load_2dv2(int target, Dt type, void* dst, const void* src, uint64_t m_start
         for (uint64_t m = 0; m < m_step; ++m) {
             const uint8_t* from = in + ((k_start + k) * stride + m_start + m) * 512;
             uint8_t* to = out + (k * dst_stride + m) * 512;
-            if (transpose) {
-                for (int r = 0; r < 16; ++r)
-                    for (int c = 0; c < 16; ++c)
-                        std::memcpy(to + (c * 16 + r) * 2, from + (r * 16 + c) * 2, 2);
-            } else {
-                std::memcpy(to, from, 512);
-            }
+            copy_fractal(to, from, transpose);
             reads.push_back(span(from, 512));
             writes.push_back(span(to, 512));
         }
