@@ -41,6 +41,7 @@ def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags
         "tile-guard-accesses",
         "tile-widen-bools{conversions=false}",
         "tile-promote-scalar-vars",
+        "tile-ascend-private-atomics",
         f"tile-ascend-widen-fp8{{{profile}}}",
         f"tile-ascend-place-tiles{{{profile}}}",
         f"tile-ascend-k-slabs{{{profile}}}",

@@ -22,7 +22,7 @@ from types import TracebackType
 
 from mlir.dialects import scf
 
-from . import builder, semantic
+from . import builder, loops, semantic
 from .builder import OpenRegion
 from .dtypes import boolean
 from .errors import SourceLoc
@@ -174,6 +174,78 @@ class While(_Statement):
             raise semantic.error("the condition of a Python `while` became symbolic")
         return result
 
+
+
+class LoopExits:
+    """`break` and `continue` of a `for` loop whose body holds them. The loop
+
+        for x in ITER:                  exits = __tilec__.LoopExits(breaks, continues)
+            A                           for x in exits.over(ITER):
+            if c:                           exits.iteration()
+                break           ->          if exits.running():
+            B                                   A
+                                                if c:
+                                                    if exits.leave("break"): break
+                                                if exits.running():
+                                                    B
+
+    On a Python loop each call does what Python does: `leave` is true, so the
+    real `break` runs. A traced loop (T.serial, T.Pipelined, T.Persistent) is
+    one `scf.for`, which cannot stop early: as TileLang's `break` does, the
+    iterations after it do nothing. `leave` sets a flag (a boolean T.alloc_var
+    made before the loop; the one of `continue` cleared at each iteration's
+    top) and the statements after it run under `if` on the flags.
+    """
+
+    @dsl_api
+    def __init__(self, breaks: bool, continues: bool):
+        self.loc = site()
+        self.kinds = [kind for kind, used in (("break", breaks), ("continue", continues)) if used]
+        self.flags: dict[str, Var] = {}
+        self.home: OpenRegion | None = None
+
+    def over(self, iterable: object) -> object:
+        """The loop's iterable, unchanged; the flags are made here, before the loop opens."""
+        if isinstance(iterable, loops.serial | loops.Pipelined | loops.Persistent):
+            with at(self.loc):
+                semantic.require_kernel("`break` or `continue` in a traced loop")
+                self.flags = {
+                    kind: semantic.alloc_var(boolean, (), "local.var", False)
+                    for kind in self.kinds
+                }
+        elif not isinstance(iterable, loops.Parallel):  # (T.Parallel reports a `break`)
+            trace = builder.active()
+            self.home = None if trace is None else trace.current
+        return iterable
+
+    @dsl_api
+    def iteration(self) -> None:
+        if "continue" in self.flags:
+            semantic.store_var(self.flags["continue"], False)
+
+    @dsl_api
+    def running(self) -> object:
+        """Whether the iteration goes on: Python's True, or the negated flags."""
+        if not self.flags:
+            return True
+        left = None
+        for flag in self.flags.values():
+            left = flag if left is None else semantic.binary("|", left, flag)
+        return semantic.invert(left)
+
+    @dsl_api
+    def leave(self, kind: str) -> bool:
+        """True where Python leaves the loop; on a traced loop, sets the flag instead."""
+        if self.flags:
+            semantic.store_var(self.flags[kind], True)
+            return False
+        trace = builder.active()
+        if trace is not None and self.home is not None and trace.current is not self.home:
+            raise semantic.error(
+                f"'{kind}' under an `if` on a symbolic value leaves a Python loop, which is "
+                "unrolled while tracing: loop with T.serial to leave it at run time"
+            )
+        return True
 
 
 def and_(first: object, *rest: Thunk) -> object:

@@ -15,6 +15,8 @@ changes it before tracing; the rewritten code calls the helpers of
     x = v                   x = __tilec__.assign(v, lambda: x)
     while c: A              with __tilec__.While(escapes) as w:
                                 while w.test(lambda: c): A
+    for x in it: ...break   exits = __tilec__.LoopExits(...); for x in exits.over(it): ...
+                            (`break`/`continue` as flags a traced loop can test; see there)
     A: ann  (eager kernels) A = __tilec__.annotate("A", lambda: A, ann)
 
 The right-hand operands stay lazy, so on Python values the helpers do what
@@ -35,6 +37,7 @@ from typing import TypeVar
 
 HELPERS = "__tilec__"
 _OUTER = "__tilec_outer__"
+_EXITS = "__tilec_exits_"
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _COMPARE_OPS = {
@@ -75,12 +78,28 @@ def _binds_names(expr: ast.expr) -> bool:
     return any(isinstance(node, ast.NamedExpr) for node in ast.walk(expr))
 
 
+def _is_exit(node: ast.AST) -> bool:
+    """Whether `node` is a rewritten loop exit, `if exits.leave(kind): break`: not an
+    escape, since on a traced loop `leave` is false and sets the loop's flag."""
+    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Call):
+        return False
+    function = node.test.func
+    return (
+        isinstance(function, ast.Attribute)
+        and function.attr == "leave"
+        and isinstance(function.value, ast.Name)
+        and function.value.id.startswith(_EXITS)
+    )
+
+
 def _escapes(nodes: Iterable[ast.AST], in_loop: bool = False) -> bool:
     """Whether the statements leave the statement around them: return, or a break or
     continue of an enclosing loop."""
     for node in nodes:
         if isinstance(node, ast.Return):
             return True
+        if _is_exit(node):
+            continue
         if isinstance(node, ast.Break | ast.Continue) and not in_loop:
             return True
         if isinstance(node, _SCOPES):
@@ -92,6 +111,60 @@ def _escapes(nodes: Iterable[ast.AST], in_loop: bool = False) -> bool:
         if _escapes(ast.iter_child_nodes(node), in_loop):
             return True
     return False
+
+
+def _loop_exits(nodes: Iterable[ast.AST]) -> set[str]:
+    """The kinds of exit (`break`, `continue`) of the loop whose body holds `nodes`."""
+    found: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Break):
+            found.add("break")
+        elif isinstance(node, ast.Continue):
+            found.add("continue")
+        elif not isinstance(node, _SCOPES + _LOOPS):
+            found |= _loop_exits(ast.iter_child_nodes(node))
+    return found
+
+
+def _exit_call(exits: str, method: str, *args: ast.expr) -> ast.Call:
+    function = ast.Attribute(ast.Name(exits, ast.Load()), method, ast.Load())
+    return ast.Call(function, list(args), [])
+
+
+def _guard_exits(statements: list[ast.stmt], exits: str) -> list[ast.stmt]:
+    """`statements` with each exit of the loop as `if exits.leave(kind): break` and the
+    statements after one that may leave under `if exits.running():`."""
+    guarded: list[ast.stmt] = []
+    for position, statement in enumerate(statements):
+        if isinstance(statement, ast.Break | ast.Continue):
+            kind = "break" if isinstance(statement, ast.Break) else "continue"
+            leave = _place(_exit_call(exits, "leave", ast.Constant(kind)), statement)
+            guarded.append(_place(ast.If(leave, [statement], []), statement))
+            return guarded  # what follows is unreachable
+        if not _loop_exits([statement]):
+            guarded.append(statement)
+            continue
+        _guard_blocks(statement, exits)
+        guarded.append(statement)
+        rest = statements[position + 1 :]
+        if rest:
+            running = _place(_exit_call(exits, "running"), rest[0])
+            guarded.append(_place(ast.If(running, _guard_exits(rest, exits), []), rest[0]))
+        return guarded
+    return guarded
+
+
+def _guard_blocks(node: ast.AST, exits: str) -> None:
+    """`_guard_exits` on each block of `node` (if, with, try, match), in place."""
+    for field, value in ast.iter_fields(node):
+        if not isinstance(value, list):
+            continue
+        if value and all(isinstance(item, ast.stmt) for item in value):
+            setattr(node, field, _guard_exits(value, exits))
+            continue
+        for item in value:  # except handlers, match cases
+            if isinstance(item, ast.excepthandler | ast.match_case):
+                _guard_blocks(item, exits)
 
 
 class _Rewriter(ast.NodeTransformer):
@@ -122,6 +195,25 @@ class _Rewriter(ast.NodeTransformer):
         )
         item = ast.withitem(_place(opened, node), ast.Name(branch, ast.Store()))
         return self._replace(ast.With([item], body), node)
+
+    def visit_For(self, node: ast.For) -> ast.AST | list[ast.stmt]:
+        kinds = _loop_exits(node.body)
+        if not kinds or node.orelse:  # `for ... else` keeps Python's meaning only
+            self.generic_visit(node)
+            return node
+        exits = f"{_EXITS}{self.ifs}"
+        self.ifs += 1
+        body = _guard_exits(node.body, exits)
+        if "break" in kinds:
+            body = [_place(ast.If(_place(_exit_call(exits, "running"), node), body, []), node)]
+        start = _place(ast.Expr(_place(_exit_call(exits, "iteration"), node)), node)
+        node.body = [start, *body]
+        node.iter = _place(_exit_call(exits, "over", node.iter), node.iter)
+        self.generic_visit(node)
+        flags = (ast.Constant(kind in kinds) for kind in ("break", "continue"))
+        made = _helper("LoopExits", *flags)
+        create = ast.Assign([ast.Name(exits, ast.Store())], _place(made, node))
+        return [self._replace(create, node), node]
 
     def visit_While(self, node: ast.While) -> ast.AST:
         # `break`/`continue` in the body (not in a loop inside it) leave this loop

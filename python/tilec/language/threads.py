@@ -127,15 +127,55 @@ class _Distribution:
         self.loc = loc
         self.varying: set[ir.Value] = {thread}
         self.varying_ops: set[ir.Operation] = set()
+        self.uniform: set[ir.Operation] = set()  # local tiles every thread fills alike
         self.loops: dict[ir.Operation, ir.Value] = {}  # thread loop -> its thread index
         self.barriers: list[ir.Operation] = []
 
     # -- analysis --------------------------------------------------------------
 
+    def analyse(self) -> None:
+        """Marks what depends on the thread. A local tile is per thread, but one that
+        every thread fills alike (TileLang's `x = T.alloc_var(...)` holding a count
+        read from shared memory, or the flag of a `break`) does not make the code that
+        reads it depend on the thread, so a barrier may sit under an `if` on it: the
+        local tiles that some store makes differ are found by iterating to a fixed point."""
+        ops = _body(self.body)
+        self.uniform = {op for op in _nested(self.body.owner) if _is_local_alloc(op)}
+        while True:
+            self.varying, self.varying_ops = {self.thread}, set()
+            for op in ops:
+                self.mark(op)
+            differing = {alloc for alloc in self.uniform if not self.filled_alike(alloc)}
+            if not differing:
+                return
+            self.uniform -= differing
+
+    def filled_alike(self, alloc: ir.Operation) -> bool:
+        """Whether every thread holds the same in the local tile `alloc`: it is only read
+        and stored into, with values, indices and under control that do not depend on
+        the thread."""
+        for use in alloc.results[0].uses:
+            user = _op(use.owner)
+            if user.name == "memref.load":
+                continue
+            if user.name != "memref.store" or use.operand_number != 1:
+                return False
+            if any(value in self.varying for value in user.operands):
+                return False
+            parent = user.parent
+            while parent is not None and parent.name != "tile.kernel":
+                if any(value in self.varying for value in parent.operands):
+                    return False
+                parent = parent.parent
+        return True
+
     def mark(self, op: ir.Operation) -> bool:
-        """Whether `op` depends on the thread: it uses the thread index, a local tile or a
-        value that does, here or inside its regions. Marks its results too."""
-        varying = _is_local_alloc(op) or any(value in self.varying for value in op.operands)
+        """Whether `op` depends on the thread: it uses the thread index, a local tile that
+        is not filled alike or a value that does, here or inside its regions. Marks its
+        results too."""
+        varying = (_is_local_alloc(op) and op not in self.uniform) or any(
+            value in self.varying for value in op.operands
+        )
         if varying:
             for region in op.regions:
                 for block in region.blocks:
@@ -357,7 +397,8 @@ class _Distribution:
         outside = []
         for use in list(value.uses):
             user = _op(use.owner)
-            if self.loop_of(user) != loop:
+            where = self.loop_of(user)
+            if where is None or where != loop:  # (an Operation cannot be compared with None)
                 outside.append((user, use.operand_number))
         if not outside:
             return
@@ -439,8 +480,7 @@ class _Distribution:
         alloc.erase()
 
     def run(self) -> None:
-        for op in _body(self.body):
-            self.mark(op)
+        self.analyse()
         with ir.InsertionPoint.at_block_begin(self.body), self.body.owner.location:
             index = ir.IndexType.get()
             bounds = (

@@ -139,10 +139,10 @@ def test_leaving_a_symbolic_if_with_break_continue_or_return():
     def k(A: T.Tensor((64,), "float32"), n: T.int32):
         with T.Kernel(1):
             for i in range(4):
-                if i < n:  # break
-                    break
+                if i < n:
+                    break  # break
 
-    kernel_error(k, "break", "leaving an `if` on a symbolic value with 'break', 'continue'")
+    kernel_error(k, "break", "'break' under an `if` on a symbolic value leaves a Python loop")
 
     @T.prim_func
     def k2(A: T.Tensor((64,), "float32"), n: T.int32):

@@ -9,13 +9,12 @@ the kernel is jitted for that target and called, for cuda it is compiled for sm_
 launches are emulated. Nothing of a port is copied.
 
 Status, 46 cases (43 test functions of 38 ports; two Ascend-only variants have rows of whole
-32-byte blocks): 44 cases run on ascend:910b and 43 on ascend:950; gemm_streamk (a tile handed
+32-byte blocks): 45 cases run on ascend:910b and 44 on ascend:950; gemm_streamk (a tile handed
 between the cores inside `scf.while`) and fusedmoe on the 950 (UB) stop at located
-CompileErrors naming what the target lacks. 43 of 44 cases (37 ports) run in the cuda
-emulator, float8 ones too (their gemm operands f16 on sm_80), 11 of them marked slow; `break`
-on a per-thread value stops topk_selector on every target. The marks are the status: a strict
-xfail turns red when its target learns the feature; a reason starting "finding:" is a problem
-rather than a gap.
+CompileErrors naming what the target lacks. 44 of 44 cases (38 ports) run in the cuda
+emulator, float8 ones too (their gemm operands f16 on sm_80), 11 of them marked slow. The marks
+are the status: a strict xfail turns red when its target learns the feature; a reason starting
+"finding:" is a problem rather than a gap.
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ import pytest
 import tilec
 from tilec import ir
 from tilec.diagnostics import CompileError
-from tilec.language.errors import DSLError
 from tilec.runtime.calls import call_arguments, returned
 from tilec.runtime.jit import JitKernel
 
@@ -120,8 +118,6 @@ XFAILS = {
         "use the tile there in the kernel body or in a `for` loop"),
     ("fusedmoe", ("ascend:950",)): (
         CompileError, "ub overflow: 256.00 KiB needed, 247.75 KiB available"),
-    ("topk_selector", ALL): (
-        DSLError, "leaving an `if` on a symbolic value with 'break'"),
 }
 
 # (case, targets) the simulators take long over (seconds here, 2 cores)
