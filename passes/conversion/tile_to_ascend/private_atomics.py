@@ -69,7 +69,7 @@ def _read_add_write(op: ir.Operation) -> None:
 
 @register_pass
 @dataclass(frozen=True)
-class PrivateAtomicsPass(Pass):
+class AscendPrivateAtomicsPass(Pass):
     """Atomic adds of scalars into on-chip tiles as load, add, store."""
 
     argument = "tile-ascend-private-atomics"

@@ -139,29 +139,42 @@ class AutoTuner:
         """Tunes (or reads the winner from the tuning cache); `warmup` and `rep` are
         millisecond budgets of calls before and while timing each candidate."""
         configs = self._configs()
-        args = self.compile_args
-        target, _, options = backends.configure(args.target, args.options)
-        key = tuning_cache.tuning_key(tuning_cache.function_identity(self.fn), configs,
-                                      target.parameters(), options.key(), args.out_idx)
+        key = self._key(configs)
         if key in self._memory:
             return self._memory[key]
-        cached = tuning_cache.load(key, configs)
-        if cached is not None:
-            winner, trials = cached
-            result = self._cached_result(configs[winner], trials)
-        else:
+        result = self.cached()
+        if result is None:
             budget = self.profile_args.timeout if timeout is None else float(timeout)
             result = self._tune(configs, warmup, rep, budget)
             tuning_cache.store(key, configs.index(result.config), result.trials)
         self._memory[key] = result
         return result
 
+    def cached(self) -> AutotuneResult | None:
+        """The winner of an earlier run from the tuning cache, measuring nothing; None
+        when this kernel has not been tuned for these configs, target and options."""
+        configs = self._configs()
+        key = self._key(configs)
+        if key in self._memory:
+            return self._memory[key]
+        entry = tuning_cache.load(key, configs)
+        if entry is None:
+            return None
+        winner, trials = entry
+        return self._cached_result(configs[winner], trials)
+
+    def _key(self, configs: list[Config]) -> str:
+        args = self.compile_args
+        target, _, options = backends.configure(args.target, args.options)
+        return tuning_cache.tuning_key(tuning_cache.function_identity(self.fn), configs,
+                                       target.parameters(), options.key(), args.out_idx)
+
     def __call__(self) -> AutotuneResult:
         return self.run()
 
     def _name(self) -> str:
-        fn = getattr(self.fn, "func", self.fn)  # through functools.partial
-        return getattr(fn, "__name__", "kernel")
+        fn = getattr(self.fn, "func", self.fn)  # through functools.partial (unless named)
+        return getattr(self.fn, "__name__", None) or getattr(fn, "__name__", "kernel")
 
     def _configs(self) -> list[Config]:
         configs = self.configs() if callable(self.configs) else self.configs

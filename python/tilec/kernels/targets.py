@@ -58,16 +58,19 @@ def target_for(*tensors: object) -> str:
 
 @dataclass(frozen=True)
 class Launch:
-    """One kernel a library call ran: its name, the target, and on ascend the
-    simulator's `SimResult` (cycles, pipe utilization, bandwidth)."""
+    """One kernel a library call ran: its name, the target, on ascend the simulator's
+    `SimResult` (cycles, pipe utilization, bandwidth), and for an op that chooses its
+    tiles (`tuning`) the config it ran."""
 
     kernel: str
     target: str
     sim: object | None = None
+    config: dict[str, object] | None = None
 
     def __repr__(self) -> str:
         cycles = f", cycles={self.sim.cycles}" if self.sim is not None else ""  # type: ignore[attr-defined]
-        return f"Launch(kernel={self.kernel!r}, target={self.target!r}{cycles})"
+        config = f", config={self.config}" if self.config is not None else ""
+        return f"Launch(kernel={self.kernel!r}, target={self.target!r}{cycles}{config})"
 
 
 class _Calls(threading.local):
@@ -121,10 +124,10 @@ class TargetUnsupported(NotImplementedError):
     and what to do instead."""
 
 
-def launch(api: str, variant: tuple[object, ...], build: Callable[[], object], target: str,
-           *args: object) -> None:
-    """Runs the kernel `build()` makes for the op `api` (compiled for `target` once per
-    `variant`) on `args`, and records the launch."""
+def compiled(api: str, variant: tuple[object, ...], build: Callable[[], object],
+             target: str) -> CompiledKernel:
+    """The kernel `build()` makes for the op `api`, compiled for `target` once per
+    `variant`."""
     key = (target, api, *variant)
     with _compile_lock:
         kernel = _compiled.get(key)
@@ -140,6 +143,15 @@ def launch(api: str, variant: tuple[object, ...], build: Callable[[], object], t
                     "(tilec.kernels.use_target(...) or $TILEC_TARGET)"
                 ) from None
             _compiled[key] = kernel
+    return kernel
+
+
+def launch(api: str, variant: tuple[object, ...], build: Callable[[], object], target: str,
+           *args: object, config: dict[str, object] | None = None) -> None:
+    """Runs the kernel `build()` makes for the op `api` (compiled for `target` once per
+    `variant`) on `args`, and records the launch (with the tile `config` it was built
+    with, for an op that chooses its tiles)."""
+    kernel = compiled(api, variant, build, target)
     kernel(*args)
     sim = kernel.report() if target.startswith("ascend") else None
-    _calls.launches.append(Launch(kernel.name, kernel.target, sim))
+    _calls.launches.append(Launch(kernel.name, kernel.target, sim, config))

@@ -32,7 +32,8 @@ def cuda_emulated(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tilec.Compil
 
     compiled: list[tilec.CompiledKernel] = []
 
-    def launch(api: str, variant: tuple[object, ...], build, target: str, *args: object) -> None:
+    def launch(api: str, variant: tuple[object, ...], build, target: str, *args: object,
+               config: dict[str, object] | None = None) -> None:
         assert target == CUDA_TARGET, target
         kernel = tilec.compile(build(), target=target)
         full, _ = call_arguments(kernel.name, kernel.params, kernel.out_positions, args)

@@ -8,7 +8,7 @@ shapes, FP8 operands K-major as SM90 requires; an empty problem returns at once
 
 from __future__ import annotations
 
-from tilec.kernels import targets
+from tilec.kernels import targets, tuning
 from tilec.kernels.tensors import (
     as_strided_view,
     dtype_name,
@@ -83,16 +83,25 @@ def bf16_gemm_nt(a: object, b: object, d: object, c: object | None = None,
         epilogue = _epilogue(api, c, d)
         if m == 0 or n == 0:
             return
-        out = dtype_name(d)
         target = targets.target_for(a, b, d)
-        # the NPU's cube wants bigger tiles (fewer, longer DMA bursts and mmads)
-        tiles = (128, 128, 64) if target.startswith("ascend") else (64, 64, 32)
-        targets.launch(
-            "deep_gemm.bf16_gemm_nt", (a_mn, b_mn, out, epilogue, tiles),
-            lambda: gemm_kernels.bf16_gemm(a_mn, b_mn, out, epilogue, *tiles), target,
+        variant = (a_mn, b_mn, dtype_name(d), epilogue)
+        tuning.launch(
+            "deep_gemm.bf16_gemm_nt", variant, _bf16_tiles(target),
+            lambda tiles: gemm_kernels.bf16_gemm(*variant, **tiles), target,
             kernel_view(a_store, "A"), kernel_view(b_store, "B"),
             kernel_view(d if c is None else c, "C"), kernel_view(d, "D"),
         )
+
+
+def _bf16_tiles(target: str) -> list[dict[str, object]]:
+    """The tiles bf16_gemm_nt may run with, the default first (`tilec.kernels.tuning`
+    measures them when asked). The NPU's cube wants bigger tiles than cpu's (fewer,
+    longer DMA bursts and mmads); 96 x 128 x 128 is cpu_gemm's benchmark's choice."""
+    if target.startswith("ascend"):
+        shapes = [(128, 128, 64), (128, 256, 64), (128, 128, 128), (64, 128, 128)]
+    else:
+        shapes = [(64, 64, 32), (96, 128, 128), (128, 128, 64), (64, 128, 64)]
+    return [dict(block_M=m, block_N=n, block_K=k) for m, n, k in shapes]
 
 
 def bf16_gemm_nn(a: object, b: object, d: object, c: object | None = None,
