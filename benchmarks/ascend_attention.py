@@ -16,13 +16,14 @@ product going through rings of slots: in GM workspaces on the 910b; on the
 goes up through GM. The launch has one block
 per AI core, and the lowering makes the grid a grid-stride loop: core c runs
 the query blocks c, c + n, c + 2n, ... (n cores, the first grid dimension,
-the query block, fastest).
+the query block, fastest); causally, where the blocks' work differs, in snake
+order: each odd round of n blocks in reverse (`block_run`).
 
 Sampling (the default). The simulator interprets every instruction of every
 core, about a millisecond of wall time per instruction, and S = 32K has
 6144 query blocks x 512 key tiles: hours per case. So each case simulates a
 sample: the grid-stride loop of the simulated IR is changed to run one query
-block per core, every core at once (block c + n*o on core c), each over the
+block per core, every core at once (the blocks of round o), each over the
 *full* K/V length. Nothing else of the kernel changes. What is extrapolated:
 the time, as the sampled cycles times W / w (column x), where W is the
 largest number of key tiles any core works through in the full launch and w
@@ -30,16 +31,20 @@ the largest in the sample -- that is, it assumes a core's time is
 proportional to the key tiles it walks (exact for a non-causal kernel, where
 every block walks all of them and W / w is the number of blocks per core;
 for a causal one the per-block overhead is scaled with the key tiles, and
-the sample sits mid-sequence, o = (query blocks per head / 2) / n, so w is
-near the mean). The busy cycles behind the utilizations scale with the
+the sample is the round whose longest block is closest to the mean block,
+so that W / w is near the number of blocks per core: 96 on the 950 at S=32K,
+128 on the 910b). The busy cycles behind the utilizations scale with the
 total key tiles instead (sum over the cores, full over sampled), which is
 the same factor unless the cores' work differs (causal); the cross-core
 waits are the sampled run's shares of its cycles, not extrapolated. The
 sampled time includes one fill and drain of each core's pipelines where the
 full launch has one per block but overlaps them with the neighbouring
 blocks: with S=2048 (16 key tiles per full-mask block) the sample read
-+9.3% (full mask, 128x128) and +1.7% (causal, then 64x128) against the
-exact simulation on 910b, so the TFLOPS err low, and less as S grows.
++6.1% (full mask) against the exact simulation on the 950, so the TFLOPS
+err low, and less as S grows. The causal sample read -13.0% there: every
+round of that grid holds a block of all 16 key tiles, so W / w is half the
+blocks per core and half their overhead is left out; at S=32K W / w is the
+number of blocks per core (see above).
 `--check-sampling S...` runs both on smaller S and prints the full
 simulation next to the sampled estimate; `--exact` simulates every block.
 The sampled outputs are checked against numpy on the query blocks that ran.
@@ -65,7 +70,12 @@ their gemm (the place-tiles pass moves TileLang's mask-before-gemm there,
 `late_masks`), so they arrive in place as unmasked ones do, and only the
 diagonal key tile runs it: for every other tile one scalar test in front
 of the mask's region shows the compare holds everywhere and the region is
-skipped (`decided_compares.uniform_compares`). The diagonal tile's mask
+skipped (`decided_compares.uniform_compares`). The pipelined loop and its
+first stages sit under one test that the loop runs at all, so a run-time
+trip count keeps the flags (and event ids) of a constant one
+(`cross_core_pipelining`), and the snake order evens out the cores' key
+tiles: in plain order the busiest core of the 950 (32 cores) walked 12%
+more than the mean, which alone held causal to 1.78x the full speed. The diagonal tile's mask
 runs a row at a time, its index tiles 128 elements rather than 64x128, so
 128x128 tiles fit UB. Column `vs full` is the causal case's time over the
 full one's at the same S and profile (issue 30 asks for at most 1/1.8).
@@ -102,6 +112,7 @@ import flash_attention as attention_example
 import tilec
 from tilec import ir as tilec_ir
 from tilec.backends.ascend.driver import extra_arguments
+from tilec.passes.conversion.tile_to_ascend.kernel import SNAKE
 from tilec.sim import simulate
 
 ASCENDC_TFLOPS = 176.0
@@ -152,6 +163,16 @@ def sampled_module(text: str, offset: int, stride: int) -> ir.Module:
     return module
 
 
+def block_run(iteration: int, cores: int, grid: int, snake: bool) -> int:
+    """The block that grid-stride iteration `iteration` runs: itself, or in snake
+    order (the lowering's choice for a causal kernel, `SNAKE`) its mirror image
+    in an odd round that the grid fills."""
+    start = iteration - iteration % cores
+    if snake and (iteration // cores) % 2 and start + cores <= grid:
+        return 2 * start + cores - 1 - iteration
+    return iteration
+
+
 def key_tiles(bx: int, seq: int, block: tuple[int, int], causal: bool) -> int:
     """Key tiles query block `bx` walks (as the example's loop bound)."""
     tiles = -(-seq // block[1])
@@ -187,11 +208,24 @@ def run(profile: str, seq: int, heads: int, heads_kv: int, dim: int, block: tupl
     cores = binary.block_dim()
     query_blocks = -(-seq // block[0])
     grid = query_blocks * heads
-    per_core = [list(range(c, grid, cores)) for c in range(cores)]
+    snake = SNAKE in binary.program.func.attributes
+    per_core = [[block_run(i, cores, grid, snake) for i in range(c, grid, cores)]
+                for c in range(cores)]
     if sampled:
-        offset = (query_blocks // 2) // cores if causal else 0
+        def tiles(b: int) -> int:
+            return key_tiles(b % query_blocks, seq, block, causal)
+
+        def round_run(o: int) -> list[int]:
+            return [block_run(i, cores, grid, snake) for i in range(o * cores, (o + 1) * cores)
+                    if i < grid]
+
+        # The round whose longest block is closest to the mean block (the first one
+        # when all blocks are alike).
+        mean = sum(tiles(b) for b in range(grid)) / grid
+        offset = min(range(max(1, grid // cores)),
+                     key=lambda o: abs(max(tiles(b) for b in round_run(o)) - mean))
         stride = -(-grid // cores)  # more than the blocks left: one block per core
-        ran = [[c + cores * offset] for c in range(cores) if c + cores * offset < grid]
+        ran = [[b] for b in round_run(offset)]
         module = sampled_module(binary.text, offset, stride)
     else:
         ran = per_core

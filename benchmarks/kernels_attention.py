@@ -3,7 +3,7 @@
     python benchmarks/kernels_attention.py [--batch 4] [--heads 16] [--seq-k 1024]
         [--topk 2048] [--prefill-tokens 64] [--varlen-mean 256] [--select-batch 4 64]
         [--vocab 129280 1048576] [--select-topk 512 2048] [--rounds 3] [--runs 3]
-        [--npu-vocab 8192] [--npu-topk 2048]
+        [--npu-vocab 8192] [--npu-topk 2048] [--npu-prefill 8 128 4096 512]
 
 On cpu, each row is one op at one shape: the median wall time of tilec's call and of
 each torch baseline (the sides take turns in rounds, the warm-up call of each round is
@@ -29,13 +29,14 @@ TFLOP/s and GB/s use FlashMLA's tests' counts (decode: Q, the attended KV and O
 bytes; prefill: 2 x attended pairs x heads x (d_qk + d_v) flops); for topk, GB/s is
 the input read once. `err` is the max abs difference from the FP32 reference.
 
-Then the simulated NPU. tilec's ascend target cannot compile the attention kernels
-yet (each needs its work split between the cube and the vector cores): the call raises
-`TargetUnsupported`, whose message is printed as the op's status. `deep_select.topk` runs
-there: one small bf16 case per profile, its simulated cycles and the time they take at
-the profile's clock (`tilec.targets.ascend.profiles`). The published Ascend figures
-printed after it are for other kernels on other hardware, context only. Nothing here
-is asserted.
+Then the simulated NPU, per profile: each attention op on tiny data (its simulated
+cycles, or why it does not run there: `TargetUnsupported`'s message, or the simulator's
+error) and one small bf16 `deep_select.topk`, its cycles and the time they take at the
+profile's clock (`tilec.targets.ascend.profiles`). Last, sparse prefill on the simulated
+950 at a shape it runs in well under a minute (by default 8 tokens of 128 heads, top-k
+512 of 4096 keys: 32 blocks of 32 heads, one per AI core): its time at the 950's clock and
+TFLOPS with the count above, next to the published 410 TFLOPS. The published Ascend
+figures are for other kernels on real hardware, context only. Nothing here is asserted.
 """
 
 from __future__ import annotations
@@ -50,8 +51,10 @@ import torch.nn.functional as F
 from timing import median_seconds
 
 from tilec.kernels import TargetUnsupported, deep_select, flash_mla, last_report, use_target
+from tilec.sim.diagnostics import SimError
 
 D_QK, D_V, PAGE = 576, 512, 64
+ASCEND_950_SPARSE_PREFILL_TFLOPS = 410.0  # the seeds' figure on Ascend 950 (~95% of peak)
 FP8_TOKEN = 656  # 512 e4m3 values, 4 float32 scales, 64 bfloat16 RoPE values
 
 
@@ -173,7 +176,9 @@ def sparse_decode(b: int, h_q: int, s_k: int, topk: int, rounds: int, runs: int)
 # ---- prefill -----------------------------------------------------------------------------
 
 
-def sparse_prefill(s_q: int, h_q: int, s_kv: int, topk: int, rounds: int, runs: int) -> None:
+def _sparse_prefill_case(s_q: int, h_q: int, s_kv: int, topk: int
+                         ) -> tuple[Callable[[], torch.Tensor], Callable[[], torch.Tensor]]:
+    """tilec's sparse prefill and FlashMLA's FP32 reference on the same random data."""
     gen = torch.Generator().manual_seed(2)
     q = (torch.randn(s_q, h_q, D_QK, generator=gen) / 10).bfloat16()
     kv = (torch.randn(s_kv, 1, D_QK, generator=gen) / 10).bfloat16()
@@ -190,9 +195,18 @@ def sparse_prefill(s_q: int, h_q: int, s_kv: int, topk: int, rounds: int, runs: 
         weight = q.float() @ chosen.transpose(1, 2) * scale
         return torch.softmax(weight, dim=-1) @ chosen[..., :D_V]
 
+    return tilec, fp32
+
+
+def _sparse_prefill_flop(s_q: int, h_q: int, topk: int) -> int:
+    return 2 * s_q * topk * h_q * (D_QK + D_V)
+
+
+def sparse_prefill(s_q: int, h_q: int, s_kv: int, topk: int, rounds: int, runs: int) -> None:
+    tilec, fp32 = _sparse_prefill_case(s_q, h_q, s_kv, topk)
     err = _max_err(tilec(), fp32())
     ours, theirs = _timed(rounds, runs, tilec, fp32=fp32)
-    flop = 2 * s_q * topk * h_q * (D_QK + D_V)
+    flop = _sparse_prefill_flop(s_q, h_q, topk)
     nbytes = s_q * topk * D_QK * 2 + s_q * h_q * (D_QK + D_V) * 2
     _report("sparse prefill", f"s_q={s_q} h_q={h_q} s_kv={s_kv} topk={topk}", ours, theirs,
             flop, nbytes, err)
@@ -278,6 +292,22 @@ def _attention_calls() -> dict[str, Callable[[], object]]:
     }
 
 
+def npu_sparse_prefill(s_q: int, h_q: int, s_kv: int, topk: int) -> None:
+    """`flash_mla_sparse_fwd` on the simulated 950: its cycles at the profile's clock, and
+    TFLOPS with FlashMLA's flop count, next to the published figure."""
+    tilec, fp32 = _sparse_prefill_case(s_q, h_q, s_kv, topk)
+    with use_target("ascend:950"):
+        err = _max_err(tilec(), fp32())
+    sim = last_report()[-1].sim
+    tflops = _sparse_prefill_flop(s_q, h_q, topk) / sim.microseconds / 1e6
+    busy = ", ".join(f"{pipe} {share:.0%}" for pipe, share in sim.pipe_utilization.items())
+    print(f"950  sparse prefill s_q={s_q} h_q={h_q} s_kv={s_kv} topk={topk}: {sim.cycles} "
+          f"cycles = {sim.microseconds:.1f} us at {sim.profile.clock_ghz} GHz, "
+          f"{tflops:.2f} TFLOPS (published: {ASCEND_950_SPARSE_PREFILL_TFLOPS:.0f} TFLOPS, "
+          f"ratio {tflops / ASCEND_950_SPARSE_PREFILL_TFLOPS:.3f}); err {err:.1e}; "
+          f"pipes busy {busy}")
+
+
 def npu(vocab: int, topk: int) -> None:
     calls = _attention_calls()
     gen = torch.Generator().manual_seed(6)
@@ -289,8 +319,8 @@ def npu(vocab: int, topk: int) -> None:
                     call()
                     cycles = sum(launch.sim.cycles for launch in last_report())
                     print(f"{name:<5}{op:<15} runs: {cycles} cycles")
-                except TargetUnsupported as exc:
-                    print(f"{name:<5}{op:<15} TargetUnsupported: {exc}")
+                except (TargetUnsupported, SimError) as exc:
+                    print(f"{name:<5}{op:<15} {type(exc).__name__}: {exc}")
             x = _aligned(1, vocab, torch.bfloat16, gen)
             deep_select.topk(x, topk, indices_type=torch.int32)
             sim = last_report()[0].sim
@@ -298,9 +328,9 @@ def npu(vocab: int, topk: int) -> None:
                   f"= {sim.microseconds:.1f} us at {sim.profile.clock_ghz} GHz "
                   f"({vocab * 2 / sim.microseconds / 1e3:.3f} GB/s of input)")
     print("published, for context only (other kernels on other hardware, not comparable): "
-          "FlashMLA sparse prefill 410 TFLOPS on Ascend 950 (~95% of peak); sparse decode "
-          "B=1, 128 heads, D=512+64, top-k 2048 on A3-class hardware 98-100 us (AscendC), "
-          "109 us (TileLang)")
+          f"sparse prefill {ASCEND_950_SPARSE_PREFILL_TFLOPS:.0f} TFLOPS on Ascend 950 (~95% "
+          "of peak); sparse decode B=1, 128 heads, D=512+64, top-k 2048 on A3-class hardware "
+          "98-100 us (AscendC), 109 us (TileLang)")
 
 
 def main() -> None:
@@ -321,6 +351,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--npu-vocab", type=int, default=8192, help="simulated topk vocab")
     parser.add_argument("--npu-topk", type=int, default=2048, help="simulated topk k")
+    parser.add_argument("--npu-prefill", type=int, nargs=4, default=[8, 128, 4096, 512],
+                        metavar=("S_Q", "H_Q", "S_KV", "TOPK"),
+                        help="the simulated 950's sparse prefill shape")
     args = parser.parse_args()
     rounds, runs = args.rounds, args.runs
     for h_q in args.heads:
@@ -331,6 +364,7 @@ def main() -> None:
         varlen(args.varlen_mean, args.varlen_heads, causal, rounds, runs)
     select(args.select_batch, args.vocab, args.select_topk, rounds, runs)
     npu(args.npu_vocab, args.npu_topk)
+    npu_sparse_prefill(*args.npu_prefill)
 
 
 if __name__ == "__main__":

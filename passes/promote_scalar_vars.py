@@ -12,13 +12,14 @@ compute for themselves when it reads only kernel inputs. (Upstream's
 written.)
 
 A variable is promoted when every use is a `memref.load` or `memref.store`
-of it, each in the kernel body or under `scf.if`/`scf.for`, or a load
-inside any other region (a `tile.parallel` reading it: the value is simply
-captured). A store under `scf.if` makes the `if` yield the variable; a
-store in an `scf.for` carries it as an iteration argument. A load before
-any store reads zero (the tile's contents were undefined). Any other use
-(a copy, a view, a store in a `tile.parallel` or `scf.while`) leaves the
-variable a tile.
+of it, each in the kernel body or under `scf.if`/`scf.for`/`scf.while`, or
+a load inside any other region (a `tile.parallel` reading it: the value is
+simply captured). A store under `scf.if` makes the `if` yield the variable;
+a store in a loop carries it as an iteration argument (a `while` on a
+variable, as stream-K's walk over its iterations, through both of its
+regions). A load before any store reads zero (the tile's contents were
+undefined). Any other use (a copy, a view, a store in a `tile.parallel`)
+leaves the variable a tile.
 
 Before:
 
@@ -48,7 +49,7 @@ from mlir.dialects import scf
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.registry import Pass, register_pass
 
-_THROUGH = frozenset({"scf.if", "scf.for"})
+_THROUGH = frozenset({"scf.if", "scf.for", "scf.while"})
 """Control flow a store may sit in: the value flows out as a result."""
 
 
@@ -132,7 +133,7 @@ class _Promotion:
             return current
         if op.name == "scf.if":
             return self._if(op, current)
-        return self._for(op, current)
+        return self._loop(op, current)
 
     def _initial(self, op: ir.Operation, current: ir.Value | None) -> ir.Value:
         if current is not None:
@@ -163,27 +164,18 @@ class _Promotion:
         op.erase()
         return branch.results[len(types)]
 
-    def _for(self, op: ir.Operation, current: ir.Value | None) -> ir.Value:
-        current = self._initial(op, current)
-        old = op.opview
-        carried = list(old.initArgs)
-        with ir.InsertionPoint(op), op.location:
-            loop = scf.ForOp(old.lowerBound, old.upperBound, old.step, [*carried, current])
-        source, target = old.body, loop.body
-        for before, after in zip(source.arguments, target.arguments, strict=False):
-            before.replace_all_uses_with(after)
-        for inner in [o.operation for o in source.operations]:
-            target.append(inner.detach_from_parent())
-        end = self.block(target, target.arguments[len(carried) + 1])
-        terminator = list(target.operations)[-1].operation
-        with ir.InsertionPoint(terminator), terminator.location:
-            scf.YieldOp([*terminator.operands, end])
-        terminator.erase()
-        for before, after in zip(op.results, loop.results, strict=False):
-            before.replace_all_uses_with(after)
-        op.erase()
-        return loop.results[len(carried)]
-
+    def _loop(self, op: ir.Operation, current: ir.Value | None) -> ir.Value:
+        """An `scf.for` or `scf.while` that stores the variable carries it: each
+        block of the loop starts from its argument and hands its value at the
+        end to the terminator (a while's condition forwards the value its
+        test region leaves, which is also the loop's result)."""
+        loop = irb.carry(op, self._initial(op, current))
+        for region in loop.regions:
+            block = region.blocks[0]
+            end = self.block(block, block.arguments[len(block.arguments) - 1])
+            terminator = list(block.operations)[-1].operation
+            terminator.operands[len(terminator.operands) - 1] = end
+        return loop.results[len(loop.results) - 1]
 
 def promote(kernel: ir.Operation) -> int:
     """Promotes the scalar variables allocated in `kernel`'s body; how many."""

@@ -376,3 +376,44 @@ def pipelined_as_loop(op: ir.Operation) -> ir.Operation:
     move_body(body, end.operation)
     op.erase()
     return loop.operation
+
+
+def carry(loop: ir.Operation, init: ir.Value) -> ir.Operation:
+    """Replaces `loop` (an `scf.for` or `scf.while`) by one that carries one
+    more value, `init` on entry, as its last block arguments, terminator
+    operands and result; it passes the value on unchanged until the caller
+    sets the terminators' last operands. The new loop, its body moved over."""
+    element = init.type
+    with ir.InsertionPoint(loop), loop.location:
+        if loop.name == "scf.for":
+            old = loop.opview
+            new = scf.ForOp(old.lowerBound, old.upperBound, old.step, [*old.initArgs, init])
+            blocks = [(old.body, new.body)]
+        else:
+            new = scf.WhileOp([*[r.type for r in loop.results], element],
+                              [*loop.operands, init])
+            blocks = []
+            for old_region, new_region in zip(loop.regions, new.regions, strict=True):
+                source = old_region.blocks[0]
+                types = [*[a.type for a in source.arguments], element]
+                blocks.append((source, new_region.blocks.append(
+                    *types, arg_locs=[loop.location] * len(types))))
+    for source, target in blocks:
+        for before, after in zip(source.arguments, target.arguments, strict=False):
+            before.replace_all_uses_with(after)
+        for op in [o.operation for o in source.operations]:
+            target.append(op.detach_from_parent())
+        terminator = list(target.operations)[-1].operation
+        passed = target.arguments[len(target.arguments) - 1]
+        with ir.InsertionPoint(terminator), terminator.location:
+            if terminator.name == "scf.condition":
+                scf.ConditionOp(terminator.operands[0], [*list(terminator.operands)[1:], passed])
+            else:
+                scf.YieldOp([*terminator.operands, passed])
+        terminator.erase()
+    for name in loop.attributes:  # hints, marks of the passes
+        new.attributes[name] = loop.attributes[name]
+    for before, after in zip(loop.results, new.results, strict=False):
+        before.replace_all_uses_with(after)
+    loop.erase()
+    return new.operation

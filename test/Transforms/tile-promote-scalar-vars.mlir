@@ -99,3 +99,52 @@ func.func @kept(%A: memref<?xf32>, %s: f32) {
   }
   return
 }
+
+// -----
+
+// A `while` on variables (stream-K's walk over its iterations): each is
+// carried through both regions; one stored in the test region reaches the
+// body and the loop's result through the condition's forwarded values.
+// CHECK-LABEL: func.func @through_while
+// CHECK-NOT: tile.alloc
+// CHECK: %[[A:.*]] = memref.load %arg0[%{{.*}}] : memref<?xi32>
+// CHECK: %[[Z:.*]] = arith.constant 0 : i32
+// CHECK: %[[W:.*]]:2 = scf.while (%[[X:.*]] = %[[A]], %{{.*}} = %[[Z]]) : (i32, i32) -> (i32, i32) {
+// CHECK-NEXT: %[[Y:.*]] = arith.addi %[[X]], %{{.*}} : i32
+// CHECK-NEXT: %[[MORE:.*]] = arith.cmpi slt, %[[X]], %arg1 : i32
+// CHECK-NEXT: scf.condition(%[[MORE]]) %[[X]], %[[Y]] : i32, i32
+// CHECK: ^bb0(%[[X2:.*]]: i32, %[[Y2:.*]]: i32):
+// CHECK-NEXT: %[[S:.*]] = arith.addi %[[X2]], %[[Y2]] : i32
+// CHECK-NEXT: scf.yield %[[S]], %[[Y2]] : i32, i32
+// CHECK: memref.store %[[W]]#0, %arg0[%c0] : memref<?xi32>
+// CHECK-NEXT: memref.store %[[W]]#1, %arg0[%c1] : memref<?xi32>
+func.func @through_while(%A: memref<?xi32>, %n: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i32
+  tile.kernel blocks(%b) in (%c1) threads = 1 {
+    %v = tile.alloc : memref<1xi32, #tile.scope<local>>
+    %w = tile.alloc : memref<1xi32, #tile.scope<local>>
+    %a = memref.load %A[%b] : memref<?xi32>
+    memref.store %a, %v[%c0] : memref<1xi32, #tile.scope<local>>
+    scf.while : () -> () {
+      %x = memref.load %v[%c0] : memref<1xi32, #tile.scope<local>>
+      %y = arith.addi %x, %one : i32
+      memref.store %y, %w[%c0] : memref<1xi32, #tile.scope<local>>
+      %more = arith.cmpi slt, %x, %n : i32
+      scf.condition(%more)
+    } do {
+      %x = memref.load %v[%c0] : memref<1xi32, #tile.scope<local>>
+      %y = memref.load %w[%c0] : memref<1xi32, #tile.scope<local>>
+      %z = arith.addi %x, %y : i32
+      memref.store %z, %v[%c0] : memref<1xi32, #tile.scope<local>>
+      scf.yield
+    }
+    %k = memref.load %v[%c0] : memref<1xi32, #tile.scope<local>>
+    %l = memref.load %w[%c0] : memref<1xi32, #tile.scope<local>>
+    memref.store %k, %A[%c0] : memref<?xi32>
+    memref.store %l, %A[%c1] : memref<?xi32>
+    tile.yield
+  }
+  return
+}

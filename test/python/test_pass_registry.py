@@ -45,6 +45,7 @@ INFRASTRUCTURE = {
     "conversion.tile_to_ascend.cross_core_pipelining",
     "conversion.tile_to_ascend.handoff_rings",
     "conversion.tile_to_ascend.row_halves",
+    "conversion.tile_to_ascend.byte_views",
     "conversion.tile_to_ascend.sync_model",
     "conversion.tile_to_ascend.sync_offsets",
     "conversion.tile_to_ascend.sync_walk",

@@ -41,6 +41,7 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import lower_ops, resolve_all
 from tilec.passes.conversion.tile_to_ascend import (  # noqa: F401 (they register their lowerings)
     buffers,
+    byte_views,
     cube_gemm,
     global_scratch,
     kernel,
@@ -115,7 +116,7 @@ class ConvertTileToAscendPass(Pass):
             for phase in PHASES:
                 lower_ops(irb.collect(op, set(phase)), target)
             for alloc in irb.collect(op, {"memref.alloc", "memref.subview"}):
-                for marker in (buffers.SCRATCH, buffers.IOTA):
+                for marker in (buffers.SCRATCH, buffers.IOTA, byte_views.BYTE_SCRATCH):
                     if marker in alloc.attributes:
                         del alloc.attributes[marker]
             if is_kernel:

@@ -11,8 +11,10 @@ the same iteration: on the AIC before its first wait for a tile of the
 AIVs, on the AIVs after they hand their tile up. Stage 1 then runs d
 iterations ahead of stage 2 (the skew, the pass option; 2 by default):
 
-    stage1(lb), ..., stage1(lb + (d-1) step)     (each if the loop gets there)
-    for k: { if k + d step < ub: stage1(k + d step) }  stage2(k)
+    if lb < ub:
+      stage1(lb)
+      if lb + step < ub: stage1(lb + step)   ... up to lb + (d-1) step
+      for k: { if k + d step < ub: stage1(k + d step) }  stage2(k)
 
 With d = 1 the AIC computes S(k+1) while the AIVs finish iteration k, but
 each core still waits for most of a round trip: the AIC needs P(k+1) right
@@ -156,6 +158,32 @@ def _may_hand_over(op: ir.Operation) -> bool:
     return False
 
 
+def _enter_once(loop: ir.Operation) -> None:
+    """Moves `loop` into an `scf.if` on its first iteration running, where the
+    prologue goes too: a loop that may run no iteration (a run-time bound, like
+    causal attention's key tiles) then skips all of its pipelined work on one
+    path. With a guard per prologue stage instead, the path that skips a stage
+    but runs the next part would still pass every flag the skipped stage sets
+    or waits, with none of the work that orders its pipes against the previous
+    run, and the sync pass would order those flags with acknowledgements of
+    their own: more flags pending than the pipes have ids. (A constant bound
+    folds the `scf.if` away.) The values a loop yields leave the `scf.if`, its
+    initial ones where it does not run."""
+    lower, upper, _, *initial = list(loop.operands)
+    results = list(loop.results)
+    with ir.InsertionPoint(loop), loop.location:
+        entered = scf.IfOp(arith.cmpi(arith.CmpIPredicate.slt, lower, upper),
+                           [r.type for r in results], has_else=bool(results))
+        for result, value in zip(results, entered.results, strict=True):
+            result.replace_all_uses_with(value)
+        with ir.InsertionPoint(entered.then_block):
+            done = scf.YieldOp(results)
+        if results:
+            with ir.InsertionPoint(entered.else_block):
+                scf.YieldOp(initial)
+    loop.move_before(done)
+
+
 def _shift(chain: list[ir.Value], value: ir.Value, location: ir.Location) -> None:
     """chain[-1] := chain[-2], ..., chain[0] := value (V-pipe copies)."""
     rank = len(ir.MemRefType(value.type).shape)
@@ -201,13 +229,16 @@ def pipeline(loop: ir.Operation, allocs_at: ir.Block, skew: int) -> bool:
             for i, operand in enumerate(list(nested.operands)):
                 if operand in chains:
                     nested.operands[i] = chains[operand][-1]
+    _enter_once(loop)
     with ir.InsertionPoint(loop), loop.location:
         for ahead in range(skew):
-            start = lower if ahead == 0 else arith.addi(lower, arith.muli(
-                step, arith.constant(ir.IndexType.get(), ahead)))
-            if ahead:
-                for value, chain in chains.items():
-                    _shift(chain, value, loop.location)
+            if ahead == 0:
+                _clone(stage1, {iv: lower})
+                continue
+            start = arith.addi(lower, arith.muli(step, arith.constant(ir.IndexType.get(),
+                                                                     ahead)))
+            for value, chain in chains.items():
+                _shift(chain, value, loop.location)
             _guarded(arith.cmpi(arith.CmpIPredicate.slt, start, upper), stage1, iv, start)
     with ir.InsertionPoint(ops[0]), loop.location:
         distance = step if skew == 1 else arith.muli(step, arith.constant(ir.IndexType.get(),

@@ -37,7 +37,9 @@ without exchanging anything:
   The producer waits for "free" only when k >= slots, the consumer sets
   "free" only when block + slots * block_num is still in the grid;
 - a handoff directly in a loop (scf.for, tile.pipelined) uses the loop's
-  trip number t = (iv - lb) / step. The consumer sets "free" after every
+  trip number t = (iv - lb) / step; in an `scf.while` (stream-K's walk
+  over its iterations, a tile at a time) a trip counter that the loop
+  carries, counted alike on each core. The consumer sets "free" after every
   copy; the producer waits for it when t >= slots, and after the loop for
   the last min(slots, trips) of them, so the ring is empty when the loop
   ends (whatever its trip count: zero, fewer than the slots, not a
@@ -93,6 +95,10 @@ _VECTOR_USERS = frozenset({"tile.reduce", "tile.fill", "tile.clear"})
 HANDOFF = "ascend.handoff"
 """On the op a handoff goes before (down) or replaces (up): its ring numbers."""
 LOOPS = frozenset({"scf.for", "tile.pipelined"})
+RING_LOOPS = LOOPS | {"scf.while"}
+"""Loops whose trips number the slots of a ring in them."""
+COUNTED = "ascend.trip_counter"
+"""On an `scf.while` whose last carried value counts its trips (`_counted`)."""
 _CUBE_ROLES = {("tile.gemm", 2), ("tile.clear", 0), ("tile.fill", 0)}
 
 
@@ -199,7 +205,7 @@ def _down_site(kernel: ir.Operation, value: ir.Value,
                     chain[-1])
     writes = [op for op, n in uses if (op.name, n) in _CUBE_ROLES and order[op] > order[first]]
     for write in writes:
-        loop = next((op for op in chain[1:] if op.name in LOOPS
+        loop = next((op for op in chain[1:] if op.name in RING_LOOPS
                      and any(o == op for o in _ancestors(write, kernel))), None)
         inner = next(i for i, op in enumerate(chain) if op == site)
         if loop is None or any(op == loop for op in chain[inner + 1:]):
@@ -324,12 +330,21 @@ def _ring_loop(kernel: ir.Operation, site: ir.Operation) -> ir.Operation | None:
         parent = _parent(parent)
     if parent == kernel:
         return None
-    if parent.name not in LOOPS:
+    if parent.name not in RING_LOOPS:
         raise emit_error(site, f"tile-ascend-split-cores: a tile handed between the cores must be "
                                f"handed in the kernel body or in a loop (under `if`s at most), "
                                f"not in '{parent.name}' (not supported yet): use the tile "
-                               f"there in the kernel body or in a `for` loop (T.serial, "
-                               f"T.Pipelined), whose trips number the slots of its ring")
+                               f"there in the kernel body or in a loop (T.serial, "
+                               f"T.Pipelined, `while`), whose trips number the slots of its "
+                               f"ring")
+    top = site
+    while _parent(top) != parent:
+        top = _parent(top)
+    if parent.name == "scf.while" and top.block.region == parent.regions[0]:
+        raise emit_error(site, "tile-ascend-split-cores: a tile handed between the cores must "
+                               "not be handed in the condition of a `while` (not supported "
+                               "yet): compute the condition from scalars and tensors the "
+                               "kernel only reads, and use the tile in the loop's body")
     return parent
 
 
@@ -410,9 +425,13 @@ def _slot_row(first: ir.Value, trip: ir.Value, hand: Handoff, slots: int) -> ir.
 
 
 def _loop_position(loop: ir.Operation, hand: Handoff, slots: int) -> _Position:
-    lower, _, step = list(loop.operands)[:3]
-    iv = loop.regions[0].blocks[0].arguments[0]
-    trip = arith.divui(arith.subi(iv, lower), step)
+    if loop.name == "scf.while":
+        body = loop.regions[1].blocks[0]
+        trip = body.arguments[len(body.arguments) - 1]
+    else:
+        lower, _, step = list(loop.operands)[:3]
+        iv = loop.regions[0].blocks[0].arguments[0]
+        trip = arith.divui(arith.subi(iv, lower), step)
     row = _slot_row(ascend.block_idx(ir.IndexType.get()), trip, hand, slots)
     reused = arith.cmpi(arith.CmpIPredicate.uge, trip, irb.index(slots))
     return _Position(row, reused, None)
@@ -526,7 +545,9 @@ def build(kernel: ir.Operation, site: ir.Operation, hand: Handoff, value: ir.Val
     flag once, whichever way it branches, so the slot counting and the
     drain stay those of an unconditional handoff."""
     loop = _ring_loop(kernel, site)
-    staged = loop is not None and _parent(site) == loop
+    if loop is not None and loop.name == "scf.while":
+        loop = _counted(loop)
+    staged = loop is not None and loop.name in LOOPS and _parent(site) == loop
     workspace = rings[hand.ring]
     with ir.InsertionPoint(site), site.location:
         zero = irb.index(0)
@@ -584,14 +605,46 @@ def _skipped(kernel: ir.Operation, loop: ir.Operation | None, branch: ir.Operati
         _closing(hand, where, producer, rings)
 
 
+def _counted(loop: ir.Operation) -> ir.Operation:
+    """`loop`, an `scf.while`, carrying the number of trips it has made last
+    (added at its first handoff in this core's copy): its body's argument
+    is the trip's number, its result the trip count. The cores compute
+    the loop's condition alike, so they count alike."""
+    if COUNTED in loop.attributes:
+        return loop
+    with ir.InsertionPoint(loop), loop.location:
+        counted = irb.carry(loop, irb.index(0))
+    body = counted.regions[1].blocks[0]
+    end = list(body.operations)[-1].operation
+    with ir.InsertionPoint(end), end.location:
+        end.operands[len(end.operands) - 1] = arith.addi(
+            body.arguments[len(body.arguments) - 1], irb.index(1))
+    counted.attributes[COUNTED] = ir.UnitAttr.get()
+    return counted
+
+
+def forget_counters(kernel: ir.Operation) -> None:
+    """Drops the marks of the counted loops once every handoff is built."""
+    for loop in irb.collect(kernel, "scf.while"):
+        if COUNTED in loop.attributes:
+            del loop.attributes[COUNTED]
+
+
+def _trip_count(loop: ir.Operation) -> ir.Value:
+    """How many trips `loop` made, built after it."""
+    if loop.name == "scf.while":
+        return loop.results[len(loop.results) - 1]
+    lower, upper, step = list(loop.operands)[:3]
+    span = arith.maxsi(arith.subi(upper, lower), irb.index(0))
+    return arith.ceildivui(span, step)
+
+
 def _drain(loop: ir.Operation, hand: Handoff, slots: int, pipe: str,
            rings: dict[int, ir.Value]) -> None:
     """After `loop`, the producer takes the "free" sets of the last
     min(slots, trips) uses of the ring."""
-    lower, upper, step = list(loop.operands)[:3]
     with ir.InsertionPoint.after(loop), loop.location:
-        span = arith.maxsi(arith.subi(upper, lower), irb.index(0))
-        trips = arith.ceildivui(span, step)
+        trips = _trip_count(loop)
         pending = arith.minui(trips, irb.index(slots))
         drain = scf.ForOp(irb.index(0), pending, irb.index(1))
         with ir.InsertionPoint(drain.body):

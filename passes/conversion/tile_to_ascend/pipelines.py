@@ -43,6 +43,7 @@ def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags
         "tile-promote-scalar-vars",
         "tile-ascend-private-atomics",
         f"tile-ascend-widen-fp8{{{profile}}}",
+        f"tile-ascend-combine-cores{{{profile}}}",
         f"tile-ascend-place-tiles{{{profile}}}",
         f"tile-ascend-k-slabs{{{profile}}}",
         "tile-ascend-split-aivs",

@@ -281,10 +281,15 @@ def _relu_of(op: ir.Operation, acc: ir.Value) -> ir.Operation | None:
     if region is None or region.name != "tile.parallel":
         return None
     region = region.operation if hasattr(region, "operation") else region
+    parts = _rectified(region)
+    return region if parts is not None and parts[0] == acc and parts[1] == acc else None
+
+
+def _rectified(region: ir.Operation) -> tuple[ir.Value, ir.Value] | None:
+    """(src, dst) when the tile.parallel `region` is `dst[i, j] = max(src[i, j], 0)`
+    over all of src and dst and nothing else, else None."""
     body = region.regions[0].blocks[0]
     ivs = list(body.arguments)
-    if list(region.attributes["extents"]) != list(ir.MemRefType(acc.type).shape):
-        return None
     ops = [o.operation for o in body.operations if o.operation.name not in _RELU_FREE]
     names = [o.name for o in ops]
     if len(ops) != 3 or names[0] != "memref.load" or names[2] != "memref.store":
@@ -292,13 +297,46 @@ def _relu_of(op: ir.Operation, acc: ir.Value) -> ir.Operation | None:
     load, top, store = ops
     if top.name not in ("arith.maximumf", "arith.maxnumf"):
         return None
-    if list(load.operands) != [acc, *ivs] or list(store.operands) != [top.results[0], acc, *ivs]:
+    src, dst = load.operands[0], store.operands[1]
+    extents = list(region.attributes["extents"])
+    if any(extents != list(ir.MemRefType(v.type).shape) for v in (src, dst)):
+        return None
+    if list(load.operands) != [src, *ivs] or list(store.operands) != [top.results[0], dst, *ivs]:
         return None
     operands = list(top.operands)
     if load.results[0] not in operands:
         return None
     other = operands[1] if operands[0] == load.results[0] else operands[0]
-    return region if is_zero_constant(other) else None
+    return (src, dst) if is_zero_constant(other) else None
+
+
+def _fold_rectified_copies(func: ir.Operation) -> None:
+    """`T.copy(acc, C, enable_relu=True)` traces as `r = max(acc, 0)` into a tile of its
+    own that is then copied to global memory: those copies read the accumulator with
+    the fixpipe's ReLU (`ascend.relu`) instead, and the tile and its region go, so the
+    kernel stays on the cube (an expert kernel's `T.Scope("C")` must)."""
+    accumulators = [gemm.operands[2] for gemm in irb.collect(func, "tile.gemm")]
+    for region in irb.collect(func, "tile.parallel"):
+        parts = _rectified(region)
+        if parts is None or parts[0] == parts[1] or parts[0] not in accumulators:
+            continue
+        acc, out = parts
+        owner = out.owner
+        if not isinstance(owner, ir.Operation | ir.OpView) or owner.name != "tile.alloc":
+            continue
+        drop_unit_dim_views(out)  # the copies out read the tile itself
+        later = _later_in_block(region)
+        copies = [c for c in map(irb.use_owner, out.uses) if not _in([region], _parallel_of(c))]
+        if not all(c.name == "tile.copy" and c.operands[0] == out
+                   and _scope(_copy_dst(c)) is tile.Scope.global_ and _in(later, c)
+                   and not any(_touches(o, acc) for o in later[:later.index(c)])
+                   for c in copies):
+            continue
+        for copy in copies:
+            copy.replace_uses_of_with(out, acc)
+            copy.attributes[RELU] = ir.UnitAttr.get()
+        region.erase()
+        owner.operation.erase()
 
 
 def _later_in_block(op: ir.Operation) -> list[ir.Operation]:
@@ -563,6 +601,7 @@ class AscendPlaceTilesPass(Pass):
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:
             rewrite_fresh_accumulators(op, {o: i for i, o in enumerate(irb.pre_order(op))})
+            _fold_rectified_copies(op)
             # Uses in program order, so errors point at the first offending op.
             order = {o: i for i, o in enumerate(irb.pre_order(op))}
             tiles: dict[ir.Value, _Tile] = {}

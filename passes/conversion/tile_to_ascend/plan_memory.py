@@ -34,10 +34,11 @@ location.
 
 A UB ring of a mix kernel (`ascend.ub_ring`, the 950's handoff from L0C
 to UB: the AIC's fixpipe writes those bytes of the AIVs' UBs) keeps its
-bytes for the whole function, since the AIC writes them while the AIVs run
-any part of their program. The ring's cross-core flags then get the ring's
-bytes (`ascend.guards`, a `[lo, hi)` byte range of UB), which the sync pass
-orders them against.
+bytes for the whole kernel, its AIC and AIV regions, since the AIC writes
+them while the AIVs run any part of their program; the other kernels of
+the function, run before or after it, may use them (`_ring_life`). The
+ring's cross-core flags then get the ring's bytes (`ascend.guards`, a
+`[lo, hi)` byte range of UB), which the sync pass orders them against.
 
 The buffer analysis here (views of a buffer, the elements each ascend op
 reads and writes, iteration privacy) is shared with tile-ascend-multi-buffer.
@@ -521,7 +522,7 @@ class AscendPlanMemoryPass(Pass):
                 buffers = [self._buffer(a, order, profile, privacy) for a in group]
                 for buffer in buffers:
                     if UB_RING in buffer.alloc.attributes:
-                        buffer.start, buffer.end = order.first[op], order.last[op]
+                        buffer.start, buffer.end = _ring_life(buffer.alloc, order, op)
                 place(buffers, profile.alignment[space])
                 if _peak(buffers) <= ascend_attr.usable_bytes(profile, space, op):
                     break
@@ -572,6 +573,26 @@ class AscendPlanMemoryPass(Pass):
             f"{format_bytes(ascend_attr.usable_bytes(profile, space, func))} available "
             f"({len(buffers)} buffers, {format_bytes(total)} in all): {tiles}"
         )
+
+
+def _ring_life(alloc: ir.Operation, order: ProgramOrder,
+               func: ir.Operation) -> tuple[int, int]:
+    """A UB ring is live over the whole of the `ascend.core` regions that use
+    it (the AIC writes it while its AIVs run any part of their program), and
+    no longer: the kernels of a function run one after the other, each
+    after an `ascend.sync_all` that every core reaches with its pipes
+    drained (`SyncAllImpl` starts with `PipeBarrier<PIPE_ALL>`: asc-devkit
+    impl/basic_api/dav_3510/kernel_operator_sync_impl.h), and the AIVs
+    wait for the "ready" flag of every handoff (set on the FIX pipe after
+    the fixpipe's write) before they get there, so no write to the ring is
+    in flight once the kernel ended. Fused MoE's two kernels, each with its
+    own rings, fit the 950's UB so (192 KiB of 247.75, where rings kept for
+    the whole function needed 256)."""
+    _, users = views_and_users(alloc)
+    cores = [core for user in users for core in ancestors(user) if core.name == "ascend.core"]
+    if not cores:
+        return order.first[func], order.last[func]
+    return min(order.first[c] for c in cores), max(order.last[c] for c in cores)
 
 
 def _guard_rings(func: ir.Operation, plans: list[Buffer]) -> None:

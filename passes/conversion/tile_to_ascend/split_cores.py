@@ -32,9 +32,9 @@ still go through a GM workspace.
 
 Not yet (located errors): a handoff under a condition or inside a loop
 nested in a condition, vector work that reads a handed tile other than row
-by row, cube work on an L0C tile after the vector cores read it, a handoff
-in a `while` loop, and more handed tiles than the profile has cross-core
-flag ids (`handoff_rings`: a pair of ids each while they fit, else one).
+by row, cube work on an L0C tile after the vector cores read it, and more
+handed tiles than the profile has cross-core flag ids (`handoff_rings`: a
+pair of ids each while they fit, else one).
 
 Before (the accumulator %c is read by a vector epilogue):
 
@@ -420,6 +420,7 @@ def _build_core(core: str, clone: ir.Operation, handoffs: list[Handoff],
             if core == "aiv" and not any(value == v for v in forced):
                 forced.append(value)
         del site.attributes[HANDOFF]
+    handoff_rings.forget_counters(clone)
     core_sides.prune(body, core)
     if core == "aiv":
         row_halves.halve(body, row_halves.row_tiles(body, forced,

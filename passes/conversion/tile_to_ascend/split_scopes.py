@@ -31,7 +31,8 @@ barriers of its author (`T.set_flag`, `T.wait_flag`, `T.pipe_barrier`,
 the function gets `ascend.author_sync`, so tile-ascend-inject-sync leaves it
 alone and tile-ascend-sync-within-ops orders only the steps of each DSL op;
 with auto-sync on the flags and barriers within a core are dropped and
-tile-ascend-inject-sync places its own. Cross-core flags and `T.sync_all`
+tile-ascend-inject-sync places its own (`T.func_attr({"enable_auto_sync": True})`
+switches it on for one kernel). Cross-core flags and `T.sync_all`
 are kept either way: they say which bytes of GM change hands when, which
 the sync pass cannot infer from two programs (it orders them against the
 ops of their core like any other op).
@@ -179,6 +180,20 @@ def _split(kernel: ir.Operation) -> None:
     kernel.erase()
 
 
+VECTOR_WORK = frozenset({"tile.parallel", "tile.reduce"})
+"""Tile ops only the vector cores run (element-wise code, reductions)."""
+
+
+def _check_cube_scope(scope: ir.Operation) -> None:
+    """A "C" scope is the cube core's program: it has no vector unit (ASCEND.md, Cores:
+    the AIC holds the cube, scalar, MTE and FixPipe units; vector units are the AIVs')."""
+    for op in irb.collect(scope, set(VECTOR_WORK)):
+        raise emit_error(op, f"tile-ascend-split-scopes: '{op.name}' is vector work in "
+                             f'T.Scope("C"), but the cube core has no vector unit; do it in '
+                             f'T.Scope("V") on a UB tile (the cube\'s results reach the vector '
+                             "cores through GM and a cross-core flag)")
+
+
 def _check_nesting(func: ir.Operation, kernels: list[ir.Operation]) -> None:
     """Scopes sit directly in a kernel body (the DSL makes them so)."""
     top = [s for k in kernels for s in scopes_of(k)]
@@ -207,7 +222,12 @@ class AscendSplitScopesPass(Pass):
                    if k.parent.name == "func.func"]
         _check_nesting(op, kernels)
         scoped = [k for k in kernels if scopes_of(k)]
+        for scope in [s for k in scoped if ascend_attr.COMBINE not in k.attributes
+                      for s in scopes_of(k) if _core(s) == "aic"]:
+            _check_cube_scope(scope)  # an author's, not tile-ascend-combine-cores'
         authored = bool(irb.collect(op, set(INTRA_CORE_SYNC)))
+        # the scopes of tile-ascend-combine-cores are tilec's, not an author's
+        combined = all(ascend_attr.COMBINE in k.attributes for k in scoped)
         with op.context, op.location:
             for kernel in scoped:
                 if any(_core(s) == "aiv" for s in scopes_of(kernel)):
@@ -222,9 +242,9 @@ class AscendSplitScopesPass(Pass):
                     _vid_as_sub_block(kernel)
             if scoped:  # their author places the tiles (T.alloc_ub, T.annotate_address)
                 op.attributes[ascend_attr.SELF_MANAGED_UB] = ir.UnitAttr.get()
-            if not scoped and not authored:
+            if not authored and combined:
                 return  # tilec synchronizes it
-            if self.auto_sync:
+            if self.auto_sync or ascend_attr.AUTO_SYNC in op.attributes:
                 for flag in irb.collect(op, set(INTRA_CORE_SYNC)):  # the split copied them
                     flag.erase()
             else:

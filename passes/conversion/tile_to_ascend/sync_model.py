@@ -224,6 +224,15 @@ class Model:
             node = LoopNode(op, pos=next(self._pos))
             node.body = self._block(op.regions[0].blocks[0], node, 0)
             return node
+        if name == "scf.while":
+            # Scalar code only in the test region (no node): the loop is its body,
+            # run any number of times, as an scf.for with dynamic bounds.
+            if self._block(op.regions[0].blocks[0], None, 0).items:
+                raise _fail(op, "cannot synchronize a 'scf.while' whose condition region "
+                                "touches buffers (not supported yet)")
+            node = LoopNode(op, pos=next(self._pos))
+            node.body = self._block(op.regions[1].blocks[0], node, 0)
+            return node
         if name == "scf.if":
             node = IfNode(op, pos=next(self._pos))
             for index, region in enumerate(op.regions):
@@ -239,8 +248,8 @@ class Model:
         if name == "ascend.core":
             return None  # its own scope: analyzed separately
         if op.regions and name not in ("ascend.core",):
-            raise _fail(op, f"cannot synchronize across '{name}' (only scf.for and scf.if "
-                            f"are supported)")
+            raise _fail(op, f"cannot synchronize across '{name}' (only scf.for, scf.while "
+                            f"and scf.if are supported)")
         found = self._op(op)
         if found is None:
             return None

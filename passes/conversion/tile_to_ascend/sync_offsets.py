@@ -91,9 +91,11 @@ class Relation:
 
     def disjoint(self, earlier: Symbolic, later: Symbolic) -> bool:
         loop = self.carried
-        if loop is not None and _at_most_once(loop):
+        if loop is not None and loop.name == "scf.for" and _at_most_once(loop):
             return True
-        iv = loop.regions[0].blocks[0].arguments[0] if loop is not None else None
+        # a while has no induction variable: its atoms must be fixed too
+        iv = loop.regions[0].blocks[0].arguments[0] if loop is not None \
+            and loop.name == "scf.for" else None
         slope = 0
         for atom in {*earlier.terms, *later.terms}:
             a, b = earlier.terms.get(atom, 0), later.terms.get(atom, 0)

@@ -315,10 +315,10 @@ class Walker:
         if atom not in self.defining_loops:
             owner = atom.owner
             op = owner.owner if isinstance(owner, ir.Block) else owner.operation.parent
-            while op is not None and op.name not in ("scf.for", "func.func"):
+            while op is not None and op.name not in ("scf.for", "scf.while", "func.func"):
                 op = op.parent
             self.defining_loops[atom] = op.operation if op is not None and \
-                op.name == "scf.for" else None
+                op.name in ("scf.for", "scf.while") else None
         return self.defining_loops[atom]
 
     def _events(self, events: list[Event], state: _State, where: Node | None,

@@ -42,10 +42,10 @@ from tilec.targets.ascend import attributes as ascend_attr
 
 _VIEWS = frozenset({"memref.subview", "memref.cast", "memref.collapse_shape",
                     "memref.expand_shape", "memref.reinterpret_cast", "memref.view"})
-_WRITTEN = {"ascend.copy": (1,), "ascend.copy_nd2nz": (-1,), "ascend.load_l0a": (1,),
-            "ascend.load_l0b": (1,), "ascend.mmad": (2,), "ascend.fixpipe": (1,),
-            "memref.store": (1,)}
-"""Which operands each op writes (by position); a vector op writes its first memref."""
+_WRITTEN = {"ascend.copy": 1, "ascend.copy_nd2nz": 1, "ascend.load_l0a": 1,
+            "ascend.load_l0b": 1, "ascend.mmad": 2, "ascend.fixpipe": 1, "memref.store": 0}
+"""Which memref operand each op writes, counted among its memref operands (index
+operands such as a copy's offsets come between them); a vector op writes its first."""
 _BREAKS = frozenset({*INTRA_CORE_SYNC, "ascend.cross_core_set_flag",
                      "ascend.cross_core_wait_flag", "ascend.sync_all"})
 """The author's sync: a DSL op of its own."""
@@ -76,13 +76,11 @@ class _Step:
 def _touches(op: ir.Operation, step: _Step) -> None:
     """Adds the buffers `op` (and what it nests) reads and writes to `step`."""
     name = op.name
-    memrefs = [(i, v) for i, v in enumerate(op.operands) if isinstance(v.type, ir.MemRefType)]
+    memrefs = [v for v in op.operands if isinstance(v.type, ir.MemRefType)]
     if (name.startswith("ascend.") or name in ("memref.load", "memref.store")) and memrefs:
-        written = _WRITTEN.get(name, (memrefs[0][0],) if name.startswith("ascend.v") else ())
-        count = len(op.operands)
-        for i, value in memrefs:
-            target = step.writes if i in {w % count for w in written} else step.reads
-            target.append(_root(value))
+        written = _WRITTEN.get(name, 0 if name.startswith("ascend.v") else None)
+        for n, value in enumerate(memrefs):
+            (step.writes if n == written else step.reads).append(_root(value))
         if name == "ascend.mmad" and "init" not in op.attributes:
             step.reads.append(_root(op.operands[2]))
     for region in op.regions:

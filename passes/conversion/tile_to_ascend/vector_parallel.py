@@ -25,7 +25,11 @@ region of a mix kernel). `math.exp2` is `exp` of the value times ln 2 (the
 vector unit has no exp2; `exp2(x * c)` is `exp(x * (c ln 2))`, one multiply
 of the tile rather than two), and an and/or of masks that only selects use
 becomes nested selects (the vector unit has no logic on masks), as
-attention's causal and sequence-end mask needs.
+attention's causal and sequence-end mask needs. An `arith.bitcast` between
+types of one width reads the same UB bytes as the other type (`byte_views`):
+the tile of its operand is a view of a byte buffer, and its result another
+(a loaded user tile is first copied into one), which is how the 910b decodes
+fp8 with integer vector code (tile-ascend-widen-fp8).
 
 A compare of a coordinate plus uniform terms (`q0 + i >= k0 + j`) that one
 scalar test in front of the region can show holds at every point
@@ -72,7 +76,7 @@ from tilec.dialects import ascend
 from tilec.dialects import tile as tile_dialect
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
-from tilec.passes.conversion.tile_to_ascend import buffers
+from tilec.passes.conversion.tile_to_ascend import buffers, byte_views
 from tilec.passes.conversion.tile_to_ascend.decided_compares import (
     fold_decided_compares,
     holds_everywhere,
@@ -276,6 +280,10 @@ class _Analysis:
             return None
         if name in _CASTS:
             return None
+        if name == "arith.bitcast":
+            if byte_views.reinterpretable(operands[0].type, op.results[0].type):
+                return None
+            return "a bitcast of a tile between element types of different widths"
         if name in _BINARY or name in _UNARY or name in ("math.fma", "math.exp2"):
             return self._calls_problem(op, _CALLS.get(name) or (
                 VBIN[str(_BINARY[name])], *(VBINS[str(k)] for k in (
@@ -368,6 +376,7 @@ class _Emitter:
         self.op = analysis.op
         self.extents = analysis.extents
         self.scratch = buffers.Scratch(self.op)
+        self.byte_scratch = byte_views.ByteScratch(self.op)
         self.values: dict[ir.Value, ir.Value] = {}
         """The UB tile (or view) holding each point-dependent value."""
         self.owned: set[ir.Value] = set()
@@ -389,11 +398,19 @@ class _Emitter:
                 for operand in inner.operands:
                     self.last_use[operand] = max(self.last_use.get(operand, -1),
                                                  self.last_use.get(inner.results[0], -1))
+            if inner.name == "arith.bitcast":  # a view of its operand's bytes
+                operand = inner.operands[0]
+                self.last_use[operand] = max(self.last_use.get(operand, -1),
+                                             self.last_use.get(inner.results[0], -1))
 
     # -- tiles ---------------------------------------------------------------
 
-    def _new(self, element: ir.Type) -> ir.Value:
-        buffer = self.scratch.take(self.extents, _tile_element(element))
+    def _new(self, element: ir.Type, backed: bool = False) -> ir.Value:
+        """A scratch tile this region owns; `backed`: one a bitcast can view."""
+        if backed:
+            buffer = self.byte_scratch.take(self.extents, _tile_element(element))
+        else:
+            buffer = self.scratch.take(self.extents, _tile_element(element))
         self.owned.add(buffer)
         return buffer
 
@@ -403,7 +420,10 @@ class _Emitter:
                 del self.values[value]
                 if tile not in self.values.values():
                     self.owned.discard(tile)
-                    self.scratch.give_back(tile)
+                    if byte_views.is_backed(tile):
+                        self.byte_scratch.give_back(tile)
+                    else:
+                        self.scratch.give_back(tile)
 
     def tile_of(self, value: ir.Value) -> ir.Value:
         """The UB tile of a point-dependent value (a coordinate becomes an iota)."""
@@ -494,7 +514,10 @@ class _Emitter:
                 self.values[result] = view
                 self.in_place.add(store)
                 return view
-        tile = self._dead_operand(op, n) or self._new(element)
+        if any(irb.use_owner(use).name == "arith.bitcast" for use in result.uses):
+            tile = self._new(element, backed=True)
+        else:
+            tile = self._dead_operand(op, n) or self._new(element)
         self.values[result] = tile
         return tile
 
@@ -665,6 +688,9 @@ class _Emitter:
                 return
             buffers.cast(self._destination(op, n), source, self.scratch)
             return
+        if name == "arith.bitcast":
+            self.values[result] = self._reinterpreted(self.tile_of(operands[0]), element)
+            return
         if name == "math.fma":
             product = self.scratch.take(self.extents, element)
             self.transient.append(product)
@@ -673,6 +699,19 @@ class _Emitter:
             self._binary_tiles(_VBIN.add, sum_, product, operands[2], element)
             return
         self._binary(_BINARY[name], self._destination(op, n), operands[0], operands[1], element)
+
+    def _reinterpreted(self, tile: ir.Value, element: ir.Type) -> ir.Value:
+        """`tile`'s bytes as `element`: a view where they are byte-backed, else a view of
+        a byte-backed copy (a user's tile, loaded: one V-pipe copy)."""
+        view = byte_views.reinterpreted(tile, element)
+        if view is not None:
+            return view
+        copy = self.byte_scratch.take(self.extents, ir.MemRefType(tile.type).element_type)
+        zeros = [irb.index(0)] * len(self.extents)
+        ascend.copy(tile, zeros, copy, zeros, self.extents)
+        view = byte_views.reinterpreted(copy, element)
+        self.owned.add(view)
+        return view
 
     def _widened(self, tile: ir.Value, element: ir.Type) -> ir.Value:
         wide = self.scratch.take(self.extents, element)
@@ -883,20 +922,29 @@ select's constant) do not fit the UB beside the tiles the kernel holds:
 attention's 128x128 tiles leave the 950's AIVs 3.5 KiB for them (the
 910b's 12), where a 64x128 mask would take 192 KiB. Strips cost a vector
 instruction's start-up per row, so a region that fits runs whole."""
+_VIEW_STRIP_ELEMENTS = 256
+"""A region with bitcasts (the 910b's fp8 decode, tile-ascend-widen-fp8: a dozen
+temporaries, 15 bytes an element) that does not fit whole runs in strips of at most
+this many elements: DeepGEMM's fp8_gemm_nt with per-column scales leaves the 910b's
+AIVs 4 KiB beside its 64x128 tiles (512 elements would need 1.8 KiB more than the UB
+has); a 64x128 operand whole would need 120 KiB."""
 
 
 def _strip_height(analysis: _Analysis) -> int:
-    """Rows per strip when the region's coordinates become index tiles that do
-    not fit whole (`_STRIP_ELEMENTS`): the most that fit `_STRIP_ELEMENTS` and
-    keep every view of a strip 32-byte aligned; 0 for no strips."""
+    """Rows per strip when the region's coordinates become index tiles, or it has
+    bitcasts, and it does not fit whole: the most that fit `_STRIP_ELEMENTS` (or
+    `_VIEW_STRIP_ELEMENTS`) and keep every view of a strip 32-byte aligned; 0 for no
+    strips."""
     extents = analysis.extents
     if len(extents) != 2 or math.prod(extents) <= _STRIP_ELEMENTS:
         return 0
     numbers = any(v in analysis.coordinates for inner in analysis.ops
                   if inner.name not in ("memref.load", *_WRITES)
                   and inner.results[0] not in analysis.coordinates for v in inner.operands)
-    if not numbers or _fits_whole(analysis):
+    views = any(inner.name == "arith.bitcast" for inner in analysis.ops)
+    if not (numbers or views) or _fits_whole(analysis):
         return 0
+    limit = _STRIP_ELEMENTS if numbers else _VIEW_STRIP_ELEMENTS
     steps = []  # the bytes one row of the region moves each access's view
     for access in analysis.accesses.values():
         type_ = ir.MemRefType(access.buffer.type)
@@ -907,7 +955,7 @@ def _strip_height(analysis: _Analysis) -> int:
             if strides[dim] == ir.ShapedType.get_dynamic_stride_or_offset():
                 return 0
             steps.append(strides[dim] * irb.bit_width(type_.element_type) // 8)
-    for rows in range(min(extents[0] - 1, _STRIP_ELEMENTS // extents[1]), 0, -1):
+    for rows in range(min(extents[0] - 1, limit // extents[1]), 0, -1):
         if extents[0] % rows == 0 and all(rows * step % buffers.BLOCK_BYTES == 0 for step in steps):
             return rows
     return 0

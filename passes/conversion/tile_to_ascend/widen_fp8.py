@@ -15,16 +15,20 @@ only some units have fp8 types:
   vendor's Cast table lists fp8 for the Ascend 950 only; docs
   `基础API/Memory矢量计算/类型转换/Cast.md`), and the vendor's guidance for A2/A3
   is to convert fp8 to f16 on the vector side. So there an fp8 gemm operand
-  is loaded into a fragment (UB) and decoded element by element into an f16
-  tile of the operand's scope, which the gemm reads (tile-ascend-place-tiles
-  stages such a tile up to L1, through GM on the 910b; f16 holds every e4m3
-  and e5m2 value exactly, as `tile-cuda-widen-fp8-operands` explains); a
-  `tile.copy` between fp8 and another float type between two tiles becomes
-  a `tile.parallel`; and every conversion from or to fp8 in a
-  `tile.parallel` (`arith.extf`, `arith.truncf`) becomes exact integer code
-  on the value's bits (`tile-cpu-emulate-fp8`'s `decode`/`encode`), which
-  the S pipe runs: the vector unit has no bit operations in the `ascend`
-  dialect yet (vector_parallel.py lowers such bodies to scalar loops).
+  is loaded into a fragment (UB) and decoded into an f16 tile of the
+  operand's scope, which the gemm reads (tile-ascend-place-tiles stages such
+  a tile up to L1, through GM on the 910b; f16 holds every e4m3 and e5m2
+  value exactly, as `tile-cuda-widen-fp8-operands` explains); a `tile.copy`
+  between fp8 and another float type between two tiles becomes a
+  `tile.parallel`; and every conversion from or to fp8 (`arith.extf`,
+  `arith.truncf`) becomes exact integer code on the value's bits. Decoding
+  in a `tile.parallel` is code the vector unit has (`_f16_of_byte`: casts
+  of the byte as an integer, int16 multiply-adds of the f16 fields, compares
+  and selects, and a bitcast that vector_parallel.py makes a view of the same
+  UB bytes), one vector call per step over the whole tile; elsewhere, and
+  for encoding (which needs shifts and masks the `ascend` dialect's vector
+  ops lack), it is `tile-cpu-emulate-fp8`'s `decode`/`encode`, which the S
+  pipe runs.
 
 Encoding saturates, as the 950's vector Cast and fixpipe do in their
 default mode (CTRL[48] = 0, CTRL[50] = 0; `SetCtrlSpr(ISASI).md`, and the
@@ -85,15 +89,53 @@ def _saturated(value: ir.Value, element: ir.Type) -> ir.Value:
     return arith.select(is_nan, irb.zero(f32), clamped)
 
 
-def convert(value: ir.Value, to: ir.Type, fp8_units: bool) -> ir.Value:
+def _f16_of_byte(byte: ir.Value, fp8: ir.Type) -> ir.Value:
+    """The f16 value of the code `byte` (i8) of the `fp8` type, exactly, in ops the
+    910b's vector unit has for f16 and i16 tiles (vector_parallel.py; every call is in
+    its 2201 table, `call_dtypes`): Cast int8_t -> half (CAST_NONE) and half -> int16_t
+    (CAST_TRUNC), asc-devkit `impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h`
+    L43 and L394; Muls/Adds of int16_t and half; Compare and Select of half; and the
+    bitcast, a view of the same UB bytes. No float op sees a subnormal (the vector
+    unit's handling of them is not documented): e5m2's subnormals are bits put in place
+    by integer code, e4m3's are f16 normals.
+
+    e5m2 is f16 with its low byte zero: the byte, read as a signed integer, times 256
+    is the f16's bits as an int16 (in range: -128 * 256 is int16's least). An e4m3
+    magnitude m (the code less its sign) is f16's exponent and mantissa fields shifted
+    right by 7 with the exponent 8 too small: m * 128 + (8 << 10) are the bits of a
+    normal one; a subnormal one is m * 2^-9, and 0x7F is NaN, as `decode` gives it
+    (f32's quiet NaN, so f16's); the sign multiplies the result by -1 (-0 from 0x80).
+    """
+    fmt = fp8_format(fp8)
+    f16, i16 = ir.F16Type.get(), ir.IntegerType.get_signless(16)
+    signed = arith.sitofp(f16, byte)
+    if fmt.bias == 15:  # e5m2: f16's exponent field
+        top_byte = arith.muli(arith.fptosi(i16, signed), irb.constant(i16, 256))
+        return arith.bitcast(f16, top_byte)
+    negative = arith.cmpf(arith.CmpFPredicate.OLT, signed, irb.zero(f16))
+    magnitude = arith.select(negative, arith.addf(signed, irb.constant(f16, 128.0)), signed)
+    fields = arith.muli(arith.fptosi(i16, magnitude), irb.constant(i16, 1 << (10 - fmt.mantissa)))
+    normal = arith.bitcast(f16, arith.addi(fields, irb.constant(i16, (15 - fmt.bias) << 10)))
+    subnormal = arith.mulf(magnitude, irb.constant(f16, 2.0 ** (1 - fmt.bias - fmt.mantissa)))
+    small = arith.cmpf(arith.CmpFPredicate.OLT, magnitude, irb.constant(f16, 1 << fmt.mantissa))
+    value = arith.select(small, subnormal, normal)
+    is_nan = arith.cmpf(arith.CmpFPredicate.OGE, magnitude, irb.constant(f16, fmt.first_nan))
+    value = arith.select(is_nan, irb.constant(f16, float("nan")), value)
+    return arith.select(negative, arith.negf(value), value)
+
+
+def convert(value: ir.Value, to: ir.Type, fp8_units: bool, whole_tile: bool = False) -> ir.Value:
     """`value` as element type `to`; without `fp8_units` a conversion from or to fp8 is
-    integer code on the bits (decode exactly, encode saturating)."""
+    integer code on the bits (decode exactly, encode saturating); decoding a value of
+    a `whole_tile` (one per point of a `tile.parallel`, which the vector unit may run)
+    is code the vector unit has (`_f16_of_byte`), elsewhere the S pipe's."""
     source = value.type
     if fp8_units or source == to or not (_is_fp8(source) or _is_fp8(to)):
         return irb.convert(value, to)
     byte = ir.IntegerType.get_signless(8)
     if _is_fp8(source):
-        value = decode(arith.bitcast(byte, value), fp8_format(source))
+        code = arith.bitcast(byte, value)
+        value = _f16_of_byte(code, source) if whole_tile else decode(code, fp8_format(source))
     if not _is_fp8(to):
         return irb.convert(value, to)
     f32 = irb.convert(value, ir.F32Type.get())
@@ -108,8 +150,8 @@ def _converted_into(src: ir.Value, dst: ir.Value, fp8_units: bool) -> None:
     with ir.InsertionPoint(block):
         point = list(block.arguments)
         value = memref.load(src, point)
-        memref.store(convert(value, ir.MemRefType(dst.type).element_type, fp8_units), dst,
-                     point)
+        memref.store(convert(value, ir.MemRefType(dst.type).element_type, fp8_units,
+                             whole_tile=True), dst, point)
         tile.YieldOp()
 
 
@@ -191,13 +233,15 @@ def _convert_copies(func: ir.Operation) -> None:
 
 
 def _convert_scalars(func: ir.Operation) -> None:
-    """extf/truncf from or to fp8 in element-wise code become integer code."""
+    """extf/truncf from or to fp8 in element-wise code become integer code: the vector
+    unit's where a `tile.parallel` holds it (which vector_parallel.py may vectorize)."""
     for op in irb.collect(func, {"arith.extf", "arith.truncf"}):
         value, result = op.operands[0], op.results[0]
         if not (_is_fp8(value.type) or _is_fp8(result.type)):
             continue
+        parallel = irb.enclosing(op, {"tile.parallel"}) is not None
         with ir.InsertionPoint(op), op.location:
-            converted = convert(value, result.type, fp8_units=False)
+            converted = convert(value, result.type, fp8_units=False, whole_tile=parallel)
         result.replace_all_uses_with(converted)
         op.erase()
 

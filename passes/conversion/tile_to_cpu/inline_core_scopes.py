@@ -8,7 +8,9 @@ are inlined and the intra-core sync erased, and the kernel runs as written (the
 `vid` of its grid picks each AIV's half as on the NPU). A kernel with both kinds of
 scope is two programs that run at once and wait for each other's cross-core flags,
 and cross-core flags and `T.sync_all` wait for other cores: no sequential order of
-one block's code means the same, so those are located errors.
+one block's code means the same, so those are located errors, as is a kernel
+whose cube and vector work hand data through global tensors
+(`ascend.combine_cores`, tilelang-ascend's AUTO_CV_COMBINE).
 
 Before:
 
@@ -56,6 +58,13 @@ class CpuInlineCoreScopesPass(Pass):
 
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:
+            for kernel in irb.collect(op, "tile.kernel"):
+                if ascend_attr.COMBINE in kernel.attributes:
+                    raise emit_error(kernel, f"{self.argument}: this kernel's cube and vector "
+                                             f"work hand data through global tensors "
+                                             f"(AUTO_CV_COMBINE): two programs that run at once "
+                                             f"and wait for each other's flags, so it runs on "
+                                             f"ascend only")
             scopes = [r for r in irb.collect(op, "scf.execute_region")
                       if ascend_attr.CORE_REGION in r.attributes]
             kinds = {_kind(r) for r in scopes}

@@ -70,6 +70,7 @@ from .ascend_scope import (
 )
 from .ascend_sync import (
     barrier_all,
+    func_attr,
     pipe_barrier,
     set_cross_flag,
     set_flag,

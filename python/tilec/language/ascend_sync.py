@@ -24,6 +24,7 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from tilec.dialects import ascend
+from tilec.targets.ascend import attributes as ascend_attr
 
 from . import semantic
 from .source import dsl_api
@@ -177,3 +178,28 @@ def wait_cross_flag(flag: int, pipe: str = "") -> None:
 def sync_all() -> None:
     """Every core of the launch waits here for all the others (AscendC `SyncAll()`)."""
     _emit("T.sync_all", ascend.sync_all)
+
+
+FUNC_ATTRS = ("enable_auto_sync",)
+"""The function attributes `T.func_attr` takes (tilelang-ascend's README: auto-sync for
+one kernel, as `TL_ASCEND_AUTO_SYNC` for all)."""
+
+
+@dsl_api
+def func_attr(attrs: dict) -> None:
+    """`T.func_attr({"enable_auto_sync": True})`: tilec synchronizes the pipes of this
+    kernel in place of its author's flags and barriers (`ascend.auto_sync` on the
+    function, read by tile-ascend-split-scopes); a kernel without scopes or flags of
+    its author is tilec's to synchronize anyway."""
+    what = "T.func_attr"
+    trace = semantic.require_trace(what)
+    if not isinstance(attrs, dict):
+        raise semantic.error(f"{what} takes a dict {{name: value}} but got {type(attrs).__name__}")
+    for name, value in attrs.items():
+        if name not in FUNC_ATTRS:
+            raise semantic.error(f"{what}: unknown attribute {name!r}; tilec takes "
+                                 f"{', '.join(repr(n) for n in FUNC_ATTRS)}")
+        if not isinstance(value, bool):
+            raise semantic.error(f"{what}: {name!r} takes True or False but got {value!r}")
+        if value:
+            trace.function.attributes[ascend_attr.AUTO_SYNC] = ir.UnitAttr.get(trace.context)

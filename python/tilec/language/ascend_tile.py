@@ -16,123 +16,32 @@ over the rows (`ascend_tile_rows`).
 Semantics where the vendor's differ from a plain element-wise reading:
 `compare` writes one mask element per compared element (1 or 0), which
 `select` reads (the hardware packs bits; the mask tile here has the data's
-shape); `cast`'s rounding modes are those of AscendC's `RoundMode`.
-A name of tilelang-ascend's family that tilec lacks is a located error
-saying what to write instead.
+shape); `cast`'s rounding modes are those of AscendC's `RoundMode`, and its
+count may cover the first elements of tiles of other shapes, as the vendor's
+does. `topk` and `gather_mask` are in `ascend_tile_sort`, the operand views in
+`ascend_tile_views`. A name of tilelang-ascend's family that tilec lacks is a
+located error saying what to write instead.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from . import ascend_tile_rows as row_runs
-from . import builder, semantic
-from .dtypes import index
+from . import ascend_tile_views as views
+from . import semantic
+from .ascend_tile_sort import gather_mask as gather_mask  # T.tile's sorted selection
+from .ascend_tile_sort import topk as topk
+from .dtypes import DType, index, int32
 from .errors import DSLError
 from .loops import Parallel
 from .source import caller_loc, dsl_api
-from .values import Buffer, BufferRegion, Expr, Scalar, Var
-
-Value = Scalar | int | float
-
-
-@dataclass(frozen=True)
-class _View:
-    """A tile operand: the elements of `buffer` from `offsets` along the dims `axes`,
-    whose extents are `shape` (the view's dims of extent 1 dropped)."""
-
-    buffer: Buffer
-    offsets: tuple[object, ...]
-    axes: tuple[int, ...]
-    shape: tuple[int, ...]
-    dims: tuple[int, ...]
-    """Every dim of the view with its extent, unit ones too (broadcast reads them)."""
-
-    def indices(self, position: Sequence[object]) -> tuple[object, ...]:
-        """The buffer's indices of the element at `position` of the view."""
-        at = list(self.offsets)
-        for axis, i in zip(self.axes, position, strict=True):
-            at[axis] = i if _is_zero(at[axis]) else semantic.binary("+", at[axis], i)
-        return tuple(at)
-
-    def load(self, position: Sequence[object]) -> Scalar:
-        return semantic.subscript(self.buffer, self.indices(position))
-
-    def store(self, position: Sequence[object], value: object) -> None:
-        semantic.store(self.buffer, self.indices(position), value)
-
-
-def _is_zero(x: object) -> bool:
-    if isinstance(x, Scalar):
-        return builder.constant_int(x.value) == 0
-    return x == 0
+from .values import Buffer, Scalar, Var
 
 
 def _what(name: str) -> str:
     return f"T.tile.{name}"
-
-
-def _view(x: object, what: str, role: str) -> _View:
-    """`x`, a tile or a region of one, as a view (a located error for anything else)."""
-    if _is_tile(x) and isinstance(x, Buffer):
-        buffer, starts, sliced, extents = x, (0,) * x.ndim, (True,) * x.ndim, x.shape
-    elif isinstance(x, BufferRegion):
-        buffer, starts, sliced, extents = x.buffer, x.offsets, x.sliced, x.extents
-    else:
-        raise semantic.error(f"{what}: {role} must be a tile or a region of one (`t[i, :]`) "
-                             f"but got {x!r}")
-    semantic.check_buffer(buffer)
-    if buffer.scope == "global":
-        raise semantic.error(
-            f"{what}: {role} ('{buffer.name}') is a global tensor; T.copy it into a tile "
-            "(T.alloc_shared) first, as the vector unit reads on-chip memory only")
-    offsets: list[object] = []
-    axes, shape, dims = [], [], []
-    for axis, start in enumerate(starts):
-        offsets.append(start if isinstance(start, int) else semantic.scalar(start, index))
-        if not sliced[axis]:
-            dims.append(1)
-            continue
-        extent = extents[axis]
-        if extent is None:
-            first = start if isinstance(start, int) else builder.constant_int(start)
-            size = buffer.shape[axis]
-            if first is None or not isinstance(size, int):
-                raise semantic.error(
-                    f"{what}: {role} is a region of '{buffer.name}' whose extent along dim "
-                    f"{axis} is not a Python int; slice it with static bounds")
-            extent = size - first
-        dims.append(extent)
-        if extent != 1:
-            axes.append(axis)
-            shape.append(extent)
-    return _View(buffer, tuple(offsets), tuple(axes), tuple(shape), tuple(dims))
-
-
-def _is_tile(x: object) -> bool:
-    return isinstance(x, BufferRegion) or (isinstance(x, Buffer) and not isinstance(x, Var))
-
-
-def _scalar(x: object, what: str, role: str) -> Value:
-    if isinstance(x, Expr):  # a Scalar, a T.alloc_var, a symbolic dim: its value
-        return semantic.operand(x, what)
-    if isinstance(x, int | float) and not isinstance(x, bool):
-        return x
-    raise semantic.error(f"{what}: {role} must be a tile, a region of one or a scalar but "
-                         f"got {x!r}")
-
-
-def _same_shape(what: str, dst: _View, role: str, src: _View) -> None:
-    if src.shape != dst.shape:
-        raise semantic.error(
-            f"{what}: {role} ('{src.buffer.name}', {_shape(src)}) must have the shape of dst "
-            f"('{dst.buffer.name}', {_shape(dst)}), unit dims aside")
-
-
-def _shape(view: _View) -> str:
-    return "x".join(map(str, view.dims)) or "1"
 
 
 def _elementwise(what: str, dst_arg: object, sources: Sequence[tuple[str, object]],
@@ -142,15 +51,15 @@ def _elementwise(what: str, dst_arg: object, sources: Sequence[tuple[str, object
     successive rows of the same tiles become one tile.parallel over the rows (see
     `ascend_tile_rows`)."""
     trace = semantic.require_tile_context(what)
-    dst = _view(dst_arg, what, "dst")
-    operands: list[_View | Value] = []
+    dst = views.view(dst_arg, what, "dst")
+    operands: list[views.View | views.Value] = []
     for role, x in sources:
-        if _is_tile(x):
-            view = _view(x, what, role)
-            _same_shape(what, dst, role, view)
+        if views.is_tile(x):
+            view = views.view(x, what, role)
+            views.same_shape(what, dst, role, view)
             operands.append(view)
         else:
-            operands.append(_scalar(x, what, role))
+            operands.append(views.scalar_operand(x, what, role))
     call = row_runs.row_call(what, dst_arg, sources, compute, reads_dst)
     run = row_runs.RUN.get()
     if call is not None and run is not None and run.continued_by(call, trace.current):
@@ -158,7 +67,7 @@ def _elementwise(what: str, dst_arg: object, sources: Sequence[tuple[str, object
         return
     for point in Parallel(*(dst.shape or (1,))):
         position = (point if isinstance(point, tuple) else (point,))[: len(dst.shape)]
-        values = [x.load(position) if isinstance(x, _View) else x for x in operands]
+        values = [x.load(position) if isinstance(x, views.View) else x for x in operands]
         if reads_dst:
             values.append(dst.load(position))
         dst.store(position, compute(*values))
@@ -189,16 +98,16 @@ def clear(buffer: object) -> None:
 def createvecindex(dst: object, firstValue: object) -> None:
     """dst holds firstValue, firstValue + 1, ... in row-major order."""
     what = _what("createvecindex")
-    view = _view(dst, what, "dst")
+    view = views.view(dst, what, "dst")
     _counting(what, view, firstValue, 1)
 
 
-def _counting(what: str, view: _View, first: object, step: object) -> None:
+def _counting(what: str, view: views.View, first: object, step: object) -> None:
     """view's elements, in row-major order, are first, first + step, ..."""
     semantic.require_tile_context(what)
     strides = [math.prod(view.shape[i + 1:]) for i in range(len(view.shape))]
-    first = _scalar(first, what, "the first value")
-    step = _scalar(step, what, "the step")
+    first = views.scalar_operand(first, what, "the first value")
+    step = views.scalar_operand(step, what, "the step")
     for point in Parallel(*(view.shape or (1,))):
         position = (point if isinstance(point, tuple) else (point,))[: len(view.shape)]
         flat: object = 0
@@ -213,19 +122,19 @@ def arith_progression(buffer: object, first_value: object, diff_value: object,
                       count: object) -> None:
     """buffer holds first_value, first_value + diff_value, ... (`count` elements: all)."""
     what = _what("arith_progression")
-    view = _view(buffer, what, "buffer")
+    view = views.view(buffer, what, "buffer")
     _whole_count(what, view, count)
     _counting(what, view, first_value, diff_value)
 
 
-def _whole_count(what: str, view: _View, count: object) -> None:
+def _whole_count(what: str, view: views.View, count: object) -> None:
     """tilelang-ascend's element counts: tilec's tile ops cover the whole operand."""
     elements = math.prod(view.shape)
     if semantic.python_int(count, f"{what}: count") != elements:
         raise semantic.error(
             f"{what}: count must be the {elements} elements of '{view.buffer.name}' "
-            f"({_shape(view)}) but got {count!r}; to work on part of a tile, pass a region "
-            "of it (`t[:rows, :]`)")
+            f"({views.shape_text(view)}) but got {count!r}; to work on part of a tile, pass a "
+            "region of it (`t[:rows, :]`)")
 
 
 # -- arithmetic -----------------------------------------------------------------
@@ -306,7 +215,7 @@ def mul_add_dst(dst: object, src0: object, src1: object) -> None:
 
 def _clamped(what: str, out: object, buffer: object, count: object,
              bounds: Sequence[tuple[str, object]]) -> None:
-    _whole_count(what, _view(out, what, "out"), count)
+    _whole_count(what, views.view(out, what, "out"), count)
 
     def clamp(x: object, *limits: object) -> object:
         for (op, _), limit in zip(bounds, limits, strict=True):
@@ -347,35 +256,71 @@ the value does not fit)."""
 
 @dsl_api
 def cast(dst: object, src: object, mode: str, count: object) -> None:
-    """dst = src converted to dst's element type, rounded by `mode` (see CAST_MODES);
-    `count` is the number of elements, all of dst."""
+    """dst = src converted to dst's element type, rounded by `mode` (see CAST_MODES).
+    `count` elements: all of dst, or, as tilelang-ascend's calls count them, the first
+    `count` of dst and src in row-major order, which may then differ in shape."""
     what = _what("cast")
     if mode not in CAST_MODES:
         raise semantic.error(f"{what}: mode must be one of {', '.join(CAST_MODES)} but got "
                              f"{mode!r}")
-    out = _view(dst, what, "dst")
-    _whole_count(what, out, count)
-    source = _view(src, what, "src")
-    target, origin = out.buffer.dtype, source.buffer.dtype
-    rounding = {"CAST_FLOOR": "floor", "CAST_CEIL": "ceil"}.get(mode)
+    out, source = views.view(dst, what, "dst"), views.view(src, what, "src")
+    convert = _conversion(what, mode, source.buffer.dtype, out.buffer.dtype)
+    number = semantic.python_int(count, f"{what}: count")
+    if number == math.prod(out.shape) and source.shape == out.shape:
+        _elementwise(what, dst, [("src", src)], convert)
+        return
+    out, source = views.flat(dst, what, "dst"), views.flat(src, what, "src")
+    sizes = sorted((math.prod(out.shape), math.prod(source.shape)))  # this module has its min
+    most = sizes[0]
+    if number is None or not 1 <= number <= most:
+        raise semantic.error(
+            f"{what}: count must be a Python int from 1 to {most}, the elements of dst "
+            f"('{out.buffer.name}', {views.shape_text(out)}) and src ('{source.buffer.name}', "
+            f"{views.shape_text(source)}) it converts, but got {count!r}")
+    for i in Parallel(number):
+        out.store(out.nth(i), convert(source.load(source.nth(i))))
+
+
+_TO_INTEGER = ("CAST_RINT", "CAST_ROUND", "CAST_TRUNC", "CAST_FLOOR", "CAST_CEIL")
+
+
+def _conversion(what: str, mode: str, origin: DType, target: DType) -> Callable[[object], object]:
+    """The scalar conversion of one element from `origin` to `target` with `mode`."""
     if origin.is_float and not target.is_float:
-        if mode not in ("CAST_TRUNC", "CAST_FLOOR", "CAST_CEIL"):
+        if mode not in _TO_INTEGER:
             raise semantic.error(
                 f"{what}: {mode} from {origin} to {target} is not supported: tilec rounds a "
-                "float to an integer with CAST_TRUNC, CAST_FLOOR or CAST_CEIL")
-    elif mode not in ("CAST_NONE", "CAST_RINT") and target.bits < origin.bits:
+                f"float to an integer with {', '.join(_TO_INTEGER)}")
+        return lambda x: semantic.cast(_rounded(mode, x), target)
+    if mode not in ("CAST_NONE", "CAST_RINT") and target.bits < origin.bits:
         raise semantic.error(
             f"{what}: {mode} from {origin} to {target} is not supported: a narrowing float "
             "conversion rounds to nearest even (CAST_RINT or CAST_NONE)")
-    else:
-        rounding = None
+    return lambda x: semantic.cast(x, target)
 
-    def convert(x: object) -> object:
-        if rounding is not None:
-            x = semantic.float_unary(rounding, x)
-        return semantic.cast(x, target)
 
-    _elementwise(what, dst, [("src", src)], convert)
+def _rounded(mode: str, x: object) -> object:
+    """x rounded to an integral float as AscendC's RoundMode `mode` rounds it. CAST_ROUND
+    and CAST_RINT move the truncated value a step away from zero when the part cut off
+    (exact: x minus its truncation) is past one half, or is one half and, for CAST_RINT
+    (ties to even), the truncated value is odd."""
+    if mode in ("CAST_FLOOR", "CAST_CEIL"):
+        return semantic.float_unary(mode.removeprefix("CAST_").lower(), x)
+    if mode == "CAST_TRUNC":
+        return x
+    whole = semantic.cast(x, int32)
+    truncated = semantic.cast(whole, semantic.operand(x, "T.tile.cast").dtype)
+    cut = semantic.binary("-", x, truncated)
+    half_up: object = 1.0
+    if mode == "CAST_RINT":
+        odd = semantic.compare("!=", semantic.binary("%", whole, 2), 0)
+        half_up = semantic.select(odd, 1.0, 0.0)
+    step = semantic.select(
+        semantic.compare(">", cut, 0.5), 1.0, semantic.select(
+            semantic.compare("<", cut, -0.5), -1.0, semantic.select(
+                semantic.compare("==", cut, 0.5), half_up, semantic.select(
+                    semantic.compare("==", cut, -0.5), semantic.binary("-", 0.0, half_up), 0.0))))
+    return semantic.binary("+", truncated, step)
 
 
 @dsl_api
@@ -385,11 +330,11 @@ def broadcast(dst: object, src: object, axis: int | None = None) -> None:
     1-D src of N elements is a row (axis 0) when N is dst's row length."""
     what = _what("broadcast")
     semantic.require_tile_context(what)
-    out, source = _view(dst, what, "dst"), _view(src, what, "src")
+    out, source = views.view(dst, what, "dst"), views.view(src, what, "src")
     rows, cols = ((1, *out.dims) if len(out.dims) == 1 else out.dims)[-2:]
     if len(out.dims) > 2 and math.prod(out.dims[:-2]) != 1:
-        raise semantic.error(f"{what}: dst ('{out.buffer.name}', {_shape(out)}) must be 1-D "
-                             "or 2-D (leading dims of extent 1)")
+        raise semantic.error(f"{what}: dst ('{out.buffer.name}', {views.shape_text(out)}) must "
+                             "be 1-D or 2-D (leading dims of extent 1)")
     src_dims = source.dims[-2:]
     if len(src_dims) == 1:
         if axis == 0 or (axis is None and src_dims[0] == cols):
@@ -401,8 +346,9 @@ def broadcast(dst: object, src: object, axis: int | None = None) -> None:
         axis = 0 if src_dims == expected[0] else 1
     if axis not in expected or tuple(src_dims) != expected[axis]:
         raise semantic.error(
-            f"{what}: src ('{source.buffer.name}', {_shape(source)}) must be a row (1 x {cols}) "
-            f"or a column ({rows} x 1) of dst ('{out.buffer.name}', {_shape(out)})")
+            f"{what}: src ('{source.buffer.name}', {views.shape_text(source)}) must be a row "
+            f"(1 x {cols}) or a column ({rows} x 1) of dst ('{out.buffer.name}', "
+            f"{views.shape_text(out)})")
     for point in Parallel(rows, cols):
         i, j = point
         position = tuple(x for x, n in ((i, rows), (j, cols)) if n != 1)
@@ -422,7 +368,7 @@ def compare(dst: object, src0: object, src1: object, mode: str) -> None:
     if mode not in _COMPARISONS:
         raise semantic.error(f"{what}: mode must be one of {', '.join(_COMPARISONS)} but got "
                              f"{mode!r}")
-    out = _view(dst, what, "dst")
+    out = views.view(dst, what, "dst")
     _elementwise(what, dst, [("src0", src0), ("src1", src1)],
                  lambda a, b: semantic.select(semantic.compare(_COMPARISONS[mode], a, b),
                                               semantic.cast(1, out.buffer.dtype),
@@ -441,7 +387,7 @@ def select(dst: object, selMask: object, src0: object, src1: object,
     if selMode not in SELECT_MODES:
         raise semantic.error(f"{what}: selMode must be one of {', '.join(SELECT_MODES)} but "
                              f"got {selMode!r}")
-    if (selMode == "VSEL_TENSOR_SCALAR_MODE") == _is_tile(src1):
+    if (selMode == "VSEL_TENSOR_SCALAR_MODE") == views.is_tile(src1):
         wanted = "a scalar" if selMode == "VSEL_TENSOR_SCALAR_MODE" else "a tile"
         raise semantic.error(f"{what}: with {selMode}, src1 must be {wanted}")
     _elementwise(what, dst, [("selMask", selMask), ("src0", src0), ("src1", src1)],
@@ -456,13 +402,13 @@ def gather(dst: object, src: object, src_offset: object, src_base_addr: object) 
     dst's shape."""
     what = _what("gather")
     semantic.require_tile_context(what)
-    out, table = _view(dst, what, "dst"), _view(src, what, "src")
-    offsets = _view(src_offset, what, "src_offset")
-    _same_shape(what, out, "src_offset", offsets)
+    out, table = views.view(dst, what, "dst"), views.view(src, what, "src")
+    offsets = views.view(src_offset, what, "src_offset")
+    views.same_shape(what, out, "src_offset", offsets)
     if not offsets.buffer.dtype.is_integer:
         raise semantic.error(f"{what}: src_offset ('{offsets.buffer.name}') must hold integer "
                              f"byte offsets but is {offsets.buffer.dtype}")
-    base = _scalar(src_base_addr, what, "src_base_addr")
+    base = views.scalar_operand(src_base_addr, what, "src_base_addr")
     width = table.buffer.dtype.bits // 8
     strides = [math.prod(table.shape[i + 1:]) for i in range(len(table.shape))]
     for point in Parallel(*(out.shape or (1,))):
@@ -483,14 +429,14 @@ def atomic_add(dst: object, src: object) -> None:
 
 # -- what tilec lacks ---------------------------------------------------------------
 
-_SORTING = "sort with T.Parallel and T.serial code, or use tilec's top-k kernel (tilec.kernels)"
+_SORTING = ("take the K largest with T.tile.topk, sort with T.Parallel and T.serial code, or "
+            "use tilec's top-k kernel (tilec.kernels)")
 _REDUCE = "use T.reduce_sum, T.reduce_max or T.reduce_min on the tile (or a region of it)"
 _ELEMENTWISE = "write the element's value in `for i, j in T.Parallel(...)`"
 _GATHER = "index the source with the offsets in T.Parallel (`dst[i] = src[idx[i]]`)"
 ALTERNATIVES: dict[str, str] = {
-    "sort": _SORTING, "merge_sort": _SORTING, "topk": _SORTING, "sort32": _SORTING,
-    "init_sort_buf": _SORTING,
-    "gatherb": _GATHER, "gather_mask": _GATHER,
+    "sort": _SORTING, "merge_sort": _SORTING, "sort32": _SORTING, "init_sort_buf": _SORTING,
+    "gatherb": _GATHER,
     "wholereducemax": _REDUCE, "wholereducemin": _REDUCE, "wholereducesum": _REDUCE,
     "block_reduce_max": _REDUCE, "block_reduce_min": _REDUCE, "block_reduce_sum": _REDUCE,
     "brcb": "use T.tile.broadcast", "brcb_experiment": "use T.tile.broadcast",

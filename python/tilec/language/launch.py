@@ -10,7 +10,8 @@ from mlir import ir
 from mlir.dialects import arith
 
 from tilec.diagnostics import Diagnostic
-from tilec.targets.ascend.attributes import AIV_SPLIT, CORE_REGION, VID
+from tilec.dialects import tile
+from tilec.targets.ascend.attributes import AIV_SPLIT, COMBINE, CORE_REGION, VID
 
 from . import builder, semantic
 from .ascend_first_reads import check_first_reads
@@ -23,6 +24,10 @@ from .values import Scalar
 VID_DIM = 0
 """The grid dim of a `T.Kernel(n, is_npu=True) as (cid, vid)` that is `vid` (the first,
 which varies fastest: the two AIVs of an AI core take neighbouring blocks)."""
+
+
+_CUBE = frozenset({tile.Scope.l1, tile.Scope.l0a, tile.Scope.l0b, tile.Scope.l0c})
+"""The scopes of the cube core's tiles (T.alloc_L1/L0A/L0B/L0C)."""
 
 
 class Kernel:
@@ -45,7 +50,10 @@ class Kernel:
     body may not hand data from one AIV to the other through global memory (a
     located error: that needs expert mode); in an expert kernel (`T.Scope`
     programs) the ascend target makes vid the AIV's sub-block index
-    (`ascend.vid_dim`).
+    (`ascend.vid_dim`). A body whose cube tiles (T.alloc_L1/L0*) and vector work
+    hand data through global memory is read as tilelang-ascend's AUTO_CV_COMBINE
+    reads it: the cube's program and the AIVs', each k-th hand-over of a tensor
+    ordered by a cross-core flag (tile-ascend-combine-cores; ascend only).
     """
 
     @dsl_api
@@ -138,16 +146,20 @@ def _once_per_block_unless_used(region: OpenRegion, dim: int) -> None:
     """A body that does not read `vid` is no program per AIV: its grid dim `dim` is 1.
     One that does may not hand data from one AIV to the other (see _check_no_exchange)
     unless it is expert-mode T.Scope programs, which run at once on the AIC and both
-    AIVs, their flags ordering what they hand over: only there does `vid` stay marked
-    (on ascend it becomes the AIV's sub-block index)."""
+    AIVs, their flags ordering what they hand over; a body whose cube work and
+    vector work hand data through global memory is marked `ascend.combine_cores`
+    (tilelang-ascend's AUTO_CV_COMBINE: tile-ascend-combine-cores splits it into
+    such programs). Only in those two does `vid` stay marked (on ascend it becomes
+    the AIV's sub-block index)."""
     kernel = region.block.owner
     expert = any(CORE_REGION in op.attributes for op in _nested(kernel))
     used = bool(list(region.block.arguments[dim].uses))
-    if not (used and expert):
+    combined = used and not expert and _check_no_exchange(kernel, region.block.arguments[dim])
+    if combined:
+        kernel.attributes[COMBINE] = ir.UnitAttr.get()
+    if not (used and (expert or combined)):
         del kernel.attributes[VID]
     if used:
-        if not expert:
-            _check_no_exchange(kernel, region.block.arguments[dim])
         return
     with region.trace.context, ir.InsertionPoint(kernel), kernel.location:
         kernel.operands[dim] = arith.constant(ir.IndexType.get(), 1)
@@ -181,13 +193,15 @@ def _global_accesses(op: ir.Operation) -> list[tuple[ir.Value, str, list[ir.Valu
     return []
 
 
-def _check_no_exchange(kernel: ir.Operation, vid: ir.Value) -> None:
+def _check_no_exchange(kernel: ir.Operation, vid: ir.Value) -> bool:
     """A body run once per AIV (`as (cid, vid)`) that writes a global tensor at indices
     computed from vid and reads it at indices that are not (or the other way round)
     hands data between the AIVs, which run at once on the NPU: no sequential program,
-    and no order of tilec's runs per AIV, has that meaning (tilelang-ascend's
-    sparse_flash_attn_developer, whose AIVs fill halves of a workspace the cube reads
-    whole). It is an error at the access that crosses."""
+    and no order of tilec's runs per AIV, has that meaning. It is an error at the
+    access that crosses, unless one of the two accesses is the cube's (a copy to or
+    from an L1/L0 tile): then the body is two programs, the cube's and the AIVs', as
+    tilelang-ascend's AUTO_CV_COMBINE reads it (its sparse_flash_attn_developer, whose
+    AIVs fill halves of a workspace the cube reads whole): True."""
     depends: dict[ir.Value, bool] = {vid: True}
 
     def on_vid(value: ir.Value) -> bool:
@@ -198,17 +212,27 @@ def _check_no_exchange(kernel: ir.Operation, vid: ir.Value) -> None:
                 depends[value] = any(on_vid(x) for x in owner.operands)
         return depends[value]
 
-    seen: dict[ir.Value, dict[tuple[str, bool], ir.Operation]] = {}
+    combined = False
+    seen: dict[ir.Value, dict[tuple[str, bool], list[ir.Operation]]] = {}
     for op in _nested(kernel):
         for tensor, kind, indices in _global_accesses(op):
             per_aiv = any(on_vid(x) for x in indices)
             accesses = seen.setdefault(tensor, {})
-            accesses.setdefault((kind, per_aiv), op)
+            accesses.setdefault((kind, per_aiv), []).append(op)
             other = "read" if kind == "write" else "write"
-            crossing = accesses.get((other, not per_aiv))
-            if crossing is not None:
+            for crossing in accesses.get((other, not per_aiv), []):
                 read, write = (op, crossing) if kind == "read" else (crossing, op)
-                _exchange_error(read, write, per_aiv == (kind == "read"))
+                if _on_cube(read) == _on_cube(write):
+                    _exchange_error(read, write, per_aiv == (kind == "read"))
+                combined = True
+    return combined
+
+
+def _on_cube(op: ir.Operation) -> bool:
+    """Whether `op` is a copy of a global tensor to or from a cube tile (L1, L0A/B/C)."""
+    return op.name == "tile.copy" and any(
+        isinstance(x.type, ir.MemRefType) and tile.scope_of(ir.MemRefType(x.type)) in _CUBE
+        for x in op.operands)
 
 
 def _exchange_error(read: ir.Operation, write: ir.Operation, read_per_aiv: bool) -> None:

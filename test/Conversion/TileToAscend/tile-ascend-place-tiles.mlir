@@ -112,6 +112,39 @@ func.func @relu_epilogue(%a: memref<32x32xf16>, %c: memref<32x32xf32>, %d: memre
 
 // -----
 
+// `T.copy(acc, C, enable_relu=True)` traces a ReLU into a tile of its own that
+// only copies out read: they read the accumulator with the fixpipe's ReLU, the
+// tile and its region go, and the kernel (an expert one: placed tiles) stays on
+// the cube. The accumulator itself keeps its values.
+// CHECK-LABEL: func.func @relu_copy_out
+// CHECK-NOT: tile.parallel
+// CHECK: %[[ACC:.*]] = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+// CHECK-NOT: tile.alloc
+// CHECK: tile.copy %[[ACC]][%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}] {ascend.relu} : memref<32x32xf32, #tile.scope<l0c>>, memref<32x32xf32>
+// CHECK: tile.copy %[[ACC]][%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}] : memref<32x32xf32, #tile.scope<l0c>>, memref<32x32xf32>
+func.func @relu_copy_out(%a: memref<32x32xf16>, %c: memref<32x32xf32>, %d: memref<32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads = 1 {
+    %l = tile.alloc : memref<32x32xf16, #tile.scope<l1>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+    tile.copy %a[%c0, %c0], %l[%c0, %c0] : memref<32x32xf16>, memref<32x32xf16, #tile.scope<l1>>
+    tile.gemm %l, %l, %acc clear_accum : memref<32x32xf16, #tile.scope<l1>>, memref<32x32xf16, #tile.scope<l1>>, memref<32x32xf32, #tile.scope<l0c>>
+    %r = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+    tile.parallel (%i, %j) in (32, 32) {
+      %v = memref.load %acc[%i, %j] : memref<32x32xf32, #tile.scope<l0c>>
+      %m = arith.maximumf %v, %zero : f32
+      memref.store %m, %r[%i, %j] : memref<32x32xf32, #tile.scope<l0c>>
+    }
+    tile.copy %r[%c0, %c0], %c[%c0, %c0] : memref<32x32xf32, #tile.scope<l0c>>, memref<32x32xf32>
+    tile.copy %acc[%c0, %c0], %d[%c0, %c0] : memref<32x32xf32, #tile.scope<l0c>>, memref<32x32xf32>
+  }
+  return
+}
+
+// -----
+
 // Vector work writes %s before a gemm accumulates onto it (a mask): the
 // gemm writes a fresh L0C accumulator (cleared) and an element-wise add puts
 // it onto %s, which lives in UB. %acc is only read by vector work after its

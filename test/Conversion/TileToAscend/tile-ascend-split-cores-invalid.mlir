@@ -236,3 +236,27 @@ func.func @read_after_the_cube_changed_it(%a: memref<32x32xf16>, %c: memref<32x3
   }
   return
 }
+
+// -----
+
+// A `while` whose condition reads an accumulator would hand it over in its
+// condition region, which runs once more than the body the trips count.
+func.func @handoff_in_a_while_condition(%a: memref<32x32xf16>, %n: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %l = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+    tile.copy %a[%c0, %c0], %l[%c0, %c0] : memref<32x32xf16>, memref<32x32xf16, #tile.scope<shared>>
+    scf.while : () -> () {
+      tile.gemm %l, %l, %acc clear_accum : memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+      // expected-error @+1 {{tile-ascend-split-cores: a tile handed between the cores must not be handed in the condition of a `while` (not supported yet): compute the condition from scalars and tensors the kernel only reads, and use the tile in the loop's body}}
+      %v = memref.load %acc[%c0, %c0] : memref<32x32xf32, #tile.scope<fragment>>
+      %more = arith.cmpf olt, %v, %n : f32
+      scf.condition(%more)
+    } do {
+      scf.yield
+    }
+  }
+  return
+}

@@ -319,17 +319,21 @@ func.func @loop_handoffs(%q: memref<32x32xf16>, %k: memref<4x32x32xf16>, %out: m
 // loop, S(k+1) before it waits for P(k); the AIVs turn S(k+1) into P(k+1)
 // before they take P(k) V(k), the output's rescale sunk next to that add and
 // reading a shadow of the factor %r, copied at the top of the body before
-// stage 1 of the next iteration overwrites it. By default (SKEW) both cores
-// run two iterations ahead: two guarded first stages before the loop,
-// stage 1 of k + 2 steps in it, and a chain of two shadows, shifted at the
-// top of the body (and between the two first stages), stage 2 reading the
-// older one.
+// stage 1 of the next iteration overwrites it. The loop (its bound is an
+// argument) and its first stages sit under one test that it runs at all. By
+// default (SKEW) both cores run two iterations ahead: the first stage 1 and
+// a guarded second one before the loop, stage 1 of k + 2 steps in it, and a
+// chain of two shadows, shifted at the top of the body (and between the two
+// first stages), stage 2 reading the older one.
 // SKEW-LABEL: func.func @pipelined_handoffs
 // SKEW: %[[LB:.*]] = arith.constant 1 : index
-// SKEW: arith.cmpi slt, %[[LB]], %[[N:[^ ]*]] : index
+// SKEW: %[[RUNS:.*]] = arith.cmpi slt, %[[LB]], %[[N:[^ ]*]] : index
+// SKEW-NEXT: scf.if %[[RUNS]] {
+// SKEW-NOT: scf.if
 // SKEW: tile.gemm {{.*}} transpose_b clear_accum
 // SKEW: ascend.cross_core_set_flag mode 2, fix, 0
-// SKEW: arith.cmpi slt
+// SKEW: %[[SECOND:.*]] = arith.cmpi slt
+// SKEW-NEXT: scf.if %[[SECOND]] {
 // SKEW: tile.gemm {{.*}} transpose_b clear_accum
 // SKEW: ascend.cross_core_set_flag mode 2, fix, 0
 // SKEW: tile.pipelined %[[I:.*]] = %[[LB]] to %[[N]] step %[[STEP:[^ ]*]]

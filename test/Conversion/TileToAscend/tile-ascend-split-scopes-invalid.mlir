@@ -50,3 +50,30 @@ func.func @two_kernels(%n: index) {
   }
   return
 }
+
+// -----
+
+// The cube core has no vector unit: element-wise code in its scope is an error at
+// the op (not a kernel split around it).
+func.func @vector_work_on_the_cube(%a: memref<32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel blocks(%cid) in (%c1) threads = 128 {
+    scf.execute_region {
+      %acc = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+      // expected-error @+1 {{tile-ascend-split-scopes: 'tile.parallel' is vector work in T.Scope("C"), but the cube core has no vector unit; do it in T.Scope("V") on a UB tile}}
+      tile.parallel (%i, %j) in (32, 32) {
+        %v = memref.load %acc[%i, %j] : memref<32x32xf32, #tile.scope<l0c>>
+        %r = arith.maximumf %v, %zero : f32
+        memref.store %r, %acc[%i, %j] : memref<32x32xf32, #tile.scope<l0c>>
+      }
+      tile.copy %acc[%c0, %c0], %a[%c0, %c0] : memref<32x32xf32, #tile.scope<l0c>>, memref<32x32xf32>
+      scf.yield
+    } {ascend.core_region = #ascend.core<aic>}
+    scf.execute_region {
+      scf.yield
+    } {ascend.core_region = #ascend.core<aiv>}
+  }
+  return
+}

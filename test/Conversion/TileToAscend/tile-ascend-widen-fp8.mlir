@@ -4,8 +4,9 @@
 // A gemm of fp8 tiles that stores its accumulator as fp8. On both profiles the
 // accumulator is cast into an fp8 fragment by vector code, which is copied out
 // (the fixpipe stores no fp8). On the 910b the operands are fragments of bytes,
-// decoded element by element into f16 tiles of their scope, which the gemm
-// reads; the 950's cube takes them as they are.
+// decoded into f16 tiles of their scope, which the gemm reads, by code the
+// vector unit runs (casts of the byte as an integer, i16 arithmetic on the
+// f16 fields, a bitcast); the 950's cube takes them as they are.
 // CHECK-LABEL: func.func @gemm
 // B910: %[[B16:.*]] = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
 // B910: %[[A16:.*]] = tile.alloc : memref<32x32xf16, #tile.scope<shared>>
@@ -17,7 +18,11 @@
 // B910: tile.parallel
 // B910: memref.load %[[A]]
 // B910: arith.bitcast %{{.*}} : f8E4M3FN to i8
-// B910: arith.truncf %{{.*}} : f32 to f16
+// B910: arith.sitofp %{{.*}} : i8 to f16
+// B910-NOT: i32
+// B910: arith.fptosi %{{.*}} : f16 to i16
+// B910: arith.bitcast %{{.*}} : i16 to f16
+// B910: arith.negf
 // B910: memref.store %{{.*}}, %[[A16]]
 // B910: tile.parallel
 // B910: memref.store %{{.*}}, %[[B16]]

@@ -31,3 +31,19 @@ func.func @sync_all(%a: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// tilelang-ascend's AUTO_CV_COMBINE: the cube reads what the AIVs write later in the body.
+func.func @combined(%ws: memref<64x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  // expected-error @+1 {{tile-cpu-inline-core-scopes: this kernel's cube and vector work hand data through global tensors (AUTO_CV_COMBINE): two programs that run at once and wait for each other's flags, so it runs on ascend only}}
+  tile.kernel blocks(%vid, %cid) in (%c2, %c2) threads = 128 attributes {ascend.combine_cores, ascend.vid_dim = 0 : i64} {
+    %l1 = tile.alloc : memref<32x32xf16, #tile.scope<l1>>
+    %ub = tile.alloc : memref<16x32xf16, #tile.scope<ub>>
+    tile.copy %ws[%c0, %c0], %l1[%c0, %c0] : memref<64x32xf16>, memref<32x32xf16, #tile.scope<l1>>
+    tile.copy %ub[%c0, %c0], %ws[%vid, %c0] : memref<16x32xf16, #tile.scope<ub>>, memref<64x32xf16>
+  }
+  return
+}

@@ -378,3 +378,33 @@ def test_an_odd_run_of_bytes_is_zeroed_on_the_scalar_unit():
     simulated, ran = _run_both(kernel, [a, np.zeros(90, np.float32)])
     np.testing.assert_array_equal(ran, a.astype(np.float32))
     np.testing.assert_array_equal(ran, simulated)
+
+
+def _strided_walk(n: int, chunk: int) -> T.PrimFunc:
+    """Each of 2 blocks doubles every other chunk of X from its own first one, in a Python
+    `while` on a local counter (an `scf.while`, as TileLang's stream-K GEMM walks its tiles)."""
+
+    @T.prim_func
+    def strided_walk(X: T.Tensor((n,), "float32"), Y: T.Tensor((n,), "float32")):
+        with T.Kernel(2) as bx:
+            at = T.alloc_fragment((1,), "int32", "local")
+            t = T.alloc_fragment((chunk,), "float32")
+            at[0] = bx * chunk
+            while at[0] < n:
+                T.copy(X[at[0]:], t)
+                for i in T.Parallel(chunk):
+                    t[i] = t[i] * 2
+                T.copy(t, Y[at[0]:])
+                at[0] = at[0] + 2 * chunk
+
+    return strided_walk
+
+
+@needs_devkit
+def test_a_while_loop_runs_as_emitted():
+    kernel = tilec.compile(_strided_walk(200, 32), target="ascend:910b")
+    assert "while (true) {" in kernel.source()
+    x = np.arange(200, dtype=np.float32)
+    simulated, ran = _run_both(kernel, [x, np.zeros(200, np.float32)])
+    np.testing.assert_array_equal(ran, 2 * x)
+    np.testing.assert_array_equal(ran, simulated)

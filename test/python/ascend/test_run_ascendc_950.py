@@ -154,12 +154,7 @@ def test_flash_attention_computes_on_the_950_what_numpy_computes():
     runs_910b.check_against_numpy("attention_f32_causal", "950")
 
 
-XFAIL_950 = {
-    "column_copies": "the headers' CPU-mode size check of DataCopyPad "
-                     "(CheckDataCopyPadTensorSizeOverflow) ignores PaddingMode::Compact, which "
-                     "packs the bursts (DataCopyPad docs): it asks 2048 B of UB for the 256 B "
-                     "the copy of 64 one-element rows writes",
-}
+XFAIL_950: dict[str, str] = {}
 """Kernels the model does not run on the 950 yet, and why."""
 
 

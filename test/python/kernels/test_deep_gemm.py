@@ -230,7 +230,6 @@ def test_on_the_simulated_npu(profile, monkeypatch):
             q_cpu, sf_cpu = deep_gemm.per_token_cast_to_fp8(a[:8], use_ue8m0=False)
         assert torch.equal(q.view(torch.uint8), q_cpu.view(torch.uint8))
         assert torch.equal(sf, sf_cpu)
-        return
     with use_target("cpu"):  # the block wins over $TILEC_TARGET
         deep_gemm.per_token_cast_to_fp8(a, use_ue8m0=False)
         assert last_report()[0].target.startswith("cpu")

@@ -8,9 +8,8 @@ indices, attn_sink with +-inf heads, topk_length, strided q/kv/indices); shapes 
 shrunk and ragged (no length a multiple of the tiles). The cuda builds compile for
 sm_90a and one runs in the Hopper SIMT emulator. On ascend (the simulator, both profiles)
 the varlen op runs as a mix kernel (its key loop bound, read from cu_seqlens, is scalar code
-both kinds of core compute), and so does sparse prefill with d_qk = 512 (the gathered keys,
-64 rows, go up to the cube, the scores of 16 heads come down); with d_qk = 576 its V is a
-column slice of the gathered tile, which is not handed up yet."""
+both kinds of core compute), and so does sparse prefill with d_qk 512 and 576 (the cube
+gathers the keys, a DMA per row, the scores of 16 heads come down to the vector cores)."""
 
 from __future__ import annotations
 
@@ -143,10 +142,20 @@ def test_sparse_prefill_d512_and_odd_heads():
 
 
 @pytest.mark.parametrize("target", ["ascend:910b", "ascend:950"])
-def test_sparse_prefill_on_the_ascend_simulator(target):
-    """Three tokens, 16 heads, topk 64 of 90 keys with invalid slots, topk_length and a sink
-    with +-inf heads: a mix kernel whose handed tiles have 64 rows (keys) and 16 (scores)."""
-    q, kv, indices, attn_sink, topk_length = sparse_case(3, 90, 64, 16, 512, True, True, 7)
+@pytest.mark.parametrize(("d_qk", "topk", "h_q", "seed"), [
+    (512, 64, 16, 7),
+    (576, 64, 16, 7),  # upstream's shape: V is the first 512 columns of the gathered rows
+    # topk not a multiple of the key tile, more slots than keys: topk_length 75, 64, 66
+    # (the last token's indices all -1)
+    (576, 100, 16, 19),
+    (576, 64, 40, 7),  # blocks of 32 heads, the last one ragged
+])
+def test_sparse_prefill_on_the_ascend_simulator(target, d_qk, topk, h_q, seed):
+    """Three tokens, topk slots of 90 keys with invalid ones, topk_length and a sink with
+    +-inf heads: a mix kernel whose cube gathers the keys and hands the scores of a
+    block's heads down."""
+    q, kv, indices, attn_sink, topk_length = sparse_case(3, 90, topk, h_q, d_qk, True, True,
+                                                         seed)
     with use_target(target):
         out, max_logits, lse = flash_mla_sparse_fwd(q, kv, indices, 0.5, attn_sink=attn_sink,
                                                     topk_length=topk_length)

@@ -9,12 +9,10 @@ the kernel is jitted for that target and called, for cuda it is compiled for sm_
 launches are emulated. Nothing of a port is copied.
 
 Status, 46 cases (43 test functions of 38 ports; two Ascend-only variants have rows of whole
-32-byte blocks): 45 cases run on ascend:910b and 44 on ascend:950; gemm_streamk (a tile handed
-between the cores inside `scf.while`) and fusedmoe on the 950 (UB) stop at located
-CompileErrors naming what the target lacks. 44 of 44 cases (38 ports) run in the cuda
-emulator, float8 ones too (their gemm operands f16 on sm_80), 11 of them marked slow. The marks
-are the status: a strict xfail turns red when its target learns the feature; a reason starting
-"finding:" is a problem rather than a gap.
+32-byte blocks): all 46 run on each of ascend:910b and ascend:950. 44 of 44 cases (38 ports)
+run in the cuda emulator, float8 ones too (their gemm operands f16 on sm_80), 11 of them marked
+slow. The marks are the status: a strict xfail turns red when its target learns the feature; a
+reason starting "finding:" is a problem rather than a gap.
 """
 
 from __future__ import annotations
@@ -27,7 +25,6 @@ import pytest
 
 import tilec
 from tilec import ir
-from tilec.diagnostics import CompileError
 from tilec.runtime.calls import call_arguments, returned
 from tilec.runtime.jit import JitKernel
 
@@ -108,17 +105,8 @@ CASES = {
 # the variants with rows of whole 32-byte blocks, for the Ascend vector units
 ONLY = {"rms_norm_rows_of_32_bytes": ASCEND, "layernorm_rows_of_32_bytes": ASCEND}
 
-SPLIT = "tile-ascend-split-cores"
-
 # (case, targets): (the exception, the gist of its message)
-XFAILS = {
-    ("gemm_streamk", ASCEND): (
-        CompileError, f"{SPLIT}: a tile handed between the cores must be handed in the kernel "
-        "body or in a loop (under `if`s at most), not in 'scf.while' (not supported yet): "
-        "use the tile there in the kernel body or in a `for` loop"),
-    ("fusedmoe", ("ascend:950",)): (
-        CompileError, "ub overflow: 256.00 KiB needed, 247.75 KiB available"),
-}
+XFAILS: dict[tuple[str, tuple[str, ...]], tuple[type[Exception], str]] = {}
 
 # (case, targets) the simulators take long over (seconds here, 2 cores)
 SLOW = {
@@ -134,8 +122,6 @@ SLOW = {
     ("quickstart", ("cuda-emulator",)),
     ("quickstart_eager", ("cuda-emulator",)),
     ("retention_fwd", ("cuda-emulator",)),  # linear_attn_fwd's pattern
-    # 48 s: the 910b decodes 65536 fp8 operand values with scalar code (tile-ascend-widen-fp8)
-    ("deepgemm_fp8_2xacc", ("ascend:910b",)),
 }
 
 

@@ -65,7 +65,7 @@ def test_an_unknown_name():
 
 
 def test_names_tilec_lacks_are_attribute_errors_too():
-    assert not hasattr(T.tile, "topk") and hasattr(T.tile, "add")
+    assert not hasattr(T.tile, "sort") and hasattr(T.tile, "add")
 
 
 def test_operands_of_different_shapes():
@@ -97,17 +97,18 @@ def test_cast_modes():
 
     check(build_error(unknown), "mode", "mode must be one of CAST_NONE, CAST_RINT")
 
-    def rint_to_int(a, b, c, g):
+    def odd_to_int(a, b, c, g):
         i = T.alloc_shared((32, 64), "int32")
-        T.tile.cast(i, a, "CAST_RINT", 32 * 64)  # rint
+        T.tile.cast(i, a, "CAST_ODD", 32 * 64)  # odd
 
-    check(build_error(rint_to_int), "rint", "CAST_RINT from float32 to int32 is not supported",
-          "CAST_TRUNC, CAST_FLOOR or CAST_CEIL")
+    check(build_error(odd_to_int), "odd", "CAST_ODD from float32 to int32 is not supported",
+          "CAST_RINT, CAST_ROUND, CAST_TRUNC, CAST_FLOOR, CAST_CEIL")
 
-    def part(a, b, c, g):
-        T.tile.cast(a, b, "CAST_NONE", 100)  # count
+    def too_many(a, b, c, g):
+        T.tile.cast(a, c, "CAST_NONE", 2048)  # count
 
-    check(build_error(part), "count", "count must be the 2048 elements of 'a'")
+    check(build_error(too_many), "count", "count must be a Python int from 1 to 1024, the "
+          "elements of dst ('a', 2048) and src ('c', 1024)")
 
 
 def test_compare_and_select_modes():

@@ -3,21 +3,44 @@
 are gathered row by row on the AIVs into GM workspaces that the cube reads, and the online
 softmax runs on the AIVs between the two gemms. Only the imports changed (`import tilec as
 tilelang`, numpy arrays for torch's); seq_len and seq_len_kv are smaller than the example's
-(128, 32768) to keep the simulation short, the `@tilelang.jit(out_idx=[3],
-workspace_idx=[4, 5, 6, 7, 8])` decoration is applied per target and pass_configs are left
-out. It runs in the simulator on the 910b and the 950 against numpy."""
+(128, 32768) to keep the simulation short, and the `@tilelang.jit(out_idx=[3],
+workspace_idx=[4, 5, 6, 7, 8], pass_configs=pass_configs)` decoration is applied per target.
+
+The body has the meaning tilelang-ascend's TL_ASCEND_AUTO_CV_COMBINE gives it: the cube's
+program and the AIVs' (each with its `vid`), the k-th access of a workspace by the cube
+paired with the k-th by the AIVs through a cross-core flag, so each iteration's cube copy of
+`workspace_1` at its top reads the rows both AIVs gather later in that iteration
+(tile-ascend-combine-cores). It runs in the simulator on the 910b and the 950 against numpy,
+with or without the example's pass_configs (tilec synchronizes the two programs it wrote
+either way), with a head count that is not a multiple of the 16-row head tile; without the
+flag of `workspace_1` the simulator finds the cube reading rows the AIVs have not written,
+and on cpu, where no sequential order has that meaning, it is a located error."""
 
 # ruff: noqa: E501, I001 (the ported kernel keeps upstream's lines and import line)
+
+import os
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import tilec as tilelang
 from tilec import DataType, language as T  # noqa: F401  (the example's import line)
-from tilec.language.errors import DSLError
+from tilec.diagnostics import CompileError
+from tilec.sim.api import simulate
 
 PROFILES = ("910b", "950")
 SEQ_LEN, SEQ_LEN_KV = 4, 128
+SOURCE = Path(__file__).read_text().splitlines()
+DEVKIT = os.environ.get("ASCEND_DEVKIT")
+
+pass_configs = {
+    tilelang.PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE: True,
+    tilelang.PassConfigKey.TL_ASCEND_AUTO_CV_SYNC: True,
+    tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True,
+    tilelang.PassConfigKey.TL_ASCEND_MEMORY_PLANNING: True,
+}
 
 
 def sparse_attention_fwd(
@@ -220,25 +243,104 @@ def _reference(q, kv, indices, dim, sm_scale):
     return out
 
 
-@pytest.mark.xfail(strict=True, raises=DSLError, reason=(
-    "tilec stops at the port's `T.copy(workspace_1[cid, 0:BI, 0:D], kv_l1)` line: 'a T.Kernel "
-    "body run once per AIV (`as (cid, vid)`) reads whole what each AIV writes its part of (at "
-    "indices computed from vid)', noting `T.copy(kv_ub, workspace_1[cid, bi_i + vid * BI // 2, "
-    ":])` as where it is written: tilec has no TL_ASCEND_AUTO_CV_COMBINE that splits a "
-    "developer-mode body into cube and vector programs ordered by cross-core flags"))
-@pytest.mark.parametrize("profile", PROFILES)
-def test_sparse_flash_attn_developer(profile):
-    heads, dim, tail_dim, topk, block_I = 16, 64, 16, 64, 32
-    rng = np.random.default_rng(0)
+def _inputs(heads, dim, tail_dim, topk, seed=0):
+    rng = np.random.default_rng(seed)
     q = rng.standard_normal((1, SEQ_LEN, heads, dim + tail_dim)).astype(np.float16)
     kv = rng.standard_normal((1, SEQ_LEN_KV, 1, dim + tail_dim)).astype(np.float16)
     indices = np.stack([rng.permutation(SEQ_LEN_KV)[:topk] for _ in range(SEQ_LEN)])
-    indices = indices.reshape(1, SEQ_LEN, 1, topk).astype(np.int32)
-    func = tilelang.jit(out_idx=[3], workspace_idx=[4, 5, 6, 7, 8],
+    return q, kv, indices.reshape(1, SEQ_LEN, 1, topk).astype(np.int32)
+
+
+def _run(profile, heads, configs=None, seed=0):
+    """The example's kernel for `heads` heads on `profile`: its output against numpy's,
+    and the compiled kernel."""
+    dim, tail_dim, topk, block_I = 64, 16, 64, 32
+    q, kv, indices = _inputs(heads, dim, tail_dim, topk, seed)
+    func = tilelang.jit(out_idx=[3], workspace_idx=[4, 5, 6, 7, 8], pass_configs=configs,
                         target=f"ascend:{profile}")(sparse_attention_fwd)(
         heads, dim, tail_dim, topk, kv_stride=1, block_I=block_I)
     out = func(q, kv, indices)
     ref = _reference(q, kv, indices, dim, (1.0 / (dim + tail_dim)) ** 0.5)
     np.testing.assert_allclose(out.astype(np.float32), ref, rtol=1e-2, atol=1e-2)
-    source = next(iter(func._compiled.values())).source()
+    return next(iter(func._compiled.values())), (q, kv, indices)
+
+
+@pytest.mark.parametrize("configs", [pass_configs, None], ids=["pass_configs", "none"])
+@pytest.mark.parametrize("profile", PROFILES)
+def test_sparse_flash_attn_developer(profile, configs):
+    kernel, _ = _run(profile, heads=16, configs=configs)
+    report = kernel.report()
+    assert report.core_kind == "mix" and not report.races and not report.deadlocks
+    source = kernel.source()
     assert "__global__ __aicore__ void main_(GM_ADDR Q, GM_ADDR KV, GM_ADDR Indices" in source
+    # mode 2 both ways: the AIVs' rows of workspace_1 (flag 0), the cube's S (flag 2), and
+    # per direction a "free" flag from the reader once it has read (5: the cube, 6: the
+    # AIVs), which the writer waits for from the second iteration on and after the loop
+    assert "CrossCoreSetFlag<2, PIPE_MTE3>(0);" in source
+    assert "CrossCoreSetFlag<2, PIPE_FIX>(2);" in source
+    assert source.count("CrossCoreSetFlag<2, PIPE_MTE2>(5);") == 1
+    assert source.count("CrossCoreSetFlag<2, PIPE_MTE2>(6);") == 1
+    assert source.count("CrossCoreWaitFlag") == 5 + 2 * 2
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_heads_not_a_multiple_of_the_head_tile(profile, monkeypatch):
+    """12 heads in the kernel's 16-row head tile (the example pads H itself: the copy of
+    Q reads past the heads, the second AIV's store drops its rows past them), over 100
+    KV rows gathered for 3 queries."""
+    monkeypatch.setitem(globals(), "SEQ_LEN", 3)
+    monkeypatch.setitem(globals(), "SEQ_LEN_KV", 100)
+    _run(profile, heads=12, seed=1)
+
+
+def test_without_the_flag_of_a_workspace_the_simulator_finds_the_race():
+    """The same kernel with the pair of flag 0 (the AIVs' gathered rows of workspace_1,
+    which the cube copies into L1) deleted from its ascend IR: the cube reads rows the
+    AIVs write, unordered."""
+    kernel, inputs = _run("910b", heads=16)
+    text = kernel.ir(kernel.stages()[-1])
+    flag = re.compile(r"ascend\.cross_core_(wait_flag 0, mte2|set_flag mode 2, mte3, 0)$")
+    kept = [line for line in text.splitlines() if not flag.search(line)]
+    assert len(kept) == len(text.splitlines()) - 2
+    cut = "\n".join(kept)
+    outputs = [np.zeros((1, SEQ_LEN, 16, 64), np.float16),
+               *(np.zeros(shape, dtype) for shape, dtype in (
+                   ((SEQ_LEN, 32, 64), np.float16), ((SEQ_LEN, 32, 16), np.float16),
+                   ((SEQ_LEN, 16, 32), np.float32), ((SEQ_LEN, 16, 32), np.float16),
+                   ((SEQ_LEN, 16, 64), np.float32)))]
+    result = simulate(cut, [*inputs, *outputs], profile="910b", block_dim=SEQ_LEN)
+    assert not result.ok
+    assert any(re.search(r"race \(read-after-write\): ascend.copy_nd2nz gm -> l1 on MTE2 of "
+                         r"block \d aic reads argument %workspace_1, .* written by ascend.copy "
+                         r"ub -> gm on MTE3 of block \d aiv[01]", race.message)
+               for race in result.races)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not DEVKIT or not (Path(DEVKIT) / "include" / "kernel_operator.h").is_file(),
+                    reason="set ASCEND_DEVKIT to a copy of github.com/mirror-cann/asc-devkit")
+def test_the_emitted_ascendc_runs_on_the_vendors_cpu_model():
+    """The AscendC of the two programs, their cross-core flags included, run by the vendor's
+    headers in their CPU-debug mode (`kernel.run_ascendc`, about 35 s): numpy's numbers,
+    and the simulator's to f16 rounding."""
+    dim, tail_dim, topk = 64, 16, 64
+    inputs = _inputs(16, dim, tail_dim, topk)
+    func = tilelang.jit(out_idx=[3], workspace_idx=[4, 5, 6, 7, 8], target="ascend:910b")(
+        sparse_attention_fwd)(16, dim, tail_dim, topk, kv_stride=1, block_I=32)
+    simulated = func(*inputs).astype(np.float32)
+    out = np.asarray(func.run_ascendc(*inputs), np.float32)
+    ref = _reference(*inputs, dim, (1.0 / (dim + tail_dim)) ** 0.5)
+    np.testing.assert_allclose(out, ref, rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(out, simulated, rtol=0, atol=2e-3)
+
+
+def test_on_cpu_it_is_a_located_error():
+    """No sequential order of the body has its meaning: the cube's read of workspace_1 at
+    the top of an iteration comes before the AIVs' writes of it."""
+    (line,) = [i + 1 for i, text in enumerate(SOURCE)
+               if text.endswith("with T.Kernel(block_num, is_npu=True) as (cid, vid):")]
+    func = tilelang.jit(out_idx=[3], workspace_idx=[4, 5, 6, 7, 8], target="cpu")(
+        sparse_attention_fwd)(16, 64, 16, 64, kv_stride=1, block_I=32)
+    with pytest.raises(CompileError, match="runs on ascend only") as caught:
+        func(*_inputs(16, 64, 16, 64))
+    assert caught.value.diagnostics[0].line == line

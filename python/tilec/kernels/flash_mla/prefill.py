@@ -130,12 +130,16 @@ def flash_mla_sparse_fwd(q: object, kv: object, indices: object, sm_scale: float
         target = targets.target_for(q, kv, indices)
 
         def forward() -> tuple[object, object, object]:
-            variant = (d_qk, d_v, attn_sink is not None, topk_length is not None)
+            # every block gathers its token's keys: on the NPUs, where a gathered row costs
+            # more than its products, 32 heads a block halve the gathers of 16 and still
+            # fit UB (a 32-head block spills registers on cuda)
+            block_h = 32 if h_q >= 32 and target.startswith("ascend") else 16
+            variant = (d_qk, d_v, attn_sink is not None, topk_length is not None, block_h)
             targets.launch(
                 "flash_mla.flash_mla_sparse_fwd", variant,
                 lambda: prefill_kernels.sparse_prefill(*variant), target,
                 kernel_view(_row_major(api, "q", q, target), "q"),
-                kernel_view(_row_major(api, "kv", kv, target), "kv"),
+                kernel_view(_row_major(api, "kv", kv, target).reshape(s_kv, d_qk), "kv"),
                 kernel_view(_row_major(api, "indices", indices, target), "indices"),
                 sink, length, float(sm_scale),
                 kernel_view(out, "out"), kernel_view(max_logits, "max_logits"),

@@ -42,6 +42,20 @@ def _online_softmax_step(acc_s, p_shared, m, m_prev, alpha, l_sum, l_blk, acc_o,
     T.copy(acc_s, p_shared)
 
 
+@T.macro
+def _gather_rows(KV, Indices, parts, s, slot0, limit, count: int):
+    """Gathers the KV rows that slots slot0 .. slot0 + count of token `s`'s indices name
+    into `parts`, (tile, first column) pairs that each take their tile's width of
+    columns: one copy per row and part (on the NPU a DMA straight into the cube's tile).
+    An invalid slot reads the row past KV's end, which the copy pads with zeros."""
+    n_kv = KV.shape[0]
+    for j in T.serial(count):
+        index = Indices[s, 0, T.min(slot0 + j, Indices.shape[2] - 1)]
+        row = T.if_then_else(slot0 + j < limit and index >= 0 and index < n_kv, index, n_kv)
+        for tile, col0 in parts:
+            T.copy(KV[row, col0:col0 + tile.shape[1]], tile[j, :])
+
+
 def sparse_prefill(d_qk: int, d_v: int, has_sink: bool, has_topk_length: bool,
                    block_h: int = 16, block_i: int = 64) -> T.PrimFunc:
     """`flash_mla_sparse_fwd`: one block per (query token, `block_h` heads). Each key
@@ -49,14 +63,25 @@ def sparse_prefill(d_qk: int, d_v: int, has_sink: bool, has_topk_length: bool,
     0 <= index < s_kv and its slot is below topk_length (if given). Invalid rows are
     gathered as zeros, so a NaN elsewhere in KV never reaches the product.
     `Sink`/`TopkLength` are read only when `has_sink`/`has_topk_length` (otherwise the
-    call passes empty tensors)."""
+    call passes empty tensors).
+
+    The gather is one copy per row and part, from indices read as scalars: on the NPU the
+    cube's DMAs, straight into L1, and the vector cores copy the key tile's indices once
+    for the mask. The parts are two tiles, the first `d_v` columns (the values, and the
+    keys' NoPE part) and the `d_qk - d_v` left (RoPE), with Q split the same way, as
+    upstream's kernels split K: the scores are the sum of two gemms into an accumulator
+    of their own, and P @ V reads the first tile whole (the NPU's cube does not take a
+    column slice of an L1 tile as a gemm operand yet)."""
     S_Q, S_KV, H, TOPK = T.symbolic("S_Q"), T.symbolic("S_KV"), T.symbolic("H"), T.symbolic(
         "TOPK")
 
     @T.prim_func
     def flash_mla_sparse_fwd(
         Q: T.Tensor((S_Q, H, d_qk), "bfloat16"),
-        KV: T.Tensor((S_KV, 1, d_qk), "bfloat16"),
+        # kv (s_kv, 1, d_qk) without its unit dim: the NPU's copy of a row into L1 would
+        # fix the row dim of a 3-D tensor (the copy's first unit-extent dim) and not pad
+        # the row past its end
+        KV: T.Tensor((S_KV, d_qk), "bfloat16"),
         Indices: T.Tensor((S_Q, 1, TOPK), "int32"),
         Sink: T.Tensor((T.symbolic("NUM_SINK"),), "float32"),
         TopkLength: T.Tensor((T.symbolic("NUM_TOPK_LENGTH"),), "int32"),
@@ -66,8 +91,15 @@ def sparse_prefill(d_qk: int, d_v: int, has_sink: bool, has_topk_length: bool,
         Lse: T.Tensor((S_Q, H), "float32"),
     ):
         with T.Kernel(T.ceildiv(H, block_h), S_Q, threads=128) as (bx, s):
-            q_shared = T.alloc_shared((block_h, d_qk), "bfloat16")
-            kv_shared = T.alloc_shared((block_i, d_qk), "bfloat16")
+            d_rope = d_qk - d_v
+            q_shared = T.alloc_shared((block_h, d_v), "bfloat16")
+            kv_shared = T.alloc_shared((block_i, d_v), "bfloat16")
+            parts = [(kv_shared, 0)]
+            if d_rope:
+                q_rope = T.alloc_shared((block_h, d_rope), "bfloat16")
+                k_rope = T.alloc_shared((block_i, d_rope), "bfloat16")
+                parts.append((k_rope, d_v))
+            acc_qk = T.alloc_fragment((block_h, block_i), "float32")  # q.k, both gemms'
             p_shared = T.alloc_shared((block_h, block_i), "bfloat16")
             acc_s = T.alloc_fragment((block_h, block_i), "float32")
             acc_o = T.alloc_fragment((block_h, d_v), "float32")
@@ -83,6 +115,8 @@ def sparse_prefill(d_qk: int, d_v: int, has_sink: bool, has_topk_length: bool,
 
             h0 = bx * block_h
             T.copy(Q[s, h0, 0], q_shared)
+            if d_rope:
+                T.copy(Q[s, h0, d_v], q_rope)
             T.fill(acc_o, 0)
             T.fill(l_sum, 0)
             T.fill(m, -T.infinity("float32"))
@@ -90,23 +124,21 @@ def sparse_prefill(d_qk: int, d_v: int, has_sink: bool, has_topk_length: bool,
             if has_topk_length:
                 limit = T.max(T.min(TopkLength[s], TOPK), 0)
             for t in T.serial(T.ceildiv(limit, block_i)):
+                T.copy(Indices[s, 0, t * block_i:t * block_i + block_i], rows)
                 for j in T.Parallel(block_i):
-                    rows[j] = -1
-                    if t * block_i + j < limit:
-                        rows[j] = Indices[s, 0, t * block_i + j]
-                    rows[j] = T.if_then_else(rows[j] < S_KV, rows[j], -1)
-                for j, d in T.Parallel(block_i, d_qk):
-                    if rows[j] >= 0:
-                        kv_shared[j, d] = KV[rows[j], 0, d]
-                    else:
-                        kv_shared[j, d] = T.bfloat16(0)
-                T.gemm(q_shared, kv_shared, acc_s, transpose_B=True, clear_accum=True)
+                    rows[j] = T.if_then_else(
+                        t * block_i + j < limit and rows[j] >= 0 and rows[j] < S_KV, rows[j],
+                        -1)
+                _gather_rows(KV, Indices, parts, s, t * block_i, limit, block_i)
+                T.gemm(q_shared, kv_shared, acc_qk, transpose_B=True, clear_accum=True)
+                if d_rope:
+                    T.gemm(q_rope, k_rope, acc_qk, transpose_B=True)
                 for i, j in T.Parallel(block_h, block_i):
-                    acc_s[i, j] = T.if_then_else(rows[j] >= 0, acc_s[i, j] * sm_scale,
+                    acc_s[i, j] = T.if_then_else(rows[j] >= 0, acc_qk[i, j] * sm_scale,
                                                  -T.infinity("float32"))
                 _online_softmax_step(acc_s, p_shared, m, m_prev, alpha, l_sum, l_blk, acc_o,
                                      block_h, block_i, d_v)
-                T.gemm(p_shared, kv_shared[:, :d_v], acc_o)
+                T.gemm(p_shared, kv_shared, acc_o)
 
             for i in T.Parallel(block_h):
                 # a head with no valid key: out 0, max_logits -inf, lse +inf (upstream's
@@ -126,6 +158,28 @@ def sparse_prefill(d_qk: int, d_v: int, has_sink: bool, has_topk_length: bool,
             T.copy(lse, Lse[s, h0:h0 + block_h])
 
     return flash_mla_sparse_fwd
+
+
+@T.macro
+def _store_varlen_rows(Out, LseT, acc_o, l_sum, m, row0, h, valid_rows, rows: int, dv: int,
+                       guarded: bool):
+    """Rows row0 .. row0 + rows of the output and the LSE (out 0 and lse -inf for a row
+    that saw no key); with `guarded`, only the first `valid_rows` of them."""
+    for i, d in T.Parallel(rows, dv):
+        value = T.cast(T.if_then_else(l_sum[i] == 0.0, 0.0, acc_o[i, d] / l_sum[i]),
+                       "bfloat16")
+        if guarded:
+            if i < valid_rows:
+                Out[row0 + i, h, d] = value
+        else:
+            Out[row0 + i, h, d] = value
+    for i in T.Parallel(rows):
+        lse = T.if_then_else(l_sum[i] == 0.0, -T.infinity("float32"), T.log(l_sum[i]) + m[i])
+        if guarded:
+            if i < valid_rows:
+                LseT[h, row0 + i] = lse
+        else:
+            LseT[h, row0 + i] = lse
 
 
 def varlen_prefill(d_qk: int, d_v: int, causal: bool, block_m: int = 32,
@@ -198,15 +252,15 @@ def varlen_prefill(d_qk: int, d_v: int, causal: bool, block_m: int = 32,
                                      block_m, block_n, d_v)
                 T.gemm(p_shared, v_shared, acc_o)
 
-            for i, d in T.Parallel(block_m, d_v):
-                if first + i < q_len:
-                    Out[q_start + first + i, h, d] = T.cast(
-                        T.if_then_else(l_sum[i] == 0.0, 0.0, acc_o[i, d] / l_sum[i]),
-                        "bfloat16")
-            for i in T.Parallel(block_m):
-                if first + i < q_len:
-                    LseT[h, q_start + first + i] = T.if_then_else(
-                        l_sum[i] == 0.0, -T.infinity("float32"), T.log(l_sum[i]) + m[i])
+            # a tile inside its sequence is stored whole (on the NPU, element-wise vector
+            # code and a DMA); only the last one of a sequence tests each row, as the
+            # rows after it are the next sequence's
+            if first + block_m <= q_len:
+                _store_varlen_rows(Out, LseT, acc_o, l_sum, m, q_start + first, h, q_len - first,
+                                   block_m, d_v, False)
+            else:
+                _store_varlen_rows(Out, LseT, acc_o, l_sum, m, q_start + first, h, q_len - first,
+                                   block_m, d_v, True)
 
     return flash_attn_varlen_fwd
 

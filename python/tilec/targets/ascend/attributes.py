@@ -36,10 +36,21 @@ AUTHOR_SYNC = "ascend.author_sync"
 leaves it alone and tile-ascend-sync-within-ops orders the steps of each DSL op
 (tile-ascend-split-scopes)."""
 
+AUTO_SYNC = "ascend.auto_sync"
+"""On a kernel function whose author asked for tilec's synchronization with
+`T.func_attr({"enable_auto_sync": True})` (unit): tile-ascend-split-scopes replaces the
+author's flags and barriers, as with the pipeline's `auto-sync` (the DSL's `T.func_attr`)."""
+
 VID = "ascend.vid_dim"
 """On a `tile.kernel` with `T.Scope` regions: which of its grid dims is tilelang-ascend's
 `vid`, the sub-block index of an AIV, i64 (the DSL's `T.Kernel`; tile-ascend-split-scopes
 makes it `ascend.sub_block_idx`)."""
+
+COMBINE = "ascend.combine_cores"
+"""On a `tile.kernel` of `T.Kernel(n, is_npu=True) as (cid, vid)` (unit) whose cube work and
+vector work hand data through global tensors: tilelang-ascend's AUTO_CV_COMBINE, the body
+read as the cube's program and the AIVs' (the DSL's `T.Kernel`; tile-ascend-combine-cores
+splits it)."""
 
 AIV_SPLIT = "ascend.aiv_split"
 """On a `tile.kernel` of `T.Kernel(n, is_npu=True, threads=2)` (unit): the two AIVs of an AI

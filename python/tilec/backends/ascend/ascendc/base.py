@@ -46,6 +46,9 @@ class EmitterBase:
         self.staging_bytes = 0
         """Where the UB staging area of the copies of rows under 32 bytes starts (after the
         buffers and the scratch), and the most bytes one of them takes (set as they emit)."""
+        self.compact_reach = 0
+        """The end of the UB bytes the headers' CPU-mode check of a Compact DataCopyPad asks
+        for (set as the copies emit; see `note_compact_reach`)."""
         self.alloc_offsets: dict[str, int] = {}
         self.views: set[str] = set()
         self.ends: dict[str, int] = {}

@@ -201,6 +201,23 @@ class Copies(EmitterBase):
         self.line(f"DataCopy({element_at(dst, self.linear(dst, dst_offsets))}, "
                   f"{element_at(src, self.linear(src, src_offsets))}, {params});")
 
+    def note_compact_reach(self, local: Tensor, offsets: list[str], rows: int,
+                           row_bytes: int) -> None:
+        """Records the UB bytes a Compact DataCopyPad of `rows` rows of `row_bytes` at
+        `local[offsets]` seems to reach to the vendor's CPU-mode size check: it takes
+        every row to a 32-byte block of its own, ignoring PaddingMode::Compact, which
+        packs them (asc-devkit `impl/basic_api/utils/kernel_check_data_copy_overflow.h`,
+        CheckDataCopyPadTensorSizeOverflow: `blockCount * AlignUp(blockLen + padding,
+        DEFAULT_C0_SIZE)`), and compares that with the LocalTensor's size, which runs to
+        the end of the UB buffer. The emitter makes the buffer that long (its bytes past
+        the tiles unused), so the check passes where the UB has room."""
+        index = self.linear(local, offsets)
+        base = self.alloc_offsets.get(local.base)
+        if base is None or not index.isdigit():
+            return
+        reach = base + int(index) * BYTES[local.element] + rows * align(row_bytes, BLOCK_BYTES)
+        self.compact_reach = max(self.compact_reach, reach)
+
     def gm_copy(self, op: ir.Operation, src: Tensor, dst: Tensor, src_offsets: list[str],
                 dst_offsets: list[str], sizes: list[int], lead: list[str],
                 valid: list[str]) -> None:
@@ -228,6 +245,9 @@ class Copies(EmitterBase):
         # the 950's Compact mode moves whole rows packed in UB
         compact = (rows > 1 and local.space == "ub" and self.arch == 3510
                    and local_ld == str(cols) and (cols == 1 or valid_cols == str(cols)))
+        if compact:
+            self.note_compact_reach(local, src_offsets if local is src else dst_offsets,
+                                    rows, cols * size)
         if rows > 1 and not compact and (local_row is None or local_row % BLOCK_BYTES):
             self.staged_copy(op, src, dst, src_offsets, dst_offsets, sizes, lead, valid)
             return

@@ -239,7 +239,8 @@ class Emitter(Statements, Sync, Copies, Cube, Vector, ScalarMath):
         if end:
             body_lines = self.lines[ub_at:]
             del self.lines[ub_at:]
-            self.buffer("ub", end)
+            capacity = ascend_attr.usable_bytes(self.profile, "ub", self.func)
+            self.buffer("ub", max(end, min(self.compact_reach, capacity)))
             self.lines += body_lines
         body = self.lines[body_start:]
         name = ident(ir.StringAttr(self.func.attributes["sym_name"]).value)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from mlir import ir
 
 from tilec.backends.ascend.ascendc.base import EmitterBase
@@ -36,7 +38,8 @@ class Statements(EmitterBase):
             # the compiler's builtin, as the vendor headers write it: kernel_operator.h
             # brings no <cmath> (INFINITY) outside the CPU-debug mode
             text = ("-__builtin_inff()" if value == float("-inf") else "__builtin_inff()"
-                    if value == float("inf") else repr(float(value)) + "f")
+                    if value == float("inf") else '__builtin_nanf("")' if math.isnan(value)
+                    else repr(float(value)) + "f")
             self.bind(op, f"static_cast<{SCALAR_CTYPE[t]}>({text})")
             return
         value = ir.IntegerAttr(attr).value
@@ -126,12 +129,40 @@ class Statements(EmitterBase):
             names.append(var)
         return names
 
+    def op_scf_while(self, op: ir.Operation) -> None:
+        """`while (true)`: the test region, whose `scf.condition` sets the
+        results to the forwarded values and breaks or runs the body (whose
+        arguments are the results); the body's yield sets the test region's
+        arguments for the next trip."""
+        before, after = (region.blocks[0] for region in op.regions)
+        for arg, init in zip(before.arguments, op.operands, strict=True):
+            var = self.fresh("w")
+            self.line(f"{SCALAR_CTYPE[str(arg.type)]} {var} = {self.value(init)};")
+            self.names[arg] = var
+        for arg, var in zip(after.arguments, self.carried(op, None), strict=True):
+            self.names[arg] = var
+        self.line("while (true) {")
+        self.indent += 1
+        self.block(before)
+        self.block(after)
+        self.indent -= 1
+        self.line("}")
+
+    def op_scf_condition(self, op: ir.Operation) -> None:
+        for result, value in zip(op.parent.results, list(op.operands)[1:], strict=True):
+            self.line(f"{self.names[result]} = {self.value(value)};")
+        self.line(f"if (!({self.value(op.operands[0])})) {{")
+        self.line("    break;")
+        self.line("}")
+
     def op_scf_yield(self, op: ir.Operation) -> None:
         for var, v in zip(self.yielding_for(op), op.operands, strict=True):
             self.line(f"{var} = {self.value(v)};")
 
     def yielding_for(self, op: ir.Operation) -> list[str]:
         parent = op.parent
+        if parent.name == "scf.while":  # the body's yield: the next trip's test arguments
+            return [self.names[a] for a in parent.regions[0].blocks[0].arguments]
         return [self.names[r] for r in parent.results]
 
     def op_scf_if(self, op: ir.Operation) -> None:
@@ -204,6 +235,31 @@ class Statements(EmitterBase):
             self.alloc_offsets[var] = self.alloc_offsets[base] + int(full) * BYTES[source.element]
         self.tensors[op.results[0]] = Tensor(var, "0", shape, strides, source.element,
                                               source.space, list(t.shape))
+
+    def op_memref_view(self, op: ir.Operation) -> None:
+        """The bytes of an on-chip i8 buffer from a byte shift as another element type:
+        `LocalTensor<T>::ReinterpretCast<U>()` (asc-devkit
+        `include/basic_api/kernel_tensor.h`) of the byte tensor at that shift."""
+        source = self.tensor(op.operands[0], op)
+        if source.space == "gm" or source.offset != "0":
+            raise error("memref.view of a GM buffer or of a view has no AscendC tensor",
+                        op.location)
+        shift = self.value(op.operands[1])
+        t = ir.MemRefType(op.results[0].type)
+        if any(d == ir.ShapedType.get_dynamic_size() for d in t.shape):
+            raise error("a memref.view of dynamic shape has no AscendC tensor", op.location)
+        element, _ = self.memref_info(t)
+        ctype = CTYPE[element]
+        var = self.fresh("t")
+        self.line(f"LocalTensor<{ctype}> {var} = {source.base}[{shift}]"
+                  f".ReinterpretCast<{ctype}>();")
+        if source.base in self.alloc_offsets and shift.isdigit():
+            self.alloc_offsets[var] = self.alloc_offsets[source.base] + int(shift)
+        if shift != "0":
+            self.views.add(var)
+        shape = [str(d) for d in t.shape]
+        self.tensors[op.results[0]] = Tensor(var, "0", shape, row_major_strides(shape),
+                                              element, source.space, list(t.shape))
 
     def reshaped(self, op: ir.Operation, dynamic: list[str]) -> None:
         """A new shape over the same contiguous elements (expand/collapse_shape, cast)."""

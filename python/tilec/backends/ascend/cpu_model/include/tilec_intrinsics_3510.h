@@ -332,8 +332,18 @@ inline void copy_gm_to_ubuf_align_v2(T* dst, U* src, N... args) {
              dst_stride = a[8];
     constexpr size_t es = sizeof(T);
     uint64_t row = (left * es + len + right * es + 31) / 32 * 32;
+    if (n > 1 && dst_stride < row && dst_stride == len + (left + right) * es &&
+        src_stride >= len) {
+        // PaddingMode::Compact: the bursts packed in UB, dst_stride bytes apart (the
+        // vendor's CopyGmToUbufAlignV2 gives dstStride = burstLength), one burst at a time
+        for (uint64_t i = 0; i < n; ++i)
+            tilec_model::copy_gm_ub(tilec_model::dtype<T>(), reinterpret_cast<uint8_t*>(dst) +
+                                    i * dst_stride, reinterpret_cast<uint8_t*>(src) +
+                                    i * src_stride, 1, len, left, right, 0, 0);
+        return;
+    }
     if (n > 1 && (dst_stride < row || dst_stride % 32 != 0 || src_stride < len))
-        tilec_model::unmodelled("copy_gm_to_ubuf_align_v2 with compact or overlapping bursts");
+        tilec_model::unmodelled("copy_gm_to_ubuf_align_v2 with overlapping bursts");
     tilec_model::copy_gm_ub(tilec_model::dtype<T>(), dst, src, n, len, left, right,
                             n > 1 ? src_stride - len : 0, n > 1 ? (dst_stride - row) / 32 : 0);
 }
@@ -343,6 +353,14 @@ inline void copy_ubuf_to_gm_align_v2(T* dst, U* src, N... args) {
     uint64_t a[] = {static_cast<uint64_t>(args)...};  // sid, n, len, cache, dst, src strides
     uint64_t n = a[1], len = a[2], dst_stride = a[4], src_stride = a[5];
     uint64_t row = (len + 31) / 32 * 32;
+    if (n > 1 && src_stride < row && src_stride == len && dst_stride >= len) {
+        // PaddingMode::Compact: the bursts packed in UB, one burst at a time
+        for (uint64_t i = 0; i < n; ++i)
+            tilec_model::copy_ub_gm(tilec_model::Dt::u8, reinterpret_cast<uint8_t*>(dst) +
+                                    i * dst_stride, reinterpret_cast<uint8_t*>(src) +
+                                    i * src_stride, 1, len, 0, 0);
+        return;
+    }
     if (n > 1 && (src_stride < row || src_stride % 32 != 0 || dst_stride < len))
         tilec_model::unmodelled("copy_ubuf_to_gm_align_v2 with overlapping bursts");
     tilec_model::copy_ub_gm(tilec_model::Dt::u8, dst, src, n, len,

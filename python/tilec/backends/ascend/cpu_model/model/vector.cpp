@@ -125,6 +125,7 @@ double load(Dt t, const uint8_t* p) {
         case Dt::f16: { half v; std::memcpy(&v, p, 2); return static_cast<float>(v); }
         case Dt::bf16: { bfloat16_t v; std::memcpy(&v, p, 2); return static_cast<float>(v); }
         case Dt::s32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+        case Dt::s8: { int8_t v; std::memcpy(&v, p, 1); return v; }
         default: unmodelled("a vconv from this element type");
     }
 }
@@ -171,12 +172,18 @@ void store(Dt t, char mode, uint8_t* p, double v) {
         case Dt::f32: { float x = round_to<float>(v, mode); std::memcpy(p, &x, 4); break; }
         case Dt::f16: { half x = round_to<half>(v, mode); std::memcpy(p, &x, 2); break; }
         case Dt::bf16: { bfloat16_t x = round_to<bfloat16_t>(v, mode); std::memcpy(p, &x, 2); break; }
-        case Dt::s32: {
+        case Dt::s32: case Dt::s16: {  // out of range saturates (tilec's casts stay in range)
             double r = mode == 'f' ? std::floor(v) : mode == 'c' ? std::ceil(v)
                      : mode == 'z' ? std::trunc(v) : mode == 'a' ? std::round(v) : std::nearbyint(v);
-            r = std::isnan(r) ? 0 : std::fmin(std::fmax(r, -2147483648.0), 2147483647.0);
-            int32_t x = static_cast<int32_t>(r);
-            std::memcpy(p, &x, 4);
+            double top = t == Dt::s32 ? 2147483647.0 : 32767.0;
+            r = std::isnan(r) ? 0 : std::fmin(std::fmax(r, -top - 1), top);
+            if (t == Dt::s32) {
+                int32_t x = static_cast<int32_t>(r);
+                std::memcpy(p, &x, 4);
+            } else {
+                int16_t x = static_cast<int16_t>(r);
+                std::memcpy(p, &x, 2);
+            }
             break;
         }
         default: unmodelled("a vconv to this element type");
