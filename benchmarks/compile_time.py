@@ -51,7 +51,7 @@ import peer_kernels
 
 import tilec
 import tilec.language as T
-from tilec.backends.cuda.compiler import find_ptxas
+from tilec.backends.cuda.binary import find_ptxas
 
 PEER_TILELANG = Path(__file__).resolve().parent / "peer_tilelang.py"
 

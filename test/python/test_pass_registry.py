@@ -35,6 +35,8 @@ INFRASTRUCTURE = {
     "conversion.tile_semantics",
     "conversion.tile_to_cuda.byte_fragments",
     "conversion.tile_to_cuda.wgmma_plan",
+    "conversion.tile_to_cuda.layouts",
+    "conversion.tile_to_cuda.gemm_shape",
     "conversion.tile_to_cuda.mbarriers",
     "conversion.tile_to_ascend.options",
     "conversion.tile_to_ascend.fresh_accumulators",

@@ -3,7 +3,8 @@
 One module per tile op lowering (`gemm.py`, `copy.py`, ...), per-thread
 code handed to the threads (`tile-cuda-distribute-thread-loops`), copies
 through unit-dim views moved onto their tiles (`tile-cuda-drop-unit-dim-views`), where the
-tiles live (`infer_layouts.py`, `tile-cuda-infer-layouts`), the pass that
+tiles live (`tile-cuda-infer-layouts`; the layouts and the `Tile` view every lowering reads
+tiles through: `layouts.py`), the pass that
 applies the lowerings (`convert_tile_to_cuda.py`), one gpu.module for all kernels
 (`tile-cuda-merge-kernel-modules`), the fix-up of dynamic shared memory
 after convert-gpu-to-nvvm (`tile-cuda-extern-shared-memory`), approximate

@@ -42,7 +42,7 @@ from mlir.dialects import arith, llvm, memref, scf, vector
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.distribute_thread_loops import per_thread
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
+from tilec.passes.conversion.tile_to_cuda.layouts import (
     Tile,
     for_each_element,
     guarded,

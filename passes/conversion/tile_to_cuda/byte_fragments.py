@@ -26,7 +26,7 @@ from mlir import ir
 from mlir.dialects import arith, vector
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import Tile
+from tilec.passes.conversion.tile_to_cuda.layouts import Tile
 
 
 def _i32() -> ir.Type:

@@ -65,10 +65,10 @@ from tilec.passes.conversion.tile_to_cuda import (  # noqa: F401 (they register 
 )
 from tilec.passes.conversion.tile_to_cuda.atomic_add import scalar_adds_as_red
 from tilec.passes.conversion.tile_to_cuda.distribute_thread_loops import per_thread
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
+from tilec.passes.conversion.tile_to_cuda.infer_layouts import infer_layouts
+from tilec.passes.conversion.tile_to_cuda.layouts import (
     PLACEMENT,
     check_policies,
-    infer_layouts,
     is_workgroup,
     on_chip_scope,
     thread_id,

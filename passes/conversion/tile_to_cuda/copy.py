@@ -46,7 +46,7 @@ from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_semantics import copy_dims, may_pad_rest
 from tilec.passes.conversion.tile_to_cuda.fill import fill
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
+from tilec.passes.conversion.tile_to_cuda.layouts import (
     Tile,
     delinearize,
     for_each_element,

@@ -31,7 +31,7 @@ from mlir import ir
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_ascend.unit_dim_views import drop_unit_dim_views
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import VIEWS, on_chip_scope
+from tilec.passes.conversion.tile_to_cuda.layouts import VIEWS, on_chip_scope
 from tilec.passes.registry import Pass, register_pass
 
 

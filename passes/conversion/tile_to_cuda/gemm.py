@@ -43,13 +43,12 @@ from mlir.dialects import arith, llvm, math, nvgpu, nvvm, scf, vector
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.byte_fragments import KMajorBytes
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
+from tilec.passes.conversion.tile_to_cuda.gemm_shape import GemmShape, gemm_shape
+from tilec.passes.conversion.tile_to_cuda.layouts import (
     WARP,
-    GemmShape,
     Layout,
     Tile,
     for_each_element,
-    gemm_shape,
     is_workgroup,
     kernel_threads,
     mma_k,

@@ -46,7 +46,7 @@ from mlir.dialects import arith, gpu, memref, nvvm
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
+from tilec.passes.conversion.tile_to_cuda.layouts import (
     LAYOUT,
     LOGICAL_SHAPE,
     PLACEMENT,

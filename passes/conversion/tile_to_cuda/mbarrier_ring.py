@@ -41,7 +41,7 @@ from mlir.dialects import arith, gpu, scf
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import guarded, thread_id
+from tilec.passes.conversion.tile_to_cuda.layouts import guarded, thread_id
 from tilec.passes.conversion.tile_to_cuda.mbarriers import Mbarriers
 from tilec.passes.conversion.tile_to_cuda.pipeline import (
     StageSlots,

@@ -17,8 +17,8 @@ from mlir import ir
 from mlir.dialects import arith, gpu, llvm, memref, nvvm, scf
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import thread_id, workgroup_space
 from tilec.passes.conversion.tile_to_cuda.kernel import SHARED_BYTES
+from tilec.passes.conversion.tile_to_cuda.layouts import thread_id, workgroup_space
 
 MBARRIER_BYTES = 8
 # try_wait's suspend-time hint in ns; it polls again after it anyway.

@@ -34,7 +34,7 @@ from mlir.dialects import memref
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
+from tilec.passes.conversion.tile_to_cuda.layouts import (
     Layout,
     delinearize,
     guarded,

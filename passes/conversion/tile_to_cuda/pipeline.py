@@ -35,12 +35,8 @@ from mlir.dialects import arith, gpu, memref, nvvm, scf
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.copy import NO_WAIT, copy_of
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
-    copy_swizzle,
-    is_workgroup,
-    kernel_threads,
-)
 from tilec.passes.conversion.tile_to_cuda.kernel import SHARED_BYTES, tile_alignment
+from tilec.passes.conversion.tile_to_cuda.layouts import copy_swizzle, is_workgroup, kernel_threads
 from tilec.targets import CudaTarget
 
 # (op, operand number) uses that only read a stage copy's tile.

@@ -41,7 +41,7 @@ from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_semantics import ReduceKind
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
+from tilec.passes.conversion.tile_to_cuda.layouts import (
     WARP,
     delinearize,
     for_each_element,

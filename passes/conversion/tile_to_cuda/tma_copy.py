@@ -40,7 +40,7 @@ from mlir.dialects import arith, llvm, memref, nvvm, scf
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.copy import CopyByThreads, TileCopy, copy_of, is_zero_pad
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import guarded, is_workgroup, thread_id
+from tilec.passes.conversion.tile_to_cuda.layouts import guarded, is_workgroup, thread_id
 from tilec.passes.conversion.tile_to_cuda.mbarriers import Mbarriers, i32_constant, shared_pointer
 from tilec.passes.conversion.tile_to_cuda.pipeline import src_rank
 from tilec.passes.conversion.tile_to_cuda.wgmma_plan import PanelSwizzle

@@ -40,8 +40,8 @@ from mlir.dialects import arith, gpu, nvvm, scf
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import guarded, thread_id
 from tilec.passes.conversion.tile_to_cuda.kernel import CONSUMER_BRANCH, CONSUMERS
+from tilec.passes.conversion.tile_to_cuda.layouts import guarded, thread_id
 from tilec.passes.conversion.tile_to_cuda.mbarrier_ring import TmaStage, tma_stage
 from tilec.passes.conversion.tile_to_cuda.mbarriers import Mbarriers, i32_constant
 from tilec.passes.conversion.tile_to_cuda.pipeline import (

@@ -39,12 +39,11 @@ from mlir.dialects import arith, gpu, llvm, memref, nvvm
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import (
+from tilec.passes.conversion.tile_to_cuda.gemm_shape import GemmShape, gemm_shape
+from tilec.passes.conversion.tile_to_cuda.layouts import (
     PLACEMENT,
-    GemmShape,
     Layout,
     Tile,
-    gemm_shape,
     gemm_wgmma,
     is_workgroup,
     kernel_threads,

@@ -22,15 +22,12 @@ these rules, keep the sm_80 lowering (mma.sync): see `wgmma_grid`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from mlir import ir
 from mlir.dialects import arith
 
 from tilec.passes.conversion import ir_builders as irb
-
-if TYPE_CHECKING:
-    from tilec.passes.conversion.tile_to_cuda.infer_layouts import GemmShape
+from tilec.passes.conversion.tile_to_cuda.gemm_shape import GemmShape
 
 WARPGROUP = 128
 # wgmma per operand element type: (K of one instruction, PTX type).

@@ -1,6 +1,6 @@
 """tile-cuda-widen-fp8-operands: 8-bit float gemm operands as f16 tiles where mma.sync runs.
 
-tilec's mma.sync gemms take f16, bf16 or i8 operands (infer_layouts.py);
+tilec's mma.sync gemms take f16, bf16 or i8 operands (layouts.py);
 only sm_90a's wgmma takes 8-bit floats. So, as TileLang does on Ampere, an
 f8E4M3FN or f8E5M2 operand of a gemm that does not run on wgmma is
 converted to f16 before the gemm: a tile of its shape and scope, in f16,
@@ -32,7 +32,7 @@ from mlir import ir
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_to_cuda.convert_tile_to_cuda import cuda_target
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import gemm_wgmma
+from tilec.passes.conversion.tile_to_cuda.layouts import gemm_wgmma
 from tilec.passes.registry import Pass, option, register_pass
 
 FP8 = frozenset({"f8E4M3FN", "f8E5M2"})

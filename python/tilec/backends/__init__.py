@@ -48,7 +48,7 @@ def default_target() -> str:
         return configured
     for name in PREFERENCE:
         backend = _BACKENDS[name]
-        if backend.lowering_ready and backend.driver.present():
+        if backend.driver.present():
             return name
     return "cpu"
 

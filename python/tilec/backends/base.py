@@ -148,8 +148,6 @@ class Backend(abc.ABC):
     name: ClassVar[str]
     options_type: ClassVar[type[Options]] = Options
     driver: ClassVar[Driver]
-    lowering_ready: ClassVar[bool] = True
-    """False while the target's conversion does not exist yet."""
     codegen_stage: ClassVar[str] = "codegen"
     """The name of `codegen`'s entry in `CompiledKernel.timings()`."""
     final_stage: ClassVar[str] = "binary"

@@ -18,8 +18,9 @@ import tilec
 import tilec.language as T
 from tilec import ir
 from tilec.backends import default_target
-from tilec.backends.cuda.compiler import find_ptxas, parse_ptxas_report
-from tilec.backends.cuda.driver import device_count, evaluate
+from tilec.backends.cuda.binary import find_ptxas, parse_ptxas_report
+from tilec.backends.cuda.driver import device_count
+from tilec.backends.cuda.launch_plan import evaluate
 from tilec.diagnostics import CompileError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

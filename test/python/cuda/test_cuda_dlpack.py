@@ -10,7 +10,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from tilec.backends.cuda import driver
+from tilec.backends.cuda import driver, launch_plan
 from tilec.backends.cuda.dlpack import (
     KDL_CPU,
     KDL_CUDA,
@@ -84,7 +84,7 @@ def test_device_arguments_check_type_and_shape_and_pass_the_pointer():
     # The kernel's memref descriptor carries that pointer: no copy is made.
     descriptor = driver._descriptor(driver._pointer(args[0], None), args[0].shape)
     assert [v.value for v in descriptor] == [0x2000, 0x2000, 0, 64, 48, 48, 1]
-    assert driver.evaluate(["dim", 0, 1], args) == 48
+    assert launch_plan.evaluate(["dim", 0, 1], args) == 48
     with pytest.raises(CompileError, match="expects float16 but the GPU tensor holds int16"):
         driver.device_arguments(params, [FakeGpuTensor(0x2000, (64, 48), 0, 16), 5])
     with pytest.raises(CompileError, match=r"expects shape .* but the GPU tensor has \(32, 48\)"):

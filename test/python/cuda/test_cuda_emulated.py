@@ -17,7 +17,7 @@ import pytest
 import tilec
 import tilec.language as T
 from tilec import ir
-from tilec.backends.cuda.compiler import find_ptxas
+from tilec.backends.cuda.binary import find_ptxas
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

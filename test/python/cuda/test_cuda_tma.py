@@ -20,7 +20,7 @@ from mlir.dialects import arith
 import tilec
 import tilec.language as T
 from tilec import ir
-from tilec.backends.cuda.driver import LaunchPlan
+from tilec.backends.cuda.launch_plan import LaunchPlan
 from tilec.backends.cuda.tensor_maps import TmaDescriptor, tensor_map_arguments
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

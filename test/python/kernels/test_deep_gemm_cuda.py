@@ -13,7 +13,7 @@ import pytest
 
 import tilec
 from tilec import ir
-from tilec.backends.cuda.compiler import find_ptxas
+from tilec.backends.cuda.binary import find_ptxas
 from tilec.kernels.deep_gemm import gemm_kernels, grouped_kernels
 from tilec.kernels.deep_gemm.utils.math import per_block_cast_to_fp8, per_token_cast_to_fp8
 

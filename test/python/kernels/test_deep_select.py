@@ -14,7 +14,7 @@ import torch
 
 import tilec
 import tilec.kernels as tk
-from tilec.backends.cuda.compiler import find_ptxas
+from tilec.backends.cuda.binary import find_ptxas
 from tilec.kernels import deep_select
 from tilec.kernels.deep_select import interface, select_kernels
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 import tilec
-from tilec.backends.cuda.compiler import find_ptxas
+from tilec.backends.cuda.binary import find_ptxas
 
 torch = pytest.importorskip("torch")
 

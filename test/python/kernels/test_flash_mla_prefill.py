@@ -22,7 +22,7 @@ import pytest
 
 import tilec
 from tilec import ir
-from tilec.backends.cuda.compiler import find_ptxas
+from tilec.backends.cuda.binary import find_ptxas
 
 torch = pytest.importorskip("torch")
 
