@@ -189,6 +189,11 @@ class HopperCompiler(_Compiler):
         return False, run
 
     def _arith_shrui(self, op, ins, outs):
+        """A 64-bit logical shift on Python ints (descriptor arithmetic on addresses, which
+        may not fit an int64 view); narrower ones as simt's, in their own width."""
+        if op.results[0].type != ir.IntegerType.get_signless(64) and \
+                not isinstance(op.results[0].type, ir.IndexType):
+            return super()._arith_shrui(op, ins, outs)
         (out,) = outs
         value, amount = ins
 

@@ -1,6 +1,8 @@
 """The TileLang ports of this directory on tilec's other targets: ascend:910b and ascend:950 (in
-tilec's Ascend simulator, which fails on any race, deadlock or unbalanced flag) and cuda:sm_80
-(the IR after convert-tile-to-cuda run thread by thread in test/python/cuda/simt.py).
+tilec's Ascend simulator, which fails on any race, deadlock or unbalanced flag), cuda:sm_80
+and cuda:sm_90a (assembled by ptxas where one is installed, and the IR after
+convert-tile-to-cuda run thread by thread in test/python/cuda/simt.py, simt_hopper.py for
+wgmma, TMA and mbarriers).
 
 Each case runs a port's own test function (its kernels, inputs, numpy reference and tolerances)
 on one small shape, ragged where the port allows it, with every call of a `tilec.jit` kernel
@@ -10,9 +12,10 @@ launches are emulated. Nothing of a port is copied.
 
 Status, 46 cases (43 test functions of 38 ports; two Ascend-only variants have rows of whole
 32-byte blocks): all 46 run on each of ascend:910b and ascend:950. 44 of 44 cases (38 ports)
-run in the cuda emulator, float8 ones too (their gemm operands f16 on sm_80), 11 of them marked
-slow. The marks are the status: a strict xfail turns red when its target learns the feature; a
-reason starting "finding:" is a problem rather than a gap.
+run in the sm_80 emulator, float8 ones too (their gemm operands f16 on sm_80), 11 of them marked
+slow, and 44 of 44 pass ptxas for sm_90a and run in its emulator (wgmma where the gemm allows),
+34 of them marked slow (HOPPER_DEFAULT). The marks are the status: a strict xfail turns red
+when its target learns the feature; a reason starting "finding:" is a problem rather than a gap.
 """
 
 from __future__ import annotations
@@ -30,11 +33,17 @@ from tilec.runtime.jit import JitKernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the ports, by module name
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cuda"))
-from simt import run_launches
+import simt
+import simt_hopper
 
-TARGETS = ["ascend:910b", "ascend:950", "cuda-emulator"]
+from tilec.backends.cuda.binary import find_ptxas
+
+HOPPER = "cuda-sm_90a-emulator"
+TARGETS = ["ascend:910b", "ascend:950", "cuda-emulator", HOPPER]
 ASCEND = ("ascend:910b", "ascend:950")
-ALL = (*ASCEND, "cuda-emulator")
+EMULATED = {"cuda-emulator": ("cuda:sm_80", simt.run_launches),
+            HOPPER: ("cuda:sm_90a", simt_hopper.run_launches)}
+"""The cuda columns: the arch each compiles for and the emulator that runs its launches."""
 
 # name: (port module, its test function, the arguments of one small case)
 CASES = {
@@ -108,6 +117,12 @@ ONLY = {"rms_norm_rows_of_32_bytes": ASCEND, "layernorm_rows_of_32_bytes": ASCEN
 # (case, targets): (the exception, the gist of its message)
 XFAILS: dict[tuple[str, tuple[str, ...]], tuple[type[Exception], str]] = {}
 
+HOPPER_DEFAULT = {"gemm", "gemm_fp8", "deepgemm_fp8_2xacc", "mha_fwd_bhsd", "topk_selector",
+                  "elementwise_add", "rms_norm", "online_softmax", "chunk_local_cumsum",
+                  "per_token_cast_to_fp8"}
+"""The cases the sm_90a column runs by default (wgmma with f16 and fp8 operands, attention,
+per-thread code, reductions, casts: 15 s of its 270 s); the rest are marked slow."""
+
 # (case, targets) the simulators take long over (seconds here, 2 cores)
 SLOW = {
     ("gemm_streamk", ("cuda-emulator",)),  # 74 s: 108 programs
@@ -130,7 +145,8 @@ def _marks(name: str, target: str) -> list[pytest.MarkDecorator]:
     for (case, targets), (error, reason) in XFAILS.items():
         if case == name and target in targets:
             marks.append(pytest.mark.xfail(reason=reason, raises=error, strict=True))
-    if any(case == name and target in targets for case, targets in SLOW):
+    if any(case == name and target in targets for case, targets in SLOW) or (
+            target == HOPPER and name not in HOPPER_DEFAULT):
         marks.append(pytest.mark.slow)
     return marks
 
@@ -139,9 +155,13 @@ _jit_call = JitKernel.__call__
 _compile = tilec.compile
 
 
-def _emulate(kernel: object, out_idx: object, args: tuple[object, ...]) -> object:
-    """Compiles `kernel` for cuda:sm_80 and runs its launches in the SIMT emulator."""
-    compiled = _compile(kernel, target="cuda:sm_80", out_idx=out_idx)
+def _emulate(column: str, kernel: object, out_idx: object, args: tuple[object, ...]) -> object:
+    """Compiles `kernel` for the cuda column's arch, assembles it with ptxas where one is
+    installed, and runs its launches in the column's SIMT emulator."""
+    target, run_launches = EMULATED[column]
+    compiled = _compile(kernel, target=target, out_idx=out_idx)
+    if find_ptxas():
+        compiled.binary()
     full, outputs = call_arguments(compiled.name, compiled.params, compiled.out_positions, args)
     with ir.make_context() as context:
         run_launches(ir.parse_module(compiled.ir("cse"), "<cuda>", context), compiled.name, full)
@@ -154,8 +174,8 @@ def _send_to(target: str, monkeypatch: pytest.MonkeyPatch) -> None:
 
     def call(self: JitKernel, *args: object) -> object:
         kernel, out_idx = self._kernel, self._out_idx
-        if target == "cuda-emulator":
-            return _emulate(kernel, out_idx, args)
+        if target in EMULATED:
+            return _emulate(target, kernel, out_idx, args)
         if id(self) not in moved:  # keeps `self` alive, so its id is not reused
             moved[id(self)] = self, tilec.jit(kernel, target=target, out_idx=out_idx)
         return _jit_call(moved[id(self)][1], *args)
