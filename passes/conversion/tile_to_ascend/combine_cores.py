@@ -31,7 +31,20 @@ then splits like one the author wrote:
   for it right before the op holding its first read. Both ops run once per trip
   of the same loops, so every set meets one wait. Mode 2 everywhere: the AIC's
   set releases the waits of both AIVs, and the AIC's wait needs both AIVs' sets,
-  so the cube reads a workspace only after both AIVs wrote their halves.
+  so the cube reads a workspace only after both AIVs wrote their halves;
+- runs counted by trips: where a run is in an `scf.for` of static trip count that
+  holds none of the other side's accesses of the tensor (the cube's work a loop of
+  its own, the AIVs' after it, unrolled as tilec traces `range`:
+  example_sparse_flash_attn.py), the k-th hand-over is the k-th trip, as upstream
+  pairs loops of equal trip counts. Each side's runs then end where that side
+  waits for the other (reads a tensor the other writes), or, when that is not
+  enough, also where it signals it; counted once per trip of those loops, the
+  k-th run of one side pairs with the k-th of the other when the counts match.
+  The runs that pair share a flag: each writer run sets it after its last write
+  (in its loop's body), each reader run waits for it before its first read, so
+  the k-th set meets the k-th wait. Pairing the loop as one run would make the
+  cube wait for every step of the AIVs before its first trip: a deadlock when
+  those steps wait for its trips;
 
 The vendor's rules (asc-devkit docs/zh/api/SIMD-API/基础API/同步控制/核间同步/
 CrossCoreSetFlag(ISASI).md: mode 2, "after both AIVs ran CrossCoreSetFlag the
@@ -51,8 +64,9 @@ trip (on MTE2, which runs it once those reads are done), the writer waits for
 it before its first write from the second trip on and once after the loop, so
 sets and waits balance for any trip count. Not yet: "free" flags where the
 innermost block holding a pair is the body of another kind of loop (T.Pipelined,
-`while`) or a branch in a loop; there the kernel's own order must hold the
-writer back, and the simulator reports a race where it does not.
+`while`) or a branch in a loop, or for runs counted by trips; there the kernel's
+own order must hold the writer back, and the simulator reports a race where it
+does not.
 
 Before (a cube read of rows each AIV writes later in the same iteration):
 
@@ -125,6 +139,7 @@ class _Access:
     op: ir.Operation
     side: str  # aic | aiv
     write: bool
+    position: int  # in program order
 
 
 def _scope(value: ir.Value) -> tile.Scope | None:
@@ -152,9 +167,10 @@ def _tensor(value: ir.Value) -> ir.BlockArgument | None:
 
 
 def _accesses(body: ir.Block) -> dict[ir.BlockArgument, list[_Access]]:
-    """Each global tensor's accesses by one side, in program order."""
+    """Each global tensor's accesses by one side, in program order (dicts keep the
+    order of insertion: the first tensor accessed first)."""
     found: dict[ir.BlockArgument, list[_Access]] = {}
-    for op in irb.pre_order(body.owner):
+    for position, op in enumerate(irb.pre_order(body.owner)):
         side = core_sides.side_of(op)
         if side not in ("aic", "aiv"):
             continue
@@ -169,23 +185,39 @@ def _accesses(body: ir.Block) -> dict[ir.BlockArgument, list[_Access]]:
         for value, write in pairs:
             tensor = _tensor(value)
             if tensor is not None:
-                found.setdefault(tensor, []).append(_Access(op, side, write))
+                found.setdefault(tensor, []).append(_Access(op, side, write, position))
     return found
 
 
-def _runs(accesses: list[_Access]) -> list[list[_Access]]:
-    """Consecutive accesses of one kind (all reads or all writes) as one run."""
+def _runs(accesses: list[_Access], ends: tuple[int, ...] = ()) -> list[list[_Access]]:
+    """Consecutive accesses of one kind (all reads or all writes) as one run; an op at
+    a position of `ends` between two of them (`_breaks`) ends it."""
     runs: list[list[_Access]] = []
     for access in accesses:
-        if runs and runs[-1][0].write == access.write:
+        if runs and runs[-1][0].write == access.write and not any(
+                runs[-1][-1].position < end < access.position for end in ends):
             runs[-1].append(access)
         else:
             runs.append([access])
     return runs
 
 
+def _breaks(found: dict[ir.BlockArgument, list[_Access]]) -> list[dict[str, tuple[int, ...]]]:
+    """Where a side's runs may end, finer each time: per side, the positions of its
+    reads of global tensors the other side writes (where it waits for the other), then
+    those and its writes of ones the other side reads (where it signals it)."""
+    writers = {t: {a.side for a in accesses if a.write} for t, accesses in found.items()}
+    readers = {t: {a.side for a in accesses if not a.write} for t, accesses in found.items()}
+    waits, signals = ({side: tuple(a.position for t, accesses in found.items() for a in accesses
+                                   if a.side == side and a.write == write
+                                   and (readers if write else writers)[t] - {side})
+                       for side in ("aic", "aiv")} for write in (False, True))
+    return [waits, {side: waits[side] + signals[side] for side in waits}]
+
+
 def _pairs(accesses: list[_Access]) -> list[tuple[list[_Access], list[_Access]]]:
-    """The (writer's run, reader's run) pairs of a tensor's `accesses`."""
+    """The (writer's run, reader's run) pairs of a tensor's `accesses`, runs not ended
+    at waits, or the located error of why they do not pair."""
     sides = {side: _runs([a for a in accesses if a.side == side]) for side in ("aic", "aiv")}
     if not sides["aic"] or not sides["aiv"] or not any(a.write for a in accesses):
         return []
@@ -266,8 +298,20 @@ class _Pair:
 def _mark_flags(body: ir.Block, flag_ids: int) -> None:
     """Marks the op after which each pair's writer sets its flag and the op before
     which its reader waits, then the "free" flags of the pairs in loops."""
-    pairs = []
-    for accesses in _accesses(body).values():
+    found = _accesses(body)
+    breaks = _breaks(found)
+    pairs: list[_Pair] = []
+    counted: list[tuple[list[_Placed], list[_Placed]]] = []
+    for accesses in found.values():
+        sides = [[a for a in accesses if a.side == side] for side in ("aic", "aiv")]
+        if not all(sides) or not any(a.write for a in accesses):
+            continue
+        by_trips = next((m for ends in breaks if (m := _matched_by_trips(
+            *(_runs(mine, ends[side]) for mine, side in zip(sides, ("aic", "aiv"), strict=True)),
+            body))), None)
+        if by_trips:
+            counted += by_trips
+            continue
         for writes, reads in _pairs(accesses):
             pairs.append(_Pair(writes, reads, *_units(writes[-1].op, reads[0].op, body)))
     ids = iter(range(flag_ids))
@@ -275,7 +319,137 @@ def _mark_flags(body: ir.Block, flag_ids: int) -> None:
         flag = _next_id(ids, pair.reads[0].op, flag_ids)
         _mark(pair.after, f"{pair.writes[-1].side}:set:{flag}:{_pipe(pair.writes[-1])}")
         _mark(pair.before, f"{pair.reads[0].side}:wait:{flag}:{_pipe(pair.reads[0]) or ''}")
+    for writers, readers in counted:
+        flag = _next_id(ids, readers[0][0][0].op, flag_ids)
+        for run, block in writers:
+            _mark(_unit(run[-1].op, block), f"{run[-1].side}:set:{flag}:{_pipe(run[-1])}")
+        for run, block in readers:
+            _mark(_unit(run[0].op, block), f"{run[0].side}:wait:{flag}:{_pipe(run[0]) or ''}")
     _mark_free_flags(pairs, ids, flag_ids)
+
+
+def _matched(cube: list[list[_Access]], vector: list[list[_Access]],
+             ) -> list[tuple[list[_Access], list[_Access]]] | None:
+    """(writer's run, reader's run): the k-th run of the cube with the k-th of the
+    vector cores, when they have as many and each pair has a writer; else None."""
+    if len(cube) != len(vector) or any(c[0].write == v[0].write
+                                       for c, v in zip(cube, vector, strict=True)):
+        return None
+    return [(c, v) if c[0].write else (v, c) for c, v in zip(cube, vector, strict=True)]
+
+
+_Placed = tuple[list[_Access], ir.Block]
+"""A run counted by trips, and the block its flag goes in: the body of the innermost
+loop that counts it, else the innermost block holding it and its partners."""
+
+
+def _matched_by_trips(cube: list[list[_Access]], vector: list[list[_Access]], body: ir.Block,
+                      ) -> list[tuple[list[_Placed], list[_Placed]]] | None:
+    """Runs counted once per trip of the loops that hold them but none of the other
+    side's accesses of the tensor: the k-th run so counted of one side pairs with
+    the k-th of the other (a cube loop reading in each trip what one of the vector
+    cores' unrolled steps wrote). The runs that pair, directly or through others,
+    share a flag: each writer run sets it once per trip and each reader run waits
+    for it, so the k-th set meets the k-th wait. None where a count is not static
+    or the counts do not match."""
+    home = _common_block([a.op for run in (*cube, *vector) for a in run], body)
+    sequences = []
+    blocks: dict[int, ir.Block] = {}
+    for runs in (cube, vector):
+        chains = [_loops_of(run, home) for run in runs]
+        if any(chain is None for chain in chains):
+            return None
+        for run, chain in zip(runs, chains, strict=True):
+            blocks[id(run)] = chain[-1].regions[0].blocks[0] if chain else home
+        sequence = _repeat(list(zip(runs, chains, strict=True)), 0)
+        if sequence is None:
+            return None
+        sequences.append(sequence)
+    if len(sequences[0]) == len(cube) and len(sequences[1]) == len(vector):
+        return None  # no run repeats: the runs pair as they are (`_pairs`)
+    pairs = _matched(*sequences)
+    if pairs is None:
+        return None
+    group = list(range(len(cube) + len(vector)))
+    number = {id(run): i for i, run in enumerate((*cube, *vector))}
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for writes, reads in pairs:
+        group[root(number[id(writes)])] = root(number[id(reads)])
+    components: dict[int, tuple[list, list]] = {}
+    for run in (*cube, *vector):
+        writers, readers = components.setdefault(root(number[id(run)]), ([], []))
+        (writers if run[0].write else readers).append((run, blocks[id(run)]))
+    return [c for c in components.values() if c[0] and c[1]]
+
+
+def _common_block(ops: list[ir.Operation], body: ir.Block) -> ir.Block:
+    """The innermost block holding all of `ops`."""
+    chains = [[o.block for o in _ancestors(op, body)] for op in ops]
+    return next(b for b in chains[0] if all(any(b == c for c in chain) for chain in chains))
+
+
+def _loops_of(run: list[_Access], home: ir.Block) -> tuple[ir.Operation, ...] | None:
+    """The `scf.for` loops between `home` and the ops of `run`, outermost first, each
+    with a static trip count; None where the ops differ in them, or where something
+    other than such a loop holds one of them (a branch, a `while`) and runs it a
+    number of times the pass cannot count."""
+    found = None
+    for access in run:
+        loops: list[ir.Operation] = []
+        op = access.op
+        while op.block != home:
+            op = _parent(op)
+            if op.name == "scf.for" and _trips(op) is not None:
+                loops.append(op)
+            elif loops:
+                return None
+        chain = tuple(reversed(loops))
+        if found is not None and (len(chain) != len(found) or any(
+                a != b for a, b in zip(chain, found, strict=True))):
+            return None
+        found = chain
+    return found
+
+
+def _trips(loop: ir.Operation) -> int | None:
+    lower, upper, step = (irb.constant_int(v) for v in list(loop.operands)[:3])
+    if None in (lower, upper, step) or step <= 0:
+        return None
+    return max(0, -(-(upper - lower) // step))
+
+
+def _repeat(runs: list[tuple[list[_Access], tuple[ir.Operation, ...]]], depth: int,
+            ) -> list[list[_Access]] | None:
+    """The runs in the order they run: those of a loop at `depth` once per trip."""
+    order: list[list[_Access]] = []
+    i = 0
+    while i < len(runs):
+        run, chain = runs[i]
+        if len(chain) <= depth:
+            order.append(run)
+            i += 1
+            continue
+        j = i
+        while j < len(runs) and len(runs[j][1]) > depth and runs[j][1][depth] == chain[depth]:
+            j += 1
+        trip = _repeat(runs[i:j], depth + 1)
+        if trip is None:
+            return None
+        order += trip * _trips(chain[depth])
+        i = j
+    return order
+
+
+def _unit(op: ir.Operation, block: ir.Block) -> ir.Operation:
+    """The op of `block` that holds `op`."""
+    while op.block != block:
+        op = _parent(op)
+    return op
 
 
 def _next_id(ids, at: ir.Operation, flag_ids: int) -> int:

@@ -269,6 +269,7 @@ __all__ = [
     "floor",
     "floordiv",
     "floormod",
+    "func_attr",
     "gemm",
     "gemm_v0",
     "get_block_binding",

@@ -23,6 +23,7 @@ template, src is left as it was (the template writes its -inf padding into src).
 from __future__ import annotations
 
 import math
+import numbers
 
 from . import ascend_tile_views as views
 from . import semantic
@@ -49,11 +50,27 @@ def _count(value: object, what: str, name: str, least: int, most: int) -> int:
     return number
 
 
+def _rounds(K: object, what: str, n: int, out: views.View) -> int | object:
+    """How many pairs T.tile.topk picks: K, checked against src's n elements and dst's
+    pairs when it is a Python int; a K known at run time only (tilelang-ascend takes
+    one) is clamped to them, since no check can stop the kernel there."""
+    pairs = _size(out) // 2
+    if not isinstance(K, numbers.Number):
+        semantic.index_value(K, f"{what}: K")  # an integer, or the located error
+        return semantic.binary("min", semantic.binary("max", K, 0), min(n, pairs))
+    k = _count(K, what, "K", 1, n)
+    if pairs < k:
+        raise semantic.error(f"{what}: dst ('{out.buffer.name}', {_size(out)} elements) must "
+                             f"hold the {2 * k} elements of K = {k} (value, index) pairs")
+    return k
+
+
 @dsl_api
 def topk(dst: object, src: object, K: object, actual_num: object) -> None:
     """dst[2r], dst[2r + 1] = the r-th largest of src[:actual_num] and its index (as a
     value of dst's dtype), for r < K; equal values in the order of their indices.
-    Elements past actual_num count as -inf (tilelang-ascend's padding)."""
+    Elements past actual_num count as -inf (tilelang-ascend's padding). K may be known
+    at run time only (a symbolic size, a scalar read from a tensor)."""
     what = "T.tile.topk"
     semantic.require_tile_context(what)
     out, source = views.flat(dst, what, "dst"), views.flat(src, what, "src")
@@ -65,10 +82,7 @@ def topk(dst: object, src: object, K: object, actual_num: object) -> None:
         raise semantic.error(f"{what}: dst ('{out.buffer.name}') must be {dtype} like src, as "
                              f"the (value, index) pairs are, but is {out.buffer.dtype}")
     n = _size(source)
-    k = _count(K, what, "K", 1, n)
-    if _size(out) < 2 * k:
-        raise semantic.error(f"{what}: dst ('{out.buffer.name}', {_size(out)} elements) must "
-                             f"hold the {2 * k} elements of K = {k} (value, index) pairs")
+    k = _rounds(K, what, n, out)
     number = semantic.python_int(actual_num, f"{what}: actual_num")
     if number is not None and not 0 <= number <= n:
         raise semantic.error(f"{what}: actual_num must be from 0 to the {n} elements of src "

@@ -133,3 +133,62 @@ func.func @unmarked(%a: memref<32xf32>) {
   }
   return
 }
+
+// -----
+
+// The cube's work in a loop of its own and the vector cores' after it, unrolled (as
+// tilec traces `range`; sparse_flash_attention/example_sparse_flash_attn.py): the cube's
+// trip k reads what the AIVs' step k wrote to %ws and writes %ws2, which step k reads
+// before step k + 1 writes %ws again. Counted per trip, the cube's one read and one
+// write pair with the AIVs' two steps: the cube waits and sets in each trip, the AIVs
+// set and wait once per step. A flag around the whole loop would deadlock.
+
+// CHECK-LABEL: func.func @trip_by_trip
+// CHECK:       scf.execute_region {
+// CHECK-NEXT:    scf.for
+// CHECK-NEXT:      ascend.cross_core_wait_flag 0, mte2
+// CHECK-NEXT:      tile.copy {{.*}} : memref<64x32xf16>, memref<32x32xf16, #tile.scope<l1>>
+// CHECK-NEXT:      tile.gemm
+// CHECK-NEXT:      tile.copy {{.*}} : memref<32x32xf32, #tile.scope<l0c>>, memref<64x32xf32>
+// CHECK-NEXT:      ascend.cross_core_set_flag mode 2, fix, 1
+// CHECK-NEXT:    }
+// CHECK-NEXT:    scf.yield
+// CHECK-NEXT:  } {ascend.core_region = #ascend.core<aic>}
+// CHECK:       scf.execute_region {
+// CHECK-NEXT:    tile.copy {{.*}} : memref<64x32xf16>, memref<16x32xf16, #tile.scope<ub>>
+// CHECK-NEXT:    tile.copy {{.*}} : memref<16x32xf16, #tile.scope<ub>>, memref<64x32xf16>
+// CHECK-NEXT:    ascend.cross_core_set_flag mode 2, mte3, 0
+// CHECK-NEXT:    ascend.cross_core_wait_flag 1, mte2
+// CHECK-NEXT:    tile.copy {{.*}} : memref<64x32xf32>, memref<16x32xf32, #tile.scope<ub>>
+// CHECK-NEXT:    tile.copy {{.*}} : memref<64x32xf16>, memref<16x32xf16, #tile.scope<ub>>
+// CHECK-NEXT:    tile.copy {{.*}} : memref<16x32xf16, #tile.scope<ub>>, memref<64x32xf16>
+// CHECK-NEXT:    ascend.cross_core_set_flag mode 2, mte3, 0
+// CHECK-NEXT:    ascend.cross_core_wait_flag 1, mte2
+// CHECK-NEXT:    tile.copy {{.*}} : memref<64x32xf32>, memref<16x32xf32, #tile.scope<ub>>
+// CHECK-NEXT:    scf.yield
+// CHECK-NEXT:  } {ascend.core_region = #ascend.core<aiv>}
+func.func @trip_by_trip(%a: memref<64x32xf16>, %ws: memref<64x32xf16>, %ws2: memref<64x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  tile.kernel blocks(%vid, %cid) in (%c2, %c2) threads = 128 attributes {ascend.combine_cores, ascend.vid_dim = 0 : i64} {
+    %l1 = tile.alloc : memref<32x32xf16, #tile.scope<l1>>
+    %acc = tile.alloc : memref<32x32xf32, #tile.scope<l0c>>
+    %ub = tile.alloc : memref<16x32xf16, #tile.scope<ub>>
+    %s = tile.alloc : memref<16x32xf32, #tile.scope<ub>>
+    %mine = arith.muli %vid, %c16 : index
+    scf.for %i = %c0 to %c2 step %c1 {
+      tile.copy %ws[%c0, %c0], %l1[%c0, %c0] : memref<64x32xf16>, memref<32x32xf16, #tile.scope<l1>>
+      tile.gemm %l1, %l1, %acc clear_accum : memref<32x32xf16, #tile.scope<l1>>, memref<32x32xf16, #tile.scope<l1>>, memref<32x32xf32, #tile.scope<l0c>>
+      tile.copy %acc[%c0, %c0], %ws2[%c0, %c0] : memref<32x32xf32, #tile.scope<l0c>>, memref<64x32xf32>
+    }
+    tile.copy %a[%mine, %c0], %ub[%c0, %c0] : memref<64x32xf16>, memref<16x32xf16, #tile.scope<ub>>
+    tile.copy %ub[%c0, %c0], %ws[%mine, %c0] : memref<16x32xf16, #tile.scope<ub>>, memref<64x32xf16>
+    tile.copy %ws2[%mine, %c0], %s[%c0, %c0] : memref<64x32xf32>, memref<16x32xf32, #tile.scope<ub>>
+    tile.copy %a[%mine, %c0], %ub[%c0, %c0] : memref<64x32xf16>, memref<16x32xf16, #tile.scope<ub>>
+    tile.copy %ub[%c0, %c0], %ws[%mine, %c0] : memref<16x32xf16, #tile.scope<ub>>, memref<64x32xf16>
+    tile.copy %ws2[%mine, %c0], %s[%c0, %c0] : memref<64x32xf32>, memref<16x32xf32, #tile.scope<ub>>
+  }
+  return
+}

@@ -67,3 +67,31 @@ def test_on_the_cpu_the_scopes_cannot_run_in_turn(monkeypatch, tmp_path):
     assert f"{path}:{line_of(path, 'with T.Scope')}" not in text  # the "C" scope runs first
     assert f"{path}:{line_of(path, 'with T.Scope', 1)}:" in text
     assert "wait for each other's flags: the kernel runs on ascend only" in text
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_dynamic_shape_indexer_serves_two_shapes(profile, monkeypatch, tmp_path):
+    """examples/lightning_indexer/example_lightning_indexer_dynamic_shape.py: B, S1 and S2
+    symbolic, the scores gathered into a tile of MAX_S2 and T.tile.topk over the first S2
+    (192 of 256: a count the kernel takes at run time). Its `target="ascendc"` is the
+    default profile; the 950 is named by editing it."""
+    edits = () if profile == "910b" else (
+        (r'target="ascendc"', 0, '@tilelang.jit(out_idx=[-1], workspace_idx=[-3], '
+                                 f'pass_configs=pass_configs, target="ascend:{profile}")'),)
+    port, _ = load("lightning_indexer_dynamic", profile, monkeypatch, tmp_path, edits)
+    N2, G, D, top_k = 1, 16, 64, 20
+    func = port.indexer(N2, G, D, top_k, *TILES, MAX_S2=256)
+    for B, S1, S2 in ((1, 32, 128), (2, 32, 192)):
+        rng = np.random.default_rng(S2)
+        q = rng.standard_normal((B, S1, N2, G, D)).astype(np.float16)
+        k = rng.standard_normal((B, S2, N2, D)).astype(np.float16)
+        weights = rng.standard_normal((B, S1, N2, G)).astype(np.float32)
+        out = np.asarray(func(q.reshape(B, S1, N2, G * D), k, weights))
+        scores = _scores(q, k, weights)
+        best = -np.sort(-scores, axis=-1)[..., :top_k]
+        np.testing.assert_allclose(np.take_along_axis(scores, out, axis=-1), best, rtol=1e-4,
+                                   atol=1e-4)
+        if B == 1:
+            kernel = compiled(func)
+            assert kernel.target == f"ascend:{profile}"
+            assert "__global__ __aicore__ void main_(GM_ADDR Query, GM_ADDR KEY" in kernel.source()

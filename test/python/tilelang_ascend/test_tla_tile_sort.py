@@ -5,7 +5,9 @@ with CAST_ROUND / CAST_RINT and an element count over tiles of other shapes, as 
 lightning indexer uses them. Written as its expert-mode kernels write them (a T.Scope("V")
 on UB tiles, each AIV on its own row, the author's barriers), run on cpu and in the
 simulator on both NPU profiles against numpy, on sizes that are not multiples of the
-vector unit's 32-byte blocks or of Sort32's 32 elements; then the located errors."""
+vector unit's 32-byte blocks or of Sort32's 32 elements, with a count of valid elements and
+a K known at run time only (read from a tensor, or a symbolic dim); then the located
+errors."""
 
 from __future__ import annotations
 
@@ -114,6 +116,80 @@ def test_topk_of_a_count_known_at_run_time(target, tmp_path, monkeypatch):
     kernel(x, count, indices)
     padded = np.where(np.arange(n) < count[:, None], x, -np.inf)
     np.testing.assert_array_equal(indices, np.argsort(-padded, axis=1, kind="stable")[:, :k])
+
+
+def topk_of_a_run_time_k_kernel(n, most):
+    """Per row: the top K[row] of X[row, :], K read from a tensor (tilelang-ascend's
+    K is any expression); dst holds `most` pairs, zeros past the K picked."""
+
+    @T.prim_func
+    def main(X: T.Tensor((ROWS, n), "float32"), K: T.Tensor((ROWS,), "int32"),
+             I: T.Tensor((ROWS, most), "int32")):  # noqa: E741 (upstream's name)
+        with T.Kernel(1, is_npu=True) as (_cid, vid), T.Scope("V"):
+            x = T.alloc_ub((n,), "float32")
+            pairs = T.alloc_ub((2 * most,), "float32")
+            positions = T.alloc_ub((most,), "float32")
+            indices = T.alloc_ub((most,), "int32")
+            T.copy(X[vid, 0:n], x)
+            T.tile.fill(pairs, 0.0)
+            T.barrier_all()
+            T.tile.topk(pairs, x, K[vid], n)
+            T.barrier_all()
+            T.tile.gather_mask(positions, pairs, "P1010")
+            T.barrier_all()
+            T.tile.cast(indices, positions, "CAST_ROUND", most)
+            T.barrier_all()
+            T.copy(indices, I[vid, 0:most])
+
+    return main
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_topk_of_a_k_known_at_run_time(target, tmp_path, monkeypatch):
+    """K = 3, and K = 50, more pairs than dst's 8, which no check can stop at run time:
+    clamped to them."""
+    n, most, k = 40, 8, np.array([3, 50], np.int32)
+    x = np.random.default_rng(5).standard_normal((ROWS, n)).astype(np.float32)
+    kernel = _compile(topk_of_a_run_time_k_kernel(n, most), target, tmp_path, monkeypatch)
+    indices = np.full((ROWS, most), -1, np.int32)
+    kernel(x, k, indices)
+    expected = np.argsort(-x, axis=1, kind="stable")
+    np.testing.assert_array_equal(indices[0], [*expected[0, :3], *[0] * (most - 3)])
+    np.testing.assert_array_equal(indices[1], expected[1, :most])
+
+
+def topk_of_a_symbolic_k_kernel(n, most):
+    """Per row: the top K of X[row, :], K the symbolic width of the output."""
+    K = T.symbolic("K")
+
+    @T.prim_func
+    def main(X: T.Tensor((ROWS, n), "float32"), I: T.Tensor((ROWS, K), "int32")):  # noqa: E741
+        with T.Kernel(1, is_npu=True) as (_cid, vid), T.Scope("V"):
+            x = T.alloc_ub((n,), "float32")
+            pairs = T.alloc_ub((2 * most,), "float32")
+            positions = T.alloc_ub((most,), "float32")
+            indices = T.alloc_ub((most,), "int32")
+            T.copy(X[vid, 0:n], x)
+            T.barrier_all()
+            T.tile.topk(pairs, x, K, n)
+            T.barrier_all()
+            T.tile.gather_mask(positions, pairs, "P1010")
+            T.barrier_all()
+            T.tile.cast(indices, positions, "CAST_ROUND", most)
+            T.barrier_all()
+            T.copy(indices, I[vid, 0])
+
+    return main
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_topk_of_a_symbolic_k(target, tmp_path, monkeypatch):
+    n, most = 40, 8
+    x = np.random.default_rng(6).standard_normal((ROWS, n)).astype(np.float32)
+    kernel = _compile(topk_of_a_symbolic_k_kernel(n, most), target, tmp_path, monkeypatch)
+    indices = np.zeros((ROWS, 5), np.int32)
+    kernel(x, indices)
+    np.testing.assert_array_equal(indices, np.argsort(-x, axis=1, kind="stable")[:, :5])
 
 
 DEVKIT = os.environ.get("ASCEND_DEVKIT")
@@ -246,6 +322,8 @@ ERRORS = {
                    "K must be a Python int from 1 to 64 but got 65"),
     "dst-too-small": (lambda x, p, i, c: T.tile.topk(p, x, 9, 64),  # dst-too-small
                       "dst ('pairs', 16 elements) must hold the 18 elements of K = 9"),
+    "k-float": (lambda x, p, i, c: T.tile.topk(p, x, x[0], 64),  # k-float
+                "T.tile.topk: K must be an integer but got a float32 value"),
     "int-src": (lambda x, p, i, c: T.tile.topk(i, i, 4, 16),  # int-src
                 "src ('ints') must be float16 or float32"),
     "dtypes-differ": (lambda x, p, i, c: T.tile.topk(i, x, 4, 64),  # dtypes-differ
