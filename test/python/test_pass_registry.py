@@ -53,6 +53,7 @@ INFRASTRUCTURE = {
     "conversion.tile_to_ascend.sync_walk",
     "conversion.tile_to_ascend.unit_dim_views",
     "conversion.tile_to_ascend.padded_rows",
+    "conversion.tile_to_cpu.gemm_packed_copy",
 }
 
 

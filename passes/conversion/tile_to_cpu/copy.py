@@ -16,7 +16,9 @@ the innermost copy dimension is a dropped unit dimension of one operand,
 each element is a one-lane vector with the same masking. Element types are
 converted with arith casts between the load and the store; a side that
 holds bools as bytes (`tile.bool_src`/`tile.bool_dst`, see
-tile-widen-bools) converts through i1.
+tile-widen-bools) converts through i1. Copies of the same rows of one
+source into disjoint parts of one tile, one right after the other (a gemm's
+B written into its panels), share one loop nest (`_row_group`).
 
 Before:
 
@@ -38,6 +40,7 @@ After (schematically):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from mlir import ir
@@ -159,20 +162,19 @@ class _Copy:
                 inside = check if inside is None else arith.andi(inside, check)
         return inside
 
-    def emit(self, checked: bool) -> None:
-        loop_dims = [
-            d for d in range(len(self.sizes)) if d != self.vector_dim and self.sizes[d] > 1
-        ]
-        with irb.loop_nest([self.sizes[d] for d in loop_dims]) as loop_ivs:
-            ivs = dict(zip(loop_dims, loop_ivs, strict=True))
-            if self.vector_dim is None:
-                self._chunk(ivs, 0, 1, checked)
-                return
-            irb.for_each_chunk(
-                self.sizes[self.vector_dim],
-                self.lanes,
-                lambda start, width: self._chunk(ivs, start, width, checked),
-            )
+    def loop_dims(self) -> list[int]:
+        return [d for d in range(len(self.sizes)) if d != self.vector_dim and self.sizes[d] > 1]
+
+    def emit_at(self, ivs: dict[int, ir.Value], checked: bool) -> None:
+        """The copy's vectors at one point `ivs` of its loops."""
+        if self.vector_dim is None:
+            self._chunk(ivs, 0, 1, checked)
+            return
+        irb.for_each_chunk(
+            self.sizes[self.vector_dim],
+            self.lanes,
+            lambda start, width: self._chunk(ivs, start, width, checked),
+        )
 
     def _chunk(
         self, ivs: dict[int, ir.Value], start: int | ir.Value, width: int, checked: bool
@@ -221,36 +223,146 @@ class CopyToMaskedVectors(TileOpLowering):
 
     def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
         assert isinstance(plan, _Plan)
-        operands = list(op.operands)
-        src_type, dst_type = _operand_types(op)
-        src_rank = src_type.rank
-        sizes = plan.sizes
-        src = _Side(operands[0], operands[1 : 1 + src_rank], copy_dims(sizes, src_rank))
-        dst_offsets = operands[2 + src_rank : 2 + src_rank + dst_type.rank]
-        dst = _Side(operands[1 + src_rank], dst_offsets, copy_dims(sizes, dst_type.rank))
-        with ir.InsertionPoint(op), op.location:
-            pad_operands = operands[2 + src_rank + dst_type.rank :]
-            pad = pad_operands[0] if pad_operands else irb.zero(src_type.element_type)
-            if _fills_part_of_a_tile(dst_type, sizes) and may_pad_rest(op, dst.buffer):
-                # The rest of the tile reads as the pad, like elements past a
-                # tensor's edge, not as whatever the stack held: a later gemm
-                # over the whole tile must not meet NaN garbage.
-                lanes = irb.lanes(target.vector_bytes, dst_type.element_type)
-                fill(dst.buffer, irb.convert(pad, dst_type.element_type), lanes)
-            bools = (BOOL_SRC in op.attributes, BOOL_DST in op.attributes)
-            copy = _Copy(src, dst, sizes, plan.vector_dim, plan.lanes, pad, *bools)
-            inside = copy.region_inside()
-            if inside is None:
-                copy.emit(checked=False)
-            else:
-                branch = scf.IfOp(inside, has_else=True)
-                with ir.InsertionPoint(branch.then_block):
-                    copy.emit(checked=False)
-                    scf.YieldOp([])
-                with ir.InsertionPoint(branch.else_block):
-                    copy.emit(checked=True)
-                    scf.YieldOp([])
+        if JOINED in op.attributes:
+            op.erase()  # the first copy of its row group copied it
+            return
+        group = _row_group(op, plan, lambda member: self.infer(member, target))
+        # After the operands of every member: between them there is only index arithmetic.
+        with ir.InsertionPoint(group[-1]), op.location:
+            _emit([_prepared(member, plan, target) for member in group])
+        for member in group[1:]:
+            member.attributes[JOINED] = ir.UnitAttr.get()
         op.erase()
+
+
+JOINED = "tile.cpu_joined_copy"
+"""Marks a copy that the first copy of its row group (`_row_group`) copied."""
+
+
+def _prepared(op: ir.Operation, plan: _Plan, target: CpuTarget) -> _Copy:
+    """The copy's operands, after the fill of the rest of its tile where it fills a part."""
+    operands = list(op.operands)
+    src_type, dst_type = _operand_types(op)
+    src_rank = src_type.rank
+    sizes = plan.sizes
+    src = _Side(operands[0], operands[1 : 1 + src_rank], copy_dims(sizes, src_rank))
+    dst_offsets = operands[2 + src_rank : 2 + src_rank + dst_type.rank]
+    dst = _Side(operands[1 + src_rank], dst_offsets, copy_dims(sizes, dst_type.rank))
+    pad_operands = operands[2 + src_rank + dst_type.rank :]
+    pad = pad_operands[0] if pad_operands else irb.zero(src_type.element_type)
+    if _pads_rest(op, sizes):
+        # The rest of the tile reads as the pad, like elements past a
+        # tensor's edge, not as whatever the stack held: a later gemm
+        # over the whole tile must not meet NaN garbage.
+        lanes = irb.lanes(target.vector_bytes, dst_type.element_type)
+        fill(dst.buffer, irb.convert(pad, dst_type.element_type), lanes)
+    bools = (BOOL_SRC in op.attributes, BOOL_DST in op.attributes)
+    return _Copy(src, dst, sizes, plan.vector_dim, plan.lanes, pad, *bools)
+
+
+def _emit(copies: list[_Copy]) -> None:
+    """The copies in one loop nest (they have the same loops): unchecked
+    when all their regions are inside their buffers, else masked."""
+    inside = None
+    for copy in copies:
+        check = copy.region_inside()
+        if check is not None:
+            inside = check if inside is None else arith.andi(inside, check)
+
+    def loops(checked: bool) -> None:
+        dims = copies[0].loop_dims()
+        with irb.loop_nest([copies[0].sizes[d] for d in dims]) as loop_ivs:
+            ivs = dict(zip(dims, loop_ivs, strict=True))
+            for copy in copies:
+                copy.emit_at(ivs, checked)
+
+    if inside is None:
+        loops(checked=False)
+        return
+    branch = scf.IfOp(inside, has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        loops(checked=False)
+        scf.YieldOp([])
+    with ir.InsertionPoint(branch.else_block):
+        loops(checked=True)
+        scf.YieldOp([])
+
+
+def _row_group(op: ir.Operation, plan: _Plan, infer: Callable[[ir.Operation], _Plan],
+               ) -> list[ir.Operation]:
+    """`op` and the copies right after it (only index arithmetic between them)
+    that copy the same rows of the same source, at other columns, to disjoint
+    places of the same tile: a gemm's B written into its panels, one copy per
+    panel (gemm_packed_copy.py). One loop nest then copies them all, every
+    row of the source read once, not once per copy in a loop of its own
+    (measured: the four 32-column copies of a 128-column B took a third
+    longer than one copy of the whole rows)."""
+    group = [op]
+    if not _joinable(op, plan):
+        return group
+    after = False
+    for candidate in op.block.operations:
+        candidate = candidate.operation
+        if not after:
+            after = candidate == op
+            continue
+        if candidate.name.startswith("arith."):
+            continue
+        if candidate.name != "tile.copy" or not _same_rows(op, plan, candidate, infer(candidate)):
+            break
+        group.append(candidate)
+    if not _disjoint(group, plan.sizes):
+        return [op]
+    return group
+
+
+def _joinable(op: ir.Operation, plan: _Plan) -> bool:
+    src_type, _ = _operand_types(op)
+    src, dst = op.operands[0], op.operands[1 + src_type.rank]
+    return (JOINED not in op.attributes and BOOL_SRC not in op.attributes
+            and BOOL_DST not in op.attributes and src != dst and not _pads_rest(op, plan.sizes))
+
+
+def _same_rows(op: ir.Operation, plan: _Plan, other: ir.Operation, other_plan: _Plan) -> bool:
+    """Whether `other` copies the rows `op` copies (same source, offsets but
+    in the vectorized dimension, extent and pad) into the same tile."""
+    if other_plan != plan or not _joinable(other, other_plan):
+        return False
+    src_type, dst_type = _operand_types(op)
+    if _operand_types(other) != (src_type, dst_type):
+        return False
+    mine, theirs = list(op.operands), list(other.operands)
+    rank = src_type.rank
+    dims = copy_dims(plan.sizes, rank)
+    same_offsets = all(mine[1 + d] == theirs[1 + d] for d in range(rank)
+                       if dims[d] != plan.vector_dim)
+    shared = [0, 1 + rank, *range(2 + rank + dst_type.rank, len(mine))]  # src, dst, pad
+    return (len(mine) == len(theirs) and same_offsets
+            and all(mine[i] == theirs[i] for i in shared))
+
+
+def _disjoint(group: list[ir.Operation], sizes: list[int]) -> bool:
+    """Whether the members write disjoint regions of their tile (constant offsets)."""
+    boxes = []
+    for op in group:
+        src_type, dst_type = _operand_types(op)
+        at = 2 + src_type.rank
+        starts = [irb.constant_int(v) for v in op.operands[at : at + dst_type.rank]]
+        if any(start is None for start in starts):
+            return False
+        extent = [sizes[d] for d in copy_dims(sizes, dst_type.rank)]
+        boxes.append([(start, start + size) for start, size in zip(starts, extent, strict=True)])
+    return all(
+        any(a_end <= b_start or b_end <= a_start
+            for (a_start, a_end), (b_start, b_end) in zip(a, b, strict=True))
+        for i, a in enumerate(boxes) for b in boxes[i + 1:]
+    )
+
+
+def _pads_rest(op: ir.Operation, sizes: list[int]) -> bool:
+    _, dst_type = _operand_types(op)
+    dst = op.operands[1 + ir.MemRefType(op.operands[0].type).rank]
+    return _fills_part_of_a_tile(dst_type, sizes) and may_pad_rest(op, dst)
 
 
 def _fills_part_of_a_tile(dst: ir.MemRefType, sizes: list[int]) -> bool:

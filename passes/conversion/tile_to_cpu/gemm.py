@@ -1,17 +1,19 @@
 """The cpu lowering of tile.gemm: register-tiled vector code.
 
-C is cut into micro-tiles of `MICRO_ROWS` rows by `MICRO_VECTORS` vectors
+C is cut into micro-tiles of `micro_rows` rows by `MICRO_VECTORS` vectors
 of columns. A micro-tile lives in registers for the whole k loop (its
 vectors are the loop-carried values of an `scf.for`), and each k step does
 one broadcast of A per row and one load of B per vector column, feeding
-`MICRO_ROWS x MICRO_VECTORS` `vector.fma`s. With AVX2's 16 registers, 6x2
+`rows x MICRO_VECTORS` `vector.fma`s. With AVX2's 16 registers, 6x2
 vectors of 8 f32 keep 12 accumulators, 2 B vectors and one broadcast live.
 Edge micro-tiles (M or N not a multiple of the micro-tile) get their own
 straight-line code with fewer rows or narrower vectors, so any static shape
-works without masks. With AVX-512's 32 registers the same 6x2 tile of 16-lane
-vectors runs the k loop at ~89 % of the FMA rate of a register-only loop
-(measured on the shared development host; 12x2, 6x4 and 8x2 tiles measured
-the same), so the tile is not widened there. What a k step loads and
+works without masks. With AVX-512's 32 registers the k loop of a 6x2 tile
+of 16-lane vectors runs at ~95 % of the FMA rate of a register-only loop,
+and 8x2, 12x2, 6x4 and 8x3 tiles the same (measured on the development
+host, an AMD EPYC), so the tile there is 8x2 because 8 rows divide the
+power-of-two tiles kernels use (128 = 21 x 6 + 2 leaves a 2-row edge
+micro-tile, which loads B's vectors for the fmas of 2 rows). What a k step loads and
 computes is a `KStep`: the f32/i32 fma step here, `vdpbf16ps` on bf16 pairs
 in gemm_bf16_dot.py, both around the same micro-tiles.
 
@@ -23,7 +25,9 @@ accumulation type (f16/bf16/f8 -> f32, i8 -> i32) and undoes `transpose_b`,
 once per gemm instead of once per use; the transpose moves square blocks of
 one register's lanes with shuffles (element by element it was an eighth of
 flash attention's time, its Q K^T packing K^T every key tile; measured).
-A is read in place (a transposed A too: the micro-tile's rows are then
+Where B is a tile that one copy fills for this gemm alone, that copy writes
+the panels instead (gemm_packed_copy.py): B is then moved once per k step,
+not twice. A is read in place (a transposed A too: the micro-tile's rows are then
 contiguous); an A of another element type is converted into a scratch tile
 first.
 
@@ -54,10 +58,17 @@ from mlir.dialects import arith, memref, scf, vector
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.tile_to_cpu.gemm_packed_copy import copy_into_panels, filling_copy
 from tilec.targets import CpuTarget
 
-MICRO_ROWS = 6
 MICRO_VECTORS = 2
+
+
+def micro_rows(target: CpuTarget) -> int:
+    """Rows of a micro-tile: 6 x MICRO_VECTORS accumulators fit AVX2's 16
+    vector registers (YMM0-15) with B's vectors and A's broadcast, 8 x
+    MICRO_VECTORS AVX-512's 32 (ZMM0-31; Intel SDM vol. 1, 15.1 "Overview")."""
+    return 8 if target.vector_bytes >= 64 else 6
 
 
 @dataclass(frozen=True)
@@ -249,10 +260,12 @@ def micro_tile(
             vector.store(result, g.c, [row_index[r], col_index[v]])
 
 
-def row_micro_tiles(g: Gemm, step: KStep, p: ir.Value, j0: ir.Value, widths: list[int]) -> None:
-    """The micro-tiles of all rows of C against panel p."""
+def row_micro_tiles(
+    g: Gemm, step: KStep, p: ir.Value, j0: ir.Value, widths: list[int], rows: int
+) -> None:
+    """The micro-tiles of all rows of C against panel p, `rows` rows each."""
     irb.for_each_chunk(
-        g.m, MICRO_ROWS, lambda i0, count: micro_tile(g, step, i0, count, p, j0, widths)
+        g.m, rows, lambda i0, count: micro_tile(g, step, i0, count, p, j0, widths)
     )
 
 
@@ -303,7 +316,12 @@ class GemmToVectorFma(TileOpLowering):
             if ir.MemRefType(a.type).element_type != plan.compute:
                 a = _converted(op, a, plan.compute)
             transpose_b = "transpose_b" in op.attributes
-            panels = _panels(op, b, transpose_b, plan.compute, plan.k, n, panel, lanes)
+            copy = None if transpose_b else filling_copy(op, b)
+            if copy is None:
+                panels = _panels(op, b, transpose_b, plan.compute, plan.k, n, panel, lanes)
+            else:
+                panels = scratch(op, [-(-n // panel), plan.k, panel], plan.compute)
+                copy_into_panels(copy, panels)
             g = Gemm(
                 a,
                 panels,
@@ -322,7 +340,7 @@ class GemmToVectorFma(TileOpLowering):
                 p_index = irb.index(p) if isinstance(p, int) else p
                 j0 = arith.muli(p_index, irb.index(panel))
                 widths = [lanes] * (width // lanes) + ([width % lanes] if width % lanes else [])
-                row_micro_tiles(g, _FmaStep(g), p_index, j0, widths)
+                row_micro_tiles(g, _FmaStep(g), p_index, j0, widths, micro_rows(target))
 
             if n // panel:
                 with irb.loop(0, n // panel) as p:
@@ -330,3 +348,5 @@ class GemmToVectorFma(TileOpLowering):
             if n % panel:
                 columns(n // panel, n % panel)
         op.erase()
+        if copy is not None:
+            b.owner.operation.erase()  # B's tile: the copy writes the panels instead

@@ -10,7 +10,7 @@ packed pair-interleaved (the VNNI layout: panel p, pair k, lane 2j + t holds
 B[2k + t, p * panel + j]), a zero row padding an odd K, and A's pair is one
 32-bit load broadcast to every lane (a transposed A or an odd K goes
 through a scratch tile first, with a zero column). The micro-tiles are the
-f32 path's (`gemm.micro_tile`, 6 x 2 vectors of 16 lanes), fed by this k step.
+f32 path's (`gemm.micro_tile`, 8 x 2 vectors of 16 lanes), fed by this k step.
 
 It applies where the host has AVX512-BF16 and the target uses 64-byte
 vectors, to bf16 A and B with f32 accumulation, B not transposed and N a
@@ -170,5 +170,7 @@ class GemmBf16Dot(TileOpLowering):
             step = _DotStep(g)
             with irb.loop(0, plan.n // PANEL) as p:
                 j0 = arith.muli(p, irb.index(PANEL))
-                gemm.row_micro_tiles(g, step, p, j0, [LANES] * gemm.MICRO_VECTORS)
+                gemm.row_micro_tiles(
+                    g, step, p, j0, [LANES] * gemm.MICRO_VECTORS, gemm.micro_rows(target)
+                )
         op.erase()

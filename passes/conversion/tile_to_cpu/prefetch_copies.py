@@ -22,6 +22,8 @@ copies that holds a loop carrying values (the GEMM's micro-tile loops around
 its k loop), descended while the loops have static trip counts and carry
 nothing; each iteration of the innermost one prefetches an even share of
 the rows. Without such a nest, all rows are prefetched after the copies.
+Copies of the same rows at adjacent columns (a gemm's B written into its
+panels by one copy per panel) are prefetched as one region, each line once.
 Rows past the end of the buffer are skipped and columns are clamped into
 it, so no prefetched address lies outside the buffer. The lines go to L2
 (locality 2: x86 `prefetcht1`): a block's tiles together are larger than
@@ -134,21 +136,69 @@ class _Region:
         return math.prod(self.extent[:-1])
 
 
-def _region(src: ir.Value, offsets: list[ir.Value], extent: list[int]) -> _Region:
-    """The region, with the column of each line of its rows clamped into
-    the buffer: one per line from the first column, and the last one."""
+@dataclass(frozen=True)
+class _Piece:
+    """One copy's source region in the next iteration: its rows (`offsets`
+    and `extent` of the outer dimensions) and its columns, `width` from
+    `base + start` (`start` a constant, so that the pieces of a row that
+    copies split, such as a gemm's B panels, join into one region)."""
+
+    src: ir.Value
+    offsets: list[ir.Value]
+    extent: list[int]
+    base: ir.Value
+    start: int
+    width: int
+
+    def same_rows(self, other: _Piece) -> bool:
+        return (self.src == other.src and self.base == other.base
+                and self.extent == other.extent and self.offsets == other.offsets)
+
+
+def _split(offset: ir.Value) -> tuple[ir.Value, int]:
+    """`offset` as (base, constant): `x + c` gives (x, c), anything else (offset, 0)."""
+    owner = offset.owner
+    if isinstance(owner, ir.Operation | ir.OpView) and owner.name == "arith.addi":
+        x, y = owner.operands
+        for base, constant in ((x, y), (y, x)):
+            if irb.constant_int(constant) is not None:
+                return base, irb.constant_int(constant)
+    return offset, 0
+
+
+def _joined(pieces: list[_Piece]) -> list[_Piece]:
+    """The pieces, those of the same rows whose columns touch or overlap
+    joined into one (the lines of a row are then prefetched once each)."""
+    joined: list[_Piece] = []
+    for piece in sorted(pieces, key=lambda p: p.start):
+        into = next((j for j, done in enumerate(joined) if done.same_rows(piece)
+                     and piece.start <= done.start + done.width), None)
+        if into is None:
+            joined.append(piece)
+            continue
+        done = joined[into]
+        end = max(done.start + done.width, piece.start + piece.width)
+        joined[into] = _Piece(done.src, done.offsets, done.extent, done.base, done.start,
+                              end - done.start)
+    return joined
+
+
+def _region(piece: _Piece) -> _Region:
+    """The piece's region, with the column of each line of its rows clamped
+    into the buffer: one per line from the first column, and the last one."""
+    src, width = piece.src, piece.width
     type_ = ir.MemRefType(src.type)
     last = type_.rank - 1
     step = max(1, LINE_BYTES * 8 // irb.bit_width(type_.element_type))
-    width = extent[last]
+    first = irb.add(piece.base, piece.start)
     width_here = memref.dim(src, irb.index(last))
     limit = arith.subi(width_here, irb.index(1))
     columns = [
-        arith.maxsi(arith.minsi(irb.add(offsets[last], start), limit), irb.index(0))
+        arith.maxsi(arith.minsi(irb.add(first, start), limit), irb.index(0))
         for start in sorted({*range(0, width, step), width - 1})
     ]
     nonempty = arith.cmpi(arith.CmpIPredicate.sgt, width_here, irb.index(0))
-    return _Region(src, offsets, extent, columns, nonempty)
+    return _Region(src, [*piece.offsets, first], [*piece.extent, width], columns, nonempty)
 
 
 def _prefetch_rows(region: _Region, first: ir.Value, end: ir.Value) -> None:
@@ -232,7 +282,7 @@ def _prefetch_next(loop: ir.Operation) -> None:
         next_iv = arith.addi(iv, step)
         more = arith.cmpi(arith.CmpIPredicate.slt, next_iv, upper)
         next_iteration = _NextIteration(body, iv, next_iv)
-        regions = []
+        pieces = []
         for copy in copies:
             src = copy.operands[0]
             src_type = ir.MemRefType(src.type)
@@ -242,7 +292,8 @@ def _prefetch_next(loop: ir.Operation) -> None:
                 continue
             sizes = copy_sizes(copy, src_type, dst_type)
             extent = [sizes[d] for d in copy_dims(sizes, src_type.rank)]
-            regions.append(_region(src, offsets, extent))  # type: ignore[arg-type]
+            pieces.append(_Piece(src, offsets[:-1], extent[:-1], *_split(offsets[-1]), extent[-1]))
+        regions = [_region(piece) for piece in _joined(pieces)]
         if not regions:
             return
         if not nest:

@@ -137,3 +137,44 @@ func.func @from_bool_bytes(%t: memref<4x8xi8, #tile.scope<fragment>>, %C: memref
   tile.copy %t[%c0, %c0], %C[%c0, %c0] {tile.bool_src} : memref<4x8xi8, #tile.scope<fragment>>, memref<4x8xi32>
   return
 }
+
+// -----
+
+// Copies of the same rows of one source, at other columns, into disjoint
+// parts of one tile (a gemm's B written into its panels) share one loop
+// nest, emitted after the index arithmetic between them: each row of the
+// source is read once, its pieces one after the other. Both regions are
+// checked before the unmasked loop. A copy of other rows (%k1) keeps a loop
+// of its own.
+// CHECK-LABEL: func.func @row_group
+// CHECK-SAME: (%[[B:.*]]: memref<?x?xf32>, %[[K:.*]]: index, %[[J:.*]]: index, %[[K1:.*]]: index
+// CHECK: %[[J1:.*]] = arith.addi %[[J]]
+// CHECK: arith.cmpi ule, %[[J]],
+// CHECK: arith.cmpi ule, %[[J1]],
+// CHECK: scf.if %{{.*}} {
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[ROW:.*]] = arith.addi %[[K]], %[[R]]
+// CHECK: vector.load %[[B]][%[[ROW]], %[[J]]] : memref<?x?xf32>, vector<8xf32>
+// CHECK: vector.store %{{.*}}, %[[P:.*]][%{{.*}}, %[[R]], %{{.*}}] : memref<2x4x8xf32, #tile.scope<local>>, vector<8xf32>
+// CHECK-NOT: scf.for
+// CHECK: arith.addi %[[K]], %[[R]]
+// CHECK-NEXT: vector.load %[[B]][%{{.*}}, %[[J1]]] : memref<?x?xf32>, vector<8xf32>
+// CHECK: vector.store %{{.*}}, %[[P]][%{{.*}}, %[[R]], %{{.*}}] : memref<2x4x8xf32, #tile.scope<local>>, vector<8xf32>
+// CHECK: } else {
+// CHECK-COUNT-2: vector.maskedload
+// CHECK: }
+// CHECK: scf.if
+// CHECK: vector.load %[[B]][%{{.*}}, %[[J]]]
+// CHECK-NOT: vector.load %[[B]]
+// CHECK: } else {
+// CHECK-NOT: tile.copy
+func.func @row_group(%B: memref<?x?xf32>, %k: index, %j: index, %k1: index, %p: memref<2x4x8xf32, #tile.scope<local>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  tile.copy %B[%k, %j], %p[%c0, %c0, %c0] sizes [1, 4, 8] : memref<?x?xf32>, memref<2x4x8xf32, #tile.scope<local>>
+  %j1 = arith.addi %j, %c8 : index
+  tile.copy %B[%k, %j1], %p[%c1, %c0, %c0] sizes [1, 4, 8] : memref<?x?xf32>, memref<2x4x8xf32, #tile.scope<local>>
+  tile.copy %B[%k1, %j], %p[%c0, %c0, %c0] sizes [1, 4, 8] : memref<?x?xf32>, memref<2x4x8xf32, #tile.scope<local>>
+  return
+}

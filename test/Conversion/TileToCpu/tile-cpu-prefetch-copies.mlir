@@ -87,3 +87,38 @@ func.func @burst(%B: memref<?x16xf16>, %T: memref<?xindex>, %n: index) {
   }
   return
 }
+
+// -----
+
+// Copies of adjacent column pieces of the same rows (a gemm's B written
+// into its panels) are prefetched as one region: 32 f32 columns from %o are
+// the lines of columns 0 and 16 and the last column, 31, once each, not the
+// first and last column of each 16-wide piece. A piece of other rows stays
+// a region of its own.
+// CHECK-LABEL: func.func @joined
+// CHECK: scf.if
+// CHECK-COUNT-3: memref.prefetch %{{.*}}, read, locality<2>, data : memref<?x?xf32>
+// CHECK-NEXT: }
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK-COUNT-2: memref.prefetch %{{.*}}, read, locality<2>, data : memref<?x?xf32>
+// CHECK-NEXT: }
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @joined(%B: memref<?x?xf32>, %j: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %p = tile.alloc : memref<3x8x16xf32, #tile.scope<local>>
+  tile.pipelined %k = %c0 to %n step %c1 num_stages = 2 {
+    %o = arith.muli %k, %c8 : index
+    tile.copy %B[%o, %j], %p[%c0, %c0, %c0] sizes [1, 8, 16] : memref<?x?xf32>, memref<3x8x16xf32, #tile.scope<local>>
+    %j1 = arith.addi %j, %c16 : index
+    tile.copy %B[%o, %j1], %p[%c1, %c0, %c0] sizes [1, 8, 16] : memref<?x?xf32>, memref<3x8x16xf32, #tile.scope<local>>
+    %o2 = arith.addi %o, %c8 : index
+    tile.copy %B[%o2, %j], %p[%c2, %c0, %c0] sizes [1, 8, 16] : memref<?x?xf32>, memref<3x8x16xf32, #tile.scope<local>>
+  }
+  return
+}
