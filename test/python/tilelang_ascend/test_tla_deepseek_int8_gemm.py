@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tla_expert_ports import compiled, load
+from tla_expert_ports import compiled, line_of, load
+
+from tilec.sim.diagnostics import SimError
 
 PROFILES = ("910b", "950")
 
@@ -44,3 +46,25 @@ def test_int8_gemm_matches_numpy(profile, M, N, K, out_dtype, monkeypatch, tmp_p
     source = compiled_kernel.source()
     assert "__global__ __aicore__ void main_(GM_ADDR A, GM_ADDR B" in source
     assert "Mmad(" in source
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_deleted_cross_core_wait_is_a_race_at_the_authors_lines(profile, monkeypatch,
+                                                                 tmp_path):
+    """Without `T.wait_cross_flag(0)` the AIVs read the workspace while the AIC's fixpipe
+    may still write it: a race between those two lines, naming the flag to add."""
+    port, path = load("deepseek_int8_gemm", profile, monkeypatch, tmp_path,
+                      ((r"T\.wait_cross_flag\(0\)", 0, ""),))
+    rng = np.random.default_rng(0)
+    a, sa = _quantized(64, 64, rng)
+    b, sb = _quantized(64, 64, rng)
+    kernel = port.int8_gemm_kernel_corrected(64, 64, block_M=32, block_N=32, block_K=32,
+                                             out_dtype="float32")
+    with pytest.raises(SimError) as caught:
+        kernel(a, b, sa, sb)
+    store = line_of(path, r"T\.copy\(C_L0, workspace_1\[")
+    read = line_of(path, r"T\.copy\(workspace_1\[bm \* block_M \+ vid")
+    race = next(d for d in caught.value.diagnostics if d.message.startswith("race"))
+    assert race.line == store and f" at {path}:{read}:" in race.message
+    assert race.message.endswith(f'missing T.set_cross_flag("FIX", id) after line {store} '
+                                 f"and T.wait_cross_flag(id) before line {read}")

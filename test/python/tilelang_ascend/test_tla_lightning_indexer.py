@@ -13,6 +13,7 @@ import pytest
 from tla_expert_ports import compiled, line_of, load
 
 from tilec.diagnostics import CompileError
+from tilec.sim.diagnostics import SimError
 
 PROFILES = ("910b", "950")
 CONFIGS = {  # B, N2, G, S1, S2, D, TOP_K
@@ -95,3 +96,20 @@ def test_dynamic_shape_indexer_serves_two_shapes(profile, monkeypatch, tmp_path)
             kernel = compiled(func)
             assert kernel.target == f"ascend:{profile}"
             assert "__global__ __aicore__ void main_(GM_ADDR Query, GM_ADDR KEY" in kernel.source()
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_deleted_cross_core_wait_is_a_race_at_the_authors_lines(profile, monkeypatch,
+                                                                 tmp_path):
+    """Without `T.wait_cross_flag(0)` the AIVs read the scores while the AIC's fixpipe may
+    still write them: a race at the author's lines, naming the flag to add."""
+    port, path = load("lightning_indexer", profile, monkeypatch, tmp_path,
+                      ((r"T\.wait_cross_flag\(0\)", 0, ""),))
+    with pytest.raises(SimError) as caught:
+        _run(port, CONFIGS["example"])
+    # the fixpipe's copy of C_L0 into QK_RES, then the AIVs' copy out of it
+    store, read = (line_of(path, r"T\.copy\($", n) for n in (0, 1))
+    race = next(d for d in caught.value.diagnostics if d.message.startswith("race"))
+    assert race.line == store and f" at {path}:{read}:" in race.message
+    assert race.message.endswith(f'missing T.set_cross_flag("FIX", id) after line {store} '
+                                 f"and T.wait_cross_flag(id) before line {read}")
