@@ -339,6 +339,14 @@ def mask(count: ir.Value, width: int, skip: ir.Value | None = None) -> ir.Value:
     return arith.andi(below, arith.xori(vector.create_mask(type_, [skip]), true))
 
 
+def ancestors(op: ir.Operation) -> Iterator[ir.Operation]:
+    """The ops that hold `op`, innermost first."""
+    parent = op.parent
+    while parent is not None:
+        yield parent.operation
+        parent = parent.parent
+
+
 def enclosing(op: ir.Operation, names: set[str]) -> ir.Operation | None:
     """The nearest ancestor of `op` named in `names`."""
     parent = op.parent

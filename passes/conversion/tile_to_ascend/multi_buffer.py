@@ -67,7 +67,6 @@ from tilec.passes.conversion.tile_to_ascend.plan_memory import (
     SLOTS_ATTR,
     Privacy,
     align_up,
-    ancestors,
     buffer_bytes,
     on_chip_allocs,
     on_chip_space,
@@ -121,7 +120,7 @@ class AscendMultiBufferPass(Pass):
         del loop.attributes[STAGES_ATTR]
         if requested < 2:
             return
-        private = [a for a in on_chip_allocs(func) if loop not in set(ancestors(a))
+        private = [a for a in on_chip_allocs(func) if loop not in set(irb.ancestors(a))
                    and Privacy(a).private_to(loop)]
         _slot(func, loop, requested, private, profile)
 
@@ -185,7 +184,7 @@ def _slot_values(alloc: ir.Operation, loop: ir.Operation) -> dict[ir.Value, ir.V
     values, _ = views_and_users(alloc)
     for value in values[1:]:
         view = value.owner.operation
-        if loop in set(ancestors(view)) or view.operands[0] not in mapping:
+        if loop in set(irb.ancestors(view)) or view.operands[0] not in mapping:
             continue
         copy = view.clone(ip=ir.InsertionPoint(view))
         copy.operands[0] = mapping[view.operands[0]]

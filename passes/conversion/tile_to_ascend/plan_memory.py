@@ -56,7 +56,7 @@ After:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -164,13 +164,6 @@ class ProgramOrder:
                 for child in block.operations:
                     self._number(child.operation)
         self.last[op] = len(self.first) - 1
-
-
-def ancestors(op: ir.Operation) -> Iterator[ir.Operation]:
-    parent = op.parent
-    while parent is not None:
-        yield parent.operation
-        parent = parent.parent
 
 
 FRACTAL_ROWS = 16
@@ -344,7 +337,7 @@ class Privacy:
         self.values = set(values)
         self.accesses = [u for u in users if u.name not in VIEW_OPS]
         self._accessing = set(self.accesses)
-        self.containers = {a for user in self.accesses for a in ancestors(user)}
+        self.containers = {a for user in self.accesses for a in irb.ancestors(user)}
         self._verdicts: dict[ir.Operation, bool] = {}
 
     def private_to(self, loop: ir.Operation) -> bool:
@@ -455,14 +448,14 @@ def live_range(alloc: ir.Operation, order: ProgramOrder,
     the loop. With `privacy`, loops the buffer is iteration-private to are
     not extended over (its value does not survive into the next iteration),
     except the loops multi-buffering unrolled, whose slots must stay apart."""
-    inside = set(ancestors(alloc))
+    inside = set(irb.ancestors(alloc))
     _, users = views_and_users(alloc)
     start = end = order.first[alloc]
     if users:
         start = min(order.first[u] for u in users)
     for user in users:
         lo, hi = order.first[user], order.last[user]
-        for outer in ancestors(user):
+        for outer in irb.ancestors(user):
             if outer in inside:
                 break
             if outer.name not in LOOPS:
@@ -589,7 +582,7 @@ def _ring_life(alloc: ir.Operation, order: ProgramOrder,
     own rings, fit the 950's UB so (192 KiB of 247.75, where rings kept for
     the whole function needed 256)."""
     _, users = views_and_users(alloc)
-    cores = [core for user in users for core in ancestors(user) if core.name == "ascend.core"]
+    cores = [core for user in users for core in irb.ancestors(user) if core.name == "ascend.core"]
     if not cores:
         return order.first[func], order.last[func]
     return min(order.first[c] for c in cores), max(order.last[c] for c in cores)

@@ -1,15 +1,54 @@
 // RUN: tile-opt %s -split-input-file --tile-cpu-inline-core-scopes --verify-diagnostics
 
-// A cube program and a vector program run at the same time on the NPU.
-func.func @both_kinds(%a: memref<64xf32>) {
+// A cube program and a vector program that run at the same time on the NPU and
+// wait for each other (the cube for a flag the AIVs set): no order of the two is
+// the same program.
+func.func @both_ways(%a: memref<64xf32>) {
   %c1 = arith.constant 1 : index
   tile.kernel blocks(%bx) in (%c1) threads = 1 {
     scf.execute_region {
       ascend.cross_core_set_flag mode 2, fix, 0
+      ascend.cross_core_wait_flag 1
       scf.yield
     } {ascend.core_region = #ascend.core<aic>}
     // expected-error @+1 {{tile-cpu-inline-core-scopes: this T.Scope("V") runs at the same time as the T.Scope("C") program and they wait for each other's flags: the kernel runs on ascend only}}
     scf.execute_region {
+      ascend.cross_core_wait_flag 0, mte2
+      ascend.cross_core_set_flag mode 2, mte3, 1
+      scf.yield
+    } {ascend.core_region = #ascend.core<aiv>}
+  }
+  return
+}
+
+// -----
+
+// The vector scope first: the AIVs' program would wait for the cube's, which a
+// sequential run has not started.
+func.func @vector_first(%a: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 1 {
+    scf.execute_region {
+      ascend.cross_core_wait_flag 0, mte2
+      scf.yield
+    } {ascend.core_region = #ascend.core<aiv>}
+    // expected-error @+1 {{tile-cpu-inline-core-scopes: this T.Scope("C") runs at the same time as the T.Scope("V") program and they wait for each other's flags: the kernel runs on ascend only}}
+    scf.execute_region {
+      ascend.cross_core_set_flag mode 2, fix, 0
+      scf.yield
+    } {ascend.core_region = #ascend.core<aic>}
+  }
+  return
+}
+
+// -----
+
+// A cross-core wait in a kernel of one kind of core waits for a core that is not there.
+func.func @one_kind_waits(%a: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 1 {
+    scf.execute_region {
+      // expected-error @+1 {{tile-cpu-inline-core-scopes: 'ascend.cross_core_wait_flag' waits for other cores, which one block's sequential code cannot: the kernel runs on ascend only}}
       ascend.cross_core_wait_flag 0, mte2
       scf.yield
     } {ascend.core_region = #ascend.core<aiv>}

@@ -68,3 +68,18 @@ def test_a_deleted_cross_core_wait_is_a_race_at_the_authors_lines(profile, monke
     assert race.line == store and f" at {path}:{read}:" in race.message
     assert race.message.endswith(f'missing T.set_cross_flag("FIX", id) after line {store} '
                                  f"and T.wait_cross_flag(id) before line {read}")
+
+
+def test_on_the_cpu_the_cube_runs_then_each_aiv(monkeypatch, tmp_path):
+    """The one cross-core flag goes from the cube to the AIVs: on cpu the cube's scope
+    runs, then the vector scope once per AIV, with M not a multiple of block_M."""
+    port, _ = load("deepseek_int8_gemm", "cpu", monkeypatch, tmp_path)
+    rng = np.random.default_rng(1)
+    a, sa = _quantized(48, 64, rng)
+    b, sb = _quantized(64, 64, rng)
+    kernel = port.int8_gemm_kernel_corrected(64, 64, block_M=32, block_N=32, block_K=32,
+                                             out_dtype="float32")
+    c = kernel(a, b, sa, sb)
+    exact = a.astype(np.int64) @ b.astype(np.int64).T
+    np.testing.assert_allclose(c, exact.astype(np.float32) * sa[:, None] * sb[None, :],
+                               rtol=1e-5, atol=1e-5)
