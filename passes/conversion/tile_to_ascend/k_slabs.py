@@ -66,15 +66,7 @@ def _inside(value: ir.Value, loop: ir.Operation) -> ir.Operation | None:
     if not isinstance(owner, ir.Operation | ir.OpView):
         return None
     op = owner.operation
-    return op if loop in set(_ancestors(op)) else None
-
-
-def _ancestors(op: ir.Operation):
-    parent = op.parent
-    while parent is not None:
-        parent = parent.operation if hasattr(parent, "operation") else parent
-        yield parent
-        parent = parent.parent
+    return op if loop in set(irb.ancestors(op)) else None
 
 
 def _depends_on(value: ir.Value, iv: ir.Value, loop: ir.Operation) -> bool:
@@ -147,7 +139,7 @@ def _operand_tiles(loop: ir.Operation, step: int) -> dict[ir.Value, int] | None:
 
 
 def _inside_op(op: ir.Operation, loop: ir.Operation) -> ir.Operation | None:
-    return op if loop in set(_ancestors(op)) else None
+    return op if loop in set(irb.ancestors(op)) else None
 
 
 def _slab_factor(loop: ir.Operation, tiles: dict[ir.Value, int], trips: int,
