@@ -4,6 +4,7 @@
         [--topk 2048] [--prefill-tokens 64] [--varlen-mean 256] [--select-batch 4 64]
         [--vocab 129280 1048576] [--select-topk 512 2048] [--rounds 3] [--runs 3]
         [--npu-vocab 8192] [--npu-topk 2048] [--npu-prefill 8 128 4096 512]
+        [--npu-decode 128 4096 2048]
 
 On cpu, each row is one op at one shape: the median wall time of tilec's call and of
 each torch baseline (the sides take turns in rounds, the warm-up call of each round is
@@ -35,8 +36,12 @@ error) and one small bf16 `deep_select.topk`, its cycles and the time they take 
 profile's clock (`tilec.targets.ascend.profiles`). Last, sparse prefill on the simulated
 950 at a shape it runs in well under a minute (by default 8 tokens of 128 heads, top-k
 512 of 4096 keys: 32 blocks of 32 heads, one per AI core): its time at the 950's clock and
-TFLOPS with the count above, next to the published 410 TFLOPS. The published Ascend
-figures are for other kernels on real hardware, context only. Nothing here is asserted.
+TFLOPS with the count above, next to the published 410 TFLOPS; and sparse FP8 decode on
+the simulated 910b at the published shape by default (B=1, 128 heads, top-k 2048 of 4096
+keys; about a minute), its time next to the published 98-100 us (AscendC) and 109 us
+(TileLang) on A3-class hardware.
+The published Ascend figures are for other kernels on real hardware, context only.
+Nothing here is asserted.
 """
 
 from __future__ import annotations
@@ -145,7 +150,11 @@ def _quantized(cache: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return fp8.view(pages, PAGE, 1, FP8_TOKEN), dequant.view(-1, D_QK)
 
 
-def sparse_decode(b: int, h_q: int, s_k: int, topk: int, rounds: int, runs: int) -> None:
+def _sparse_decode_case(b: int, h_q: int, s_k: int, topk: int
+                        ) -> tuple[Callable[[], torch.Tensor], Callable[[], torch.Tensor],
+                                   torch.Tensor]:
+    """tilec's sparse FP8 decode and FlashMLA's FP32 reference on the same random data
+    (every index valid), and the indices."""
     gen = torch.Generator().manual_seed(1)
     cache, block_table = _paged_cache(b, s_k, gen)
     fp8, dequant = _quantized(cache)
@@ -165,6 +174,11 @@ def sparse_decode(b: int, h_q: int, s_k: int, topk: int, rounds: int, runs: int)
         weight = q.float().view(b, h_q, D_QK) @ kv.transpose(1, 2) * scale
         return (torch.softmax(weight, dim=-1) @ kv[..., :D_V]).view(b, 1, h_q, D_V).bfloat16()
 
+    return tilec, fp32, indices
+
+
+def sparse_decode(b: int, h_q: int, s_k: int, topk: int, rounds: int, runs: int) -> None:
+    tilec, fp32, indices = _sparse_decode_case(b, h_q, s_k, topk)
     err = _max_err(tilec(), fp32())
     ours, theirs = _timed(rounds, runs, tilec, fp32=fp32)
     flop = 2 * h_q * b * topk * (D_QK + D_V)
@@ -308,6 +322,26 @@ def npu_sparse_prefill(s_q: int, h_q: int, s_kv: int, topk: int) -> None:
           f"pipes busy {busy}")
 
 
+def npu_sparse_decode(h_q: int, s_k: int, topk: int) -> None:
+    """`flash_mla_with_kvcache`'s sparse FP8 decode (B = 1, one query token) on the
+    simulated 910b: the cycles of its split kernel and the time of all its launches at
+    the profile's clock, next to the published A3 figure for B=1, 128 heads, top-k 2048
+    (also per key, for other top-k)."""
+    tilec, fp32 = _sparse_decode_case(1, h_q, s_k, topk)[:2]
+    with use_target("ascend:910b"):
+        err = _max_err(tilec(), fp32())
+    sims = [launch.sim for launch in last_report()]
+    split = next(launch.sim for launch in last_report()
+                 if launch.kernel == "flash_mla_sparse_fp8_split")
+    us = sum(sim.microseconds for sim in sims)
+    busy = ", ".join(f"{pipe} {share:.0%}" for pipe, share in split.pipe_utilization.items())
+    print(f"910b sparse decode b=1 h_q={h_q} s_k={s_k} topk={topk}: split {split.cycles} "
+          f"cycles, all launches {us:.1f} us at {split.profile.clock_ghz} GHz "
+          f"({us / topk * 1e3:.1f} ns a key; published for h_q=128 topk=2048 on A3: "
+          f"98-100 us AscendC = {99e3 / 2048:.0f} ns a key, 109 us TileLang); err "
+          f"{err:.1e}; split pipes busy {busy}")
+
+
 def npu(vocab: int, topk: int) -> None:
     calls = _attention_calls()
     gen = torch.Generator().manual_seed(6)
@@ -354,6 +388,9 @@ def main() -> None:
     parser.add_argument("--npu-prefill", type=int, nargs=4, default=[8, 128, 4096, 512],
                         metavar=("S_Q", "H_Q", "S_KV", "TOPK"),
                         help="the simulated 950's sparse prefill shape")
+    parser.add_argument("--npu-decode", type=int, nargs=3, default=[128, 4096, 2048],
+                        metavar=("H_Q", "S_K", "TOPK"),
+                        help="the simulated 910b's sparse decode shape (B=1)")
     args = parser.parse_args()
     rounds, runs = args.rounds, args.runs
     for h_q in args.heads:
@@ -365,6 +402,7 @@ def main() -> None:
     select(args.select_batch, args.vocab, args.select_topk, rounds, runs)
     npu(args.npu_vocab, args.npu_topk)
     npu_sparse_prefill(*args.npu_prefill)
+    npu_sparse_decode(*args.npu_decode)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@ tile.parallel regions run on M/2 rows, the other uses of the row index
 shifted to the global row; copies between a split tile and global memory
 (the workspace included) shift their global row offset by the half's, and
 so do atomic adds of a split tile into global memory (split-K's epilogue).
+A copy of one row of a split tile at a row offset the code computes (a
+gather: `T.copy(KV[index, :], rows[j, :])` in a loop over j) runs on the AIV
+whose half holds that row, at the row's place in the half.
 
 Handed tiles may have different row counts M (sparse MLA hands up gathered
 keys of 32 rows and gets scores of 16 heads back): each split tile belongs
@@ -258,15 +261,20 @@ def _shift_copy(copy: ir.Operation, halved: set[ir.Value], half: ir.Value,
                 half_rows: int) -> None:
     """A copy between a split tile and global memory moves this AIV's rows:
     the global offset of the tile's row dimension shifts by `half`, and an
-    explicit extent covers half the rows."""
+    explicit extent covers half the rows. A copy of one row (a gather's,
+    at a row offset the code computes) runs on the AIV that holds that row."""
     src, src_offsets, dst, dst_offsets, _ = copy_operands(copy)
-    # (the split tile, the global side, its offsets, the operand number of the first)
-    sides = ((src[0], dst[0], dst_offsets, len(src) + len(src_offsets) + 1),
-             (dst[0], src[0], src_offsets, 1))
-    for tile_, other, offsets, start in sides:
+    # (the split tile, the global side, its offsets, the operand number of the
+    # first, the operand number of the tile's row offset)
+    sides = ((src[0], dst[0], dst_offsets, len(src) + len(src_offsets) + 1, 1),
+             (dst[0], src[0], src_offsets, 1, len(src) + len(src_offsets) + 1))
+    for tile_, other, offsets, start, row_at in sides:
         if tile_ not in halved or scope_name(other) in CUBE_SPACES | {"ub"}:
             continue
         sizes, dim = _row_extent(copy, tile_)
+        if "sizes" in copy.attributes and sizes[dim] == 1:
+            _copy_held_row(copy, row_at, half, half_rows)
+            return
         if "sizes" in copy.attributes:
             if sizes[dim] != 2 * half_rows:
                 raise emit_error(copy, "tile-ascend-split-cores: a copy of part of the rows of a "
@@ -275,6 +283,20 @@ def _shift_copy(copy: ir.Operation, halved: set[ir.Value], half: ir.Value,
             copy.attributes["sizes"] = ir.DenseI64ArrayAttr.get(sizes)
         with ir.InsertionPoint(copy), copy.location:
             copy.operands[start + dim] = arith.addi(offsets[dim], half)
+
+
+def _copy_held_row(copy: ir.Operation, row_at: int, half: ir.Value, half_rows: int) -> None:
+    """A copy of row r (operand `row_at`) of a split tile runs only on the AIV
+    whose rows [half, half + half_rows) hold it, at row r - half of its half."""
+    with ir.InsertionPoint(copy), copy.location:
+        local = arith.subi(copy.operands[row_at], half)
+        # r - half < half_rows unsigned: r is in the half (a row below wraps around)
+        held = arith.cmpi(arith.CmpIPredicate.ult, local, irb.index(half_rows))
+        branch = scf.IfOp(held)
+    with ir.InsertionPoint(branch.then_block):
+        yielded = scf.YieldOp([])
+    copy.move_before(yielded)
+    copy.operands[row_at] = local
 
 
 def _add_half(add: ir.Operation, new: ir.Value, half: ir.Value) -> None:

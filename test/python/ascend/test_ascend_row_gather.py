@@ -79,3 +79,42 @@ def test_each_row_is_one_dma_into_the_nz_tile(profile):
     assert re.search(r", %\w+\[%\w+\] sizes \[1, 64\]", copies[1]), copies
     source = kernel.source()
     assert "Fill(" in source  # the zeroed row of a -1 index, under its run-time guard
+
+
+def vector_gathered_gemm():
+    """C = (2 * K) @ B where row j of K is row Idx[j] of a flat 40-row cache, gathered
+    into a fragment (the vector cores' UB on the NPU) and scaled there before the cube
+    takes it: each AIV copies the rows of its half."""
+    N = T.symbolic("N")
+
+    @T.prim_func
+    def row_gather(A: T.Tensor((N,), "float16"), Idx: T.Tensor((16,), "int32"),
+                   B: T.Tensor((32, 32), "float16"), C: T.Tensor((16, 32), "float32")):
+        with T.Kernel(1, threads=128) as _:
+            rows = T.alloc_fragment((16, 32), "float16")
+            k = T.alloc_shared((16, 32), "float16")
+            b = T.alloc_shared((32, 32), "float16")
+            acc = T.alloc_fragment((16, 32), "float32")
+            for j in T.serial(16):
+                base = Idx[j] * 32
+                T.copy(A[base:base + 32], rows[j, :])
+            for j, d in T.Parallel(16, 32):
+                k[j, d] = rows[j, d] * 2
+            T.copy(B, b)
+            T.gemm(k, b, acc, clear_accum=True)
+            T.copy(acc, C)
+
+    return row_gather
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_rows_gathered_by_the_vector_cores(target):
+    kernel = tilec.compile(vector_gathered_gemm(), target=target)
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((40, 32)).astype(np.float16)
+    idx = rng.permutation(40)[:16].astype(np.int32)
+    b = rng.standard_normal((32, 32)).astype(np.float16)
+    c = np.zeros((16, 32), np.float32)
+    kernel(a.reshape(-1), idx, b, c)
+    ref = (a[idx].astype(np.float32) * 2) @ b.astype(np.float32)
+    np.testing.assert_allclose(c, ref, rtol=1e-3, atol=1e-2)

@@ -31,6 +31,7 @@ from test_ascendc import KERNELS, NOT_EMITTED, compiled, needs_devkit
 import tilec
 import tilec.language as T
 from tilec.backends.ascend.cpu_model import AscendCRunError, BuildError, run_compiled
+from tilec.diagnostics import CompileError
 from tilec.runtime.signature import numpy_dtype
 
 
@@ -407,4 +408,33 @@ def test_a_while_loop_runs_as_emitted():
     x = np.arange(200, dtype=np.float32)
     simulated, ran = _run_both(kernel, [x, np.zeros(200, np.float32)])
     np.testing.assert_array_equal(ran, 2 * x)
+    np.testing.assert_array_equal(ran, simulated)
+
+
+def _column_broadcast() -> T.PrimFunc:
+    """Each row of Y is twice X's element of that row in column 1: a column of a wider UB
+    tile broadcast along a row (Brcb reads its 8 source elements consecutively)."""
+
+    @T.prim_func
+    def column_broadcast(X: T.Tensor((8, 4), "float32"), Y: T.Tensor((8, 16), "float32")):
+        with T.Kernel(1) as _:
+            t = T.alloc_fragment((8, 4), "float32")
+            o = T.alloc_fragment((8, 16), "float32")
+            T.copy(X, t)
+            for i, j in T.Parallel(8, 16):
+                o[i, j] = t[i, 1] * 2.0
+            T.copy(o, Y)
+
+    return column_broadcast
+
+
+@pytest.mark.xfail(strict=True, raises=CompileError, reason=(
+    "a column of a wider UB tile is a strided view, which no AscendC count-mode call takes: "
+    "the emitter says so at the line (it used to emit Brcb over 8 consecutive elements, "
+    "wrong numbers the simulator could not see); the lowering should copy the column first"))
+def test_a_column_of_a_wider_tile_broadcasts_as_emitted():
+    kernel = tilec.compile(_column_broadcast(), target="ascend:910b")
+    x = np.arange(32, dtype=np.float32).reshape(8, 4)
+    simulated, ran = _run_both(kernel, [x, np.zeros((8, 16), np.float32)])
+    np.testing.assert_array_equal(ran, np.broadcast_to(2 * x[:, 1:2], (8, 16)))
     np.testing.assert_array_equal(ran, simulated)

@@ -205,7 +205,7 @@ def _dense(q: object, k_cache: object, head_dim_v: int, cache_seqlens: object,
     rows = s_q * heads_per_kv
     target = targets.target_for(q, k_cache, block_table, cache_seqlens)
     tile, keys = _row_tile(rows, target)
-    parts = split_slots(target, h_k * -(-rows // ROW_TILE))
+    parts = split_slots(target, h_k * -(-rows // tile))
     meta = plan(sched_meta, q, cache_seqlens, _INT32_MAX, parts, target)
 
     o_acc = empty_like_framework(q, (b, parts, h_k, rows, D_V), "float32")
@@ -328,7 +328,8 @@ def _sparse(q: object, k_cache: object, indices: object, topk_length: object | N
 
     target = targets.target_for(q, k_cache, indices)
     tile, keys = _row_tile(h_q, target)
-    parts = split_slots(target, s_q * -(-h_q // ROW_TILE))
+    staged = target.startswith("ascend")  # see decode_kernels.sparse_fp8_split
+    parts = split_slots(target, s_q * -(-h_q // tile))
     o_acc = empty_like_framework(q, (b, parts * len(scopes), s_q, h_q, D_V), "float32")
     l_acc = empty_like_framework(q, (b, parts * len(scopes), s_q, h_q), "float32")
     q_flat, q_strides = _flat(q)
@@ -342,10 +343,11 @@ def _sparse(q: object, k_cache: object, indices: object, topk_length: object | N
         metas.append(meta)
         i_flat, i_strides = _flat(index)
         targets.launch(
-            "flash_mla.sparse_decode_split", (tile, has_lengths, keys, model1),
+            "flash_mla.sparse_decode_split", (tile, has_lengths, keys, model1, staged),
             lambda has_lengths=has_lengths: decode_kernels.sparse_fp8_split(
-                tile, has_lengths, keys, model1), target,
-            kernel_view(q_flat, "q"), kernel_view(byte_flat, "kv"),
+                tile, has_lengths, keys, model1, staged), target,
+            kernel_view(q_flat, "q"),
+            kernel_view(byte_flat if model1 else _reinterpret(byte_flat, "float8_e4m3fn"), "kv"),
             kernel_view(_reinterpret(byte_flat, "float32"), "kv scales"),
             kernel_view(_reinterpret(byte_flat, "bfloat16"), "kv rope"),
             kernel_view(i_flat, "indices"),

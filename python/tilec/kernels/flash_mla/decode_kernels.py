@@ -233,15 +233,58 @@ def _ue8m0_value(byte):
 
 
 @T.macro
-def _gather_v32(Nope, Scales, Rope, k_nope, k_rope, key_base, valid, keys: int) -> None:
-    """V3.2's tokens: NoPE value * its tile's float32 scale, and the RoPE tail."""
-    for j, d in T.Parallel(keys, D_V):
-        value = _e4m3_value(Nope[key_base[j] + d]) * Scales[
-            key_base[j] // 4 + D_V // 4 + d // FP8_TILE]
-        k_nope[j, d] = T.if_then_else(valid[j] == 1, T.cast(value, "bfloat16"), 0)
-    for j, d in T.Parallel(keys, D_ROPE):
-        k_rope[j, d] = T.if_then_else(
-            valid[j] == 1, Rope[key_base[j] // 2 + (D_V + 16) // 2 + d], 0)
+def _gather_v32(Nope, Scales, Rope, k_nope, k_rope, parts, row_base, keys: int) -> None:
+    """V3.2's tokens: each row's three parts (512 e4m3 values, 4 float32 scales, 64
+    bfloat16 RoPE values) one copy each (a DMA on the NPU) into the fragments `parts`
+    (`_v32_parts`), at byte `row_base(j)` of the cache; then NoPE value * its tile's
+    scale (the scales laid out per tile first, so that a tile's factors of the rows are
+    consecutive: a broadcast per row on the NPU reads them so), rounded to bfloat16,
+    one tile of FP8_TILE columns at a time: on the NPU
+    whole-tile vector code, one region in a loop (unrolled, each copy's scratch would
+    count against the next's UB and split it into strips of rows). With a staging
+    tile the products go there first and K is written once (on the NPU one handoff to
+    the cube, not one per column tile)."""
+    nope8, scales, scale_cols, rope, wide = parts
+    for j in T.serial(keys):
+        base = row_base(j)
+        T.copy(Nope[base:base + D_V], nope8[j, :])
+        scale_at, rope_at = base // 4 + D_V // 4, base // 2 + (D_V + 16) // 2
+        T.copy(Scales[scale_at:scale_at + D_V // FP8_TILE], scales[j, :D_V // FP8_TILE])
+        T.copy(Rope[rope_at:rope_at + D_ROPE], rope[j, :])
+    for t, j in T.Parallel(D_V // FP8_TILE, keys):
+        scale_cols[t, j] = scales[j, t]
+    for t in T.serial(D_V // FP8_TILE):
+        for j, d in T.Parallel(keys, FP8_TILE):
+            value = T.cast(nope8[j, t * FP8_TILE + d], "float32") * scale_cols[t, j]
+            (k_nope if wide is None else wide)[j, t * FP8_TILE + d] = T.cast(value, "bfloat16")
+    if wide is not None:
+        T.copy(wide, k_nope)
+    T.copy(rope, k_rope)
+
+
+def _v32_parts(keys: int, staged: bool) -> tuple[object, ...]:
+    """The fragments `_gather_v32` gathers a step's rows into: e4m3 values, scales (rows
+    of one 32-byte block, where the NPU's DMAs into UB start; and the scales of each
+    column tile in one row, for the NPU's per-row broadcast of consecutive values),
+    RoPE values, and with `staged` a staging tile for the scaled values."""
+    return (T.alloc_fragment((keys, D_V), "float8_e4m3"),
+            T.alloc_fragment((keys, 8), "float32"),
+            T.alloc_fragment((D_V // FP8_TILE, keys), "float32"),
+            T.alloc_fragment((keys, D_ROPE), "bfloat16"),
+            T.alloc_fragment((keys, D_V), "bfloat16") if staged else None)
+
+
+def _slot_valid(index, in_range, num_tokens):
+    """Whether a slot (`in_range`: below its list's end) names a token of the cache."""
+    return in_range & (index >= 0) & (index < num_tokens)
+
+
+def _row_base(index, in_range, num_tokens, page, k_sblk, past_end):
+    """The first byte of the V3.2 record of token `index`, or `past_end` (the cache's
+    size) for an invalid slot, whose copies then read zeros."""
+    return T.if_then_else(_slot_valid(index, in_range, num_tokens),
+                          T.cast(index // page, "int64") * k_sblk
+                          + (index % page) * FP8_TOKEN_BYTES, T.cast(past_end, "int64"))
 
 
 @T.macro
@@ -251,29 +294,35 @@ def _gather_model1(Nope, Rope, k, key_base, scale_base, valid, keys: int) -> Non
     for j, d in T.Parallel(keys, MODEL1_NOPE):
         value = _e4m3_value(Nope[key_base[j] + d]) * _ue8m0_value(
             Nope[scale_base[j] + d // MODEL1_TILE])
-        k[j, d] = T.if_then_else(valid[j] == 1, T.cast(value, "bfloat16"), 0)
+        k[j, d] = T.if_then_else(valid[j] == 1.0, T.cast(value, "bfloat16"), 0)
     for j, d in T.Parallel(keys, D_ROPE):
         k[j, MODEL1_NOPE + d] = T.if_then_else(
-            valid[j] == 1, Rope[(key_base[j] + MODEL1_NOPE) // 2 + d], 0)
+            valid[j] == 1.0, Rope[(key_base[j] + MODEL1_NOPE) // 2 + d], 0)
 
 
 def sparse_fp8_split(rows: int, has_lengths: bool, keys: int = BLOCK_N,
-                     model1: bool = False) -> T.PrimFunc:
+                     model1: bool = False, staged: bool = False) -> T.PrimFunc:
     """Partial attention of one (tile of `rows` heads and a query token, split, batch)
     over the slots [split * chunk, min((split + 1) * chunk, topk_length)) of the token's
     index list, with the FP8 cache dequantized while it is gathered: NoPE value *
     its tile's scale, rounded to bfloat16 (exact for upstream's power-of-two scales),
     and the bfloat16 RoPE tail as it is. A slot is valid when its index is in
-    [0, num_blocks * page); an invalid one is gathered as zeros from a clamped address
-    and masked, so no NaN of an unused token reaches the product. The partials go to
-    splits `split_base + split` (`split` < `parts`) of the accumulators, so that a
-    second cache's (`extra_k_cache`) can follow the first's and one combine merges both.
+    [0, num_blocks * page); an invalid one is gathered as zeros (V3.2: its copies start
+    past the cache's end, which they pad with zeros; MODEL1: from a clamped address,
+    selected away) and masked, so no NaN of an unused token reaches the product. The
+    partials go to splits `split_base + split` (`split` < `parts`) of the accumulators,
+    so that a second cache's (`extra_k_cache`) can follow the first's and one combine
+    merges both.
 
-    The cache comes as three views of one byte range: e4m3 bytes `Nope`, float32 `Scales`
-    and bfloat16 `Rope`; V3.2's token record starts at byte block * k_sblk + offset *
-    656. With `model1` q and K are 512 wide (MODEL1_*): a token's NoPE+RoPE record starts
-    at block * k_sblk + offset * 576 and its scales at block * k_sblk + page * 576 +
-    offset * 8."""
+    The cache comes as three views of one byte range: e4m3 values `Nope`, float32
+    `Scales` and bfloat16 `Rope`; V3.2's token record starts at byte block * k_sblk +
+    offset * 656, and a step gathers each token's record with one copy per part
+    (`_gather_v32`: on the NPU the vector cores' DMAs, then whole-tile decoding), with
+    a staging tile where `staged` (the NPUs, whose cube takes K in one handoff;
+    elsewhere the products go straight into K). With `model1` q and K are 512 wide
+    (MODEL1_*, `Nope` is bytes): a token's NoPE+RoPE record starts at block * k_sblk +
+    offset * 576 and its scales at block * k_sblk + page * 576 + offset * 8, decoded
+    element by element."""
     B, NS, SQ, H = T.symbolic("B"), T.symbolic("NS"), T.symbolic("SQ"), T.symbolic("H")
     KN, K4, K2 = T.symbolic("KN"), T.symbolic("K4"), T.symbolic("K2")
     QN, IN = T.symbolic("QN"), T.symbolic("IN")
@@ -282,7 +331,7 @@ def sparse_fp8_split(rows: int, has_lengths: bool, keys: int = BLOCK_N,
     @T.prim_func
     def flash_mla_sparse_fp8_split(
         Q: T.Tensor((QN,), "bfloat16"),
-        Nope: T.Tensor((KN,), "uint8"),
+        Nope: T.Tensor((KN,), "uint8" if model1 else "float8_e4m3"),
         Scales: T.Tensor((K4,), "float32"),
         Rope: T.Tensor((K2,), "bfloat16"),
         Indices: T.Tensor((IN,), "int32"),
@@ -299,9 +348,12 @@ def sparse_fp8_split(rows: int, has_lengths: bool, keys: int = BLOCK_N,
             q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, stats = _tiles(
                 rows, keys, "bfloat16", rope=not model1)
             m_run, m_prev, alpha, l_run, l_blk = stats
-            valid = T.alloc_fragment((keys,), "int32")  # 0/1: ascend has no i1 tiles
-            key_base = T.alloc_fragment((keys,), "int64")
+            # 1.0/0.0: ascend has no i1 tiles, and the 910b's vector compare takes floats
+            valid = T.alloc_fragment((keys,), "float32")
+            slots = T.alloc_fragment((keys,), "int32")  # the step's indices
+            key_base = T.alloc_fragment((keys,), "int64") if model1 else None
             scale_base = T.alloc_fragment((keys,), "int64") if model1 else None
+            parts = None if model1 else _v32_parts(keys, staged)
             sq = bx // T.ceildiv(H, rows)
             first_head = (bx % T.ceildiv(H, rows)) * rows
             length = T.min(Lengths[b], topk) if has_lengths else topk
@@ -314,22 +366,28 @@ def sparse_fp8_split(rows: int, has_lengths: bool, keys: int = BLOCK_N,
             for step in T.serial(T.if_then_else(
                     active, T.ceildiv(T.max(end - start, 0), keys), 0)):
                 slot0 = start + step * keys
+                # one copy (a DMA on the NPU); slots past `end` are not used
+                first_slot = b * i_sb + sq * i_ss + slot0
+                T.copy(Indices[first_slot:first_slot + keys], slots)
                 for j in T.Parallel(keys):
-                    index = Indices[b * i_sb + sq * i_ss + T.min(slot0 + j, topk - 1)]
+                    index = slots[j]
                     valid[j] = T.if_then_else(
-                        slot0 + j < end and index >= 0 and index < num_tokens, 1, 0)
-                    token = T.if_then_else(valid[j] == 1, index, 0)
-                    key_base[j] = (T.cast(token // page, "int64") * k_sblk
-                                   + (token % page) * record)
+                        _slot_valid(index, slot0 + j < end, num_tokens), 1.0, 0.0)
                     if model1:
+                        token = T.if_then_else(valid[j] == 1.0, index, 0)
+                        key_base[j] = (T.cast(token // page, "int64") * k_sblk
+                                       + (token % page) * record)
                         scale_base[j] = (T.cast(token // page, "int64") * k_sblk
                                          + page * record + (token % page) * MODEL1_SCALE_BYTES)
                 if model1:
                     _gather_model1(Nope, Rope, k_nope, key_base, scale_base, valid, keys)
                 else:
-                    _gather_v32(Nope, Scales, Rope, k_nope, k_rope, key_base, valid, keys)
+                    _gather_v32(Nope, Scales, Rope, k_nope, k_rope, parts,
+                                lambda j, slot0=slot0: _row_base(
+                                    slots[j], slot0 + j < end, num_tokens, page, k_sblk, KN),
+                                keys)
                 _attend_step(q_nope, q_rope, k_nope, k_rope, p_tile, acc_s, acc_o, m_run,
-                             m_prev, alpha, l_run, l_blk, lambda i, j: valid[j] == 1, rows,
+                             m_prev, alpha, l_run, l_blk, lambda i, j: valid[j] == 1.0, rows,
                              keys, scale_log2)
             _store_partial(acc_o, m_run, l_run, m_prev, OAcc, LAcc,
                            (b, split_base + split, sq, first_head), active)

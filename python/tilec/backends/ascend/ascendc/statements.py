@@ -219,9 +219,14 @@ class Statements(EmitterBase):
                             op.location)
         t = ir.MemRefType(op.results[0].type)
         shape = [str(d) for d in t.shape]
-        # the view keeps the strides of its source (vector ops reject non-contiguous views)
+        # the view keeps the strides of its source (vector ops reject non-contiguous views);
+        # a rank-reducing one drops unit dims, not always the leading ones (a column
+        # [8, 1] of an 8x4 tile keeps stride 4), so static strides come from its type
         dropped = len(source.strides) - t.rank
         strides = source.strides[dropped:] if dropped >= 0 else source.strides
+        layout, _ = t.get_strides_and_offset()
+        if dropped > 0 and ir.ShapedType.get_dynamic_stride_or_offset() not in layout:
+            strides = [str(stride) for stride in layout]
         base = source.base
         var = self.fresh("t")
         full = add_index(source.offset, offset)
