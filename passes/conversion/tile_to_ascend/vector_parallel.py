@@ -592,6 +592,8 @@ class _Emitter:
             self.transient.append(source)
         else:
             source = self._view(access)
+            if len(dims) < len(self.extents) and not _one_run(source):
+                source = self._gathered(source, element)
         if len(dims) == len(self.extents):
             if source in self.transient:
                 self.transient.remove(source)
@@ -603,6 +605,18 @@ class _Emitter:
         tile = self._new(element)
         _broadcast(source, dims, tile, self.extents)
         self.values[result] = tile
+
+    def _gathered(self, view: ir.Value, element: ir.Type) -> ir.Value:
+        """The elements of a strided `view` (a column of a wider tile) in a scratch tile of
+        their own, copied on the scalar unit: Brcb and the copies that broadcast read their
+        source as one run of elements (kernel_operator_vec_brcb_intf.h: 8 consecutive
+        elements a repeat)."""
+        shape = list(ir.MemRefType(view.type).shape)
+        tile = self.scratch.take(shape, element)
+        self.transient.append(tile)
+        with irb.loop_nest(shape) as ivs:
+            memref.store(memref.load(view, ivs), tile, ivs)
+        return tile
 
     def _store(self, op: ir.Operation, n: int) -> None:
         if op in self.in_place:
@@ -823,6 +837,18 @@ def _broadcast(source: ir.Value, dims: list[int], tile: ir.Value, extents: list[
         count = min(filled, outer - filled)
         ascend.copy(rows, [zero, zero], rows, [irb.index(filled), zero], [count, inner])
         filled += count
+
+
+def _one_run(view: ir.Value) -> bool:
+    """Whether the elements of `view` are consecutive in its buffer."""
+    type_ = ir.MemRefType(view.type)
+    strides, _ = type_.get_strides_and_offset()
+    expected = 1
+    for size, stride in zip(reversed(type_.shape), reversed(strides), strict=True):
+        if size != 1 and stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 def _collapsed(buffer: ir.Value, groups: list[list[int]]) -> ir.Value:
