@@ -112,7 +112,7 @@ import flash_attention as attention_example
 import tilec
 from tilec import ir as tilec_ir
 from tilec.backends.ascend.driver import extra_arguments
-from tilec.passes.conversion.tile_to_ascend.kernel import SNAKE
+from tilec.passes.conversion.tile_to_ascend.ops.kernel import SNAKE
 from tilec.sim import simulate
 
 ASCENDC_TFLOPS = 176.0

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import importlib
+import pkgutil
 import shlex
 import typing
 from collections.abc import Callable, Iterator, Mapping
@@ -195,6 +197,13 @@ def register_pipeline(argument: str, summary: str, build: Callable[..., str],
     pipeline = NamedPipeline(argument, summary, build, dict(options or {}))
     _PIPELINES[argument] = pipeline
     return pipeline
+
+
+def import_package(name: str) -> None:
+    """Import every module of the package `name`, so that a pass, pipeline or
+    lowering registers itself by being a file in its folder."""
+    for module in pkgutil.iter_modules(importlib.import_module(name).__path__):
+        importlib.import_module(f"{name}.{module.name}")
 
 
 def passes() -> Iterator[type[Pass]]:

@@ -4,8 +4,11 @@ rules, and has its lit test: the registries are what tile-opt and users see.
 Names follow MLIR: target-neutral transforms are `tile-<verb>-<object>` in
 `passes/<verb>_<object>.py`; a target's transforms are
 `tile-<target>-<verb>-<object>` and its conversion `convert-tile-to-<target>`,
-both in `passes/conversion/tile_to_<target>/`, where each op lowering module
-`<op>.py` has its lit test `test/Conversion/TileTo<Target>/<op>.mlir`.
+both at the top of `passes/conversion/tile_to_<target>/`. Op lowerings live in
+its `ops/`, each lowering module `<op>.py` with its lit test
+`test/Conversion/TileTo<Target>/ops/<op>.mlir`; what passes compute and share
+lives in its `analysis/`, and what every target's conversion shares directly
+in `passes/conversion/`. Where a module sits says what it is: no list to keep.
 """
 
 from __future__ import annotations
@@ -23,38 +26,8 @@ from tilec.targets import target_names
 
 ALL_PASSES = list(passes.passes())
 TARGETS = target_names()
-# Modules that hold the machinery around passes, not a pass.
-INFRASTRUCTURE = {
-    "registry",
-    "pipeline",
-    "all_passes",
-    "upstream",
-    "pipelines_builtin",
-    "conversion.lowering",
-    "conversion.ir_builders",
-    "conversion.tile_semantics",
-    "conversion.tile_to_cuda.byte_fragments",
-    "conversion.tile_to_cuda.wgmma_plan",
-    "conversion.tile_to_cuda.layouts",
-    "conversion.tile_to_cuda.gemm_shape",
-    "conversion.tile_to_cuda.mbarriers",
-    "conversion.tile_to_ascend.options",
-    "conversion.tile_to_ascend.fresh_accumulators",
-    "conversion.tile_to_ascend.global_scratch",
-    "conversion.tile_to_ascend.core_sides",
-    "conversion.tile_to_ascend.decided_compares",
-    "conversion.tile_to_ascend.late_masks",
-    "conversion.tile_to_ascend.cross_core_pipelining",
-    "conversion.tile_to_ascend.handoff_rings",
-    "conversion.tile_to_ascend.row_halves",
-    "conversion.tile_to_ascend.byte_views",
-    "conversion.tile_to_ascend.sync_model",
-    "conversion.tile_to_ascend.sync_offsets",
-    "conversion.tile_to_ascend.sync_walk",
-    "conversion.tile_to_ascend.unit_dim_views",
-    "conversion.tile_to_ascend.padded_rows",
-    "conversion.tile_to_cpu.gemm_packed_copy",
-}
+# The machinery around passes (the registry, pipelines, upstream passes), not a pass.
+FRAMEWORK = {"registry", "pipeline", "all_passes", "upstream"}
 
 
 def _camel(words: list[str]) -> str:
@@ -131,7 +104,21 @@ def _lowering_modules(target: str) -> set[str]:
     }
 
 
-def test_every_pass_module_is_registered(repo):
+def _role(module: str) -> str:
+    """What a module of passes/ must be, from where it sits."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        if module in FRAMEWORK:
+            return "framework"
+        return "pipelines" if module.startswith("pipelines") else "pass"
+    if len(parts) == 2:
+        return "library"  # passes/conversion/*.py: shared by every target's conversion
+    if len(parts) == 3:
+        return "pipelines" if parts[2] == "pipelines" else "pass"
+    return {"ops": "lowering", "analysis": "library"}[parts[2]]
+
+
+def test_every_pass_module_is_where_its_role_says(repo):
     modules = {
         ".".join(p.relative_to(repo / "passes").with_suffix("").parts)
         for p in (repo / "passes").rglob("*.py")
@@ -141,10 +128,19 @@ def test_every_pass_module_is_registered(repo):
     lowering_modules = {
         m.removeprefix("tilec.passes.") for t in TARGETS for m in _lowering_modules(t)
     }
-    pipelines = {m for m in modules if re.fullmatch(r"conversion\.tile_to_[a-z]+\.pipelines", m)}
-    assert modules == registered | lowering_modules | INFRASTRUCTURE | pipelines
-    for name in modules:
+    pipeline_modules = {
+        inspect.getmodule(p.build).__name__.removeprefix("tilec.passes.")
+        for p in passes.pipelines()
+    }
+    for name in sorted(modules):
+        role = _role(name)
+        assert (name in registered) == (role == "pass"), (name, role)
+        assert (name in pipeline_modules) <= (role == "pipelines"), (name, role)
+        # ops/ may hold a helper its lowerings share (ascend's byte_views), nothing else may
+        # hold a lowering.
+        assert (name in lowering_modules) <= (role == "lowering"), (name, role)
         importlib.import_module(f"tilec.passes.{name}")
+    assert registered <= modules and lowering_modules <= modules
 
 
 @pytest.mark.parametrize("target", ["cpu", "cuda", "ascend"])
@@ -159,5 +155,5 @@ def test_lowerings_are_named_and_tested(target, repo):
             module = inspect.getmodule(type(lowering)).__name__
             assert module.startswith(f"tilec.passes.conversion.tile_to_{target}.")
             stem = module.rsplit(".", 1)[1]
-            test_dir = repo / "test" / "Conversion" / f"TileTo{target.capitalize()}"
+            test_dir = repo / "test" / "Conversion" / f"TileTo{target.capitalize()}" / "ops"
             assert (test_dir / f"{stem}.mlir").is_file(), (op_name, stem)

@@ -115,8 +115,8 @@ from mlir.dialects import arith, scf
 
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_ascend import core_sides
-from tilec.passes.conversion.tile_to_ascend.options import profile_option
+from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.tile_to_ascend.analysis import core_sides
 from tilec.passes.registry import Pass, emit_error, register_pass
 from tilec.targets.ascend import attributes as ascend_attr
 from tilec.targets.ascend.profiles import get_profile

@@ -39,21 +39,12 @@ from mlir import ir
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import lower_ops, resolve_all
-from tilec.passes.conversion.tile_to_ascend import (  # noqa: F401 (they register their lowerings)
-    buffers,
-    byte_views,
-    cube_gemm,
-    global_scratch,
-    kernel,
-    vector_copy,
-    vector_fill,
-    vector_parallel,
-    vector_reduce,
-)
-from tilec.passes.conversion.tile_to_ascend.options import profile_option
-from tilec.passes.conversion.tile_to_ascend.padded_rows import pad_ub_rows
+from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.tile_to_ascend.analysis import global_scratch
+from tilec.passes.conversion.tile_to_ascend.ops import buffers, byte_views, cube_gemm
+from tilec.passes.conversion.tile_to_ascend.ops.padded_rows import pad_ub_rows
 from tilec.passes.conversion.tile_to_ascend.split_cores import seal_cores
-from tilec.passes.registry import Pass, PassFailure, register_pass
+from tilec.passes.registry import Pass, PassFailure, import_package, register_pass
 from tilec.targets import get_target
 from tilec.targets.ascend import attributes as ascend_attr
 
@@ -73,6 +64,8 @@ PHASES: tuple[tuple[str, ...], ...] = (
     ("tile.alloc",),
     ("tile.kernel",),
 )
+
+import_package("tilec.passes.conversion.tile_to_ascend.ops")  # every lowering registers itself
 
 _MIXED = "needs both cube and vector cores (mixed kernels are not supported yet)"
 

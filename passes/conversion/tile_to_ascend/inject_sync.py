@@ -81,8 +81,8 @@ from mlir.dialects import scf
 
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_ascend.options import profile_option
-from tilec.passes.conversion.tile_to_ascend.sync_model import (
+from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.tile_to_ascend.analysis.sync_model import (
     Block,
     IfNode,
     LoopNode,
@@ -94,7 +94,7 @@ from tilec.passes.conversion.tile_to_ascend.sync_model import (
     loops_around,
     pipe_name,
 )
-from tilec.passes.conversion.tile_to_ascend.sync_walk import (
+from tilec.passes.conversion.tile_to_ascend.analysis.sync_walk import (
     Conflict,
     Event,
     FlagMisuse,

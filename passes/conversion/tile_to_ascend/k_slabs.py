@@ -44,8 +44,8 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_ascend import buffers
-from tilec.passes.conversion.tile_to_ascend.options import profile_option
+from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.tile_to_ascend.ops import buffers
 from tilec.passes.conversion.tile_to_ascend.place_tiles import copy_operands
 from tilec.passes.conversion.tile_to_ascend.plan_memory import align_up, buffer_bytes
 from tilec.passes.registry import Pass, register_pass

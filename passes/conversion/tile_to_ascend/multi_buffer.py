@@ -61,8 +61,8 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_ascend.cube_gemm import TURNS
-from tilec.passes.conversion.tile_to_ascend.options import profile_option
+from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.tile_to_ascend.ops.cube_gemm import TURNS
 from tilec.passes.conversion.tile_to_ascend.plan_memory import (
     SLOTS_ATTR,
     Privacy,

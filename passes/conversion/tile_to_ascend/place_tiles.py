@@ -64,10 +64,12 @@ from mlir import ir
 from tilec.dialects import ascend, tile
 from tilec.passes.canonicalize_ops import is_zero_constant
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_ascend.fresh_accumulators import rewrite_fresh_accumulators
-from tilec.passes.conversion.tile_to_ascend.options import profile_option
+from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.tile_to_ascend.analysis.fresh_accumulators import (
+    rewrite_fresh_accumulators,
+)
+from tilec.passes.conversion.tile_to_ascend.analysis.unit_dim_views import drop_unit_dim_views
 from tilec.passes.conversion.tile_to_ascend.split_scopes import scopes_of
-from tilec.passes.conversion.tile_to_ascend.unit_dim_views import drop_unit_dim_views
 from tilec.passes.registry import Pass, emit_error, register_pass
 
 CUBE_SPACES = frozenset({"l1", "l0a", "l0b", "l0c"})

@@ -65,8 +65,8 @@ from mlir import ir
 from tilec.diagnostics import Diagnostic
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_ascend.handoff_rings import UB_RING, ring_numbers
-from tilec.passes.conversion.tile_to_ascend.options import profile_option
+from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.tile_to_ascend.analysis.handoff_rings import UB_RING, ring_numbers
 from tilec.passes.registry import Pass, PassFailure, emit_error, register_pass
 from tilec.targets.ascend import attributes as ascend_attr
 from tilec.targets.ascend.profiles import Profile, get_profile

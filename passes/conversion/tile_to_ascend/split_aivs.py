@@ -52,8 +52,8 @@ from mlir import ir
 from mlir.dialects import arith
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_ascend import row_halves
-from tilec.passes.conversion.tile_to_ascend.core_sides import VIEWS
+from tilec.passes.conversion.tile_to_ascend.analysis import row_halves
+from tilec.passes.conversion.tile_to_ascend.analysis.core_sides import VIEWS
 from tilec.passes.conversion.tile_to_ascend.place_tiles import (
     CUBE_SPACES,
     copy_operands,

@@ -83,18 +83,21 @@ from mlir.dialects import arith, scf
 
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_ascend import (
+from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.tile_to_ascend.analysis import (
     core_sides,
     cross_core_pipelining,
     handoff_rings,
     row_halves,
 )
-from tilec.passes.conversion.tile_to_ascend.cross_core_pipelining import STAGE_END, STAGE_START
-from tilec.passes.conversion.tile_to_ascend.cube_gemm import Cleared, Wrap, cleared_since
-from tilec.passes.conversion.tile_to_ascend.global_scratch import append_argument
-from tilec.passes.conversion.tile_to_ascend.handoff_rings import HANDOFF, Handoff
-from tilec.passes.conversion.tile_to_ascend.kernel import SPREAD
-from tilec.passes.conversion.tile_to_ascend.options import profile_option
+from tilec.passes.conversion.tile_to_ascend.analysis.cross_core_pipelining import (
+    STAGE_END,
+    STAGE_START,
+)
+from tilec.passes.conversion.tile_to_ascend.analysis.global_scratch import append_argument
+from tilec.passes.conversion.tile_to_ascend.analysis.handoff_rings import HANDOFF, Handoff
+from tilec.passes.conversion.tile_to_ascend.ops.cube_gemm import Cleared, Wrap, cleared_since
+from tilec.passes.conversion.tile_to_ascend.ops.kernel import SPREAD
 from tilec.passes.conversion.tile_to_ascend.place_tiles import (
     CUBE_SPACES,
     copy_operands,

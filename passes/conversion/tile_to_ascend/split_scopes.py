@@ -85,7 +85,7 @@ from mlir.dialects import arith, scf
 
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_ascend.core_sides import is_pure
+from tilec.passes.conversion.tile_to_ascend.analysis.core_sides import is_pure
 from tilec.passes.registry import Pass, emit_error, option, register_pass
 from tilec.targets.ascend import attributes as ascend_attr
 

@@ -62,7 +62,7 @@ from mlir.dialects import arith, memref
 
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_ascend.options import profile_option
+from tilec.passes.conversion.target_options import profile_option
 from tilec.passes.conversion.tile_to_ascend.place_tiles import copy_operands
 from tilec.passes.conversion.tile_to_cpu.emulate_fp8 import decode, encode, fp8_format
 from tilec.passes.registry import Pass, emit_error, register_pass

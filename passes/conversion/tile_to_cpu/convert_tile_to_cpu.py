@@ -33,17 +33,8 @@ from mlir import ir
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import lower_ops, resolve_all
-from tilec.passes.conversion.tile_to_cpu import (  # noqa: F401 (they register their lowerings)
-    atomic_add,
-    copy,
-    fill,
-    gemm,
-    gemm_bf16_dot,
-    kernel,
-    parallel,
-    reduce,
-)
-from tilec.passes.registry import Pass, option, register_pass
+from tilec.passes.conversion.tile_to_cpu import ops  # noqa: F401 (importing ops/ registers every lowering)
+from tilec.passes.registry import Pass, import_package, option, register_pass
 from tilec.targets import get_target
 
 # The order ops are lowered in; ops of one phase do not depend on each other.
@@ -59,6 +50,8 @@ PHASES: tuple[tuple[str, ...], ...] = (
     ("tile.alloc",),
     ("tile.kernel",),
 )
+
+import_package("tilec.passes.conversion.tile_to_cpu.ops")  # every lowering registers itself
 
 
 def _check_ops(text: str) -> None:

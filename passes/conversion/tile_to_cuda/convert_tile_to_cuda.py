@@ -49,31 +49,17 @@ from mlir.dialects import arith, gpu, memref, scf
 
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.lowering import lower_ops, resolve_all
-from tilec.passes.conversion.tile_to_cuda import (  # noqa: F401 (they register their lowerings)
-    atomic_add,
-    copy,
-    fill,
-    gemm,
-    kernel,
-    mbarrier_ring,
-    parallel,
-    pipeline,
-    reduce,
-    tma_copy,
-    warp_specialize,
-    wgmma_gemm,
-)
-from tilec.passes.conversion.tile_to_cuda.atomic_add import scalar_adds_as_red
-from tilec.passes.conversion.tile_to_cuda.distribute_thread_loops import per_thread
-from tilec.passes.conversion.tile_to_cuda.infer_layouts import infer_layouts
-from tilec.passes.conversion.tile_to_cuda.layouts import (
+from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
     PLACEMENT,
     check_policies,
     is_workgroup,
     on_chip_scope,
     thread_id,
 )
-from tilec.passes.registry import Pass, PassFailure, option, register_pass
+from tilec.passes.conversion.tile_to_cuda.distribute_thread_loops import per_thread
+from tilec.passes.conversion.tile_to_cuda.infer_layouts import infer_layouts
+from tilec.passes.conversion.tile_to_cuda.ops.atomic_add import scalar_adds_as_red
+from tilec.passes.registry import Pass, PassFailure, import_package, option, register_pass
 from tilec.targets import CudaTarget, TargetError, get_target
 
 PHASES: tuple[tuple[str, ...], ...] = (
@@ -89,6 +75,8 @@ PHASES: tuple[tuple[str, ...], ...] = (
     ("tile.barrier",),
     ("tile.kernel",),
 )
+
+import_package("tilec.passes.conversion.tile_to_cuda.ops")  # every lowering registers itself
 _UNSYNCHRONIZED = {"tile.pipelined", "tile.barrier", "tile.kernel", "tile.alloc"}
 # The ops whose lowering clones or erases the tile ops nested in them.
 _RESTRUCTURING = frozenset({"tile.pipelined", "tile.parallel"})

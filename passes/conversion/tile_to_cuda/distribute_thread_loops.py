@@ -55,7 +55,7 @@ from mlir.dialects import gpu, memref
 
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_cuda.layouts import PLACEMENT, PRIVATE, retype_views
+from tilec.passes.conversion.tile_to_cuda.analysis.layouts import PLACEMENT, PRIVATE, retype_views
 from tilec.passes.registry import Pass, register_pass
 
 # Set by the DSL on a loop over the threads of a block (tilec.language.threads).

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_ascend.unit_dim_views import drop_unit_dim_views
-from tilec.passes.conversion.tile_to_cuda.layouts import VIEWS, on_chip_scope
+from tilec.passes.conversion.tile_to_ascend.analysis.unit_dim_views import drop_unit_dim_views
+from tilec.passes.conversion.tile_to_cuda.analysis.layouts import VIEWS, on_chip_scope
 from tilec.passes.registry import Pass, register_pass
 
 

@@ -34,7 +34,7 @@ from mlir import ir
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.conversion.tile_semantics import copy_sizes
-from tilec.passes.conversion.tile_to_cuda.layouts import (
+from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
     PLACEMENT,
     PRIVATE,
     SWIZZLE,
@@ -49,7 +49,7 @@ from tilec.passes.conversion.tile_to_cuda.layouts import (
     shape_of,
     tile_accessed,
 )
-from tilec.passes.conversion.tile_to_cuda.wgmma_plan import (
+from tilec.passes.conversion.tile_to_cuda.analysis.wgmma_plan import (
     panel_bytes,
 )
 from tilec.passes.registry import Pass, option, register_pass

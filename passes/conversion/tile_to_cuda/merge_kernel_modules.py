@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_cuda.warp_specialize import KERNEL_REGISTERS
+from tilec.passes.conversion.tile_to_cuda.ops.warp_specialize import KERNEL_REGISTERS
 from tilec.passes.registry import Pass, register_pass
 
 

@@ -13,7 +13,7 @@ backend, or `tile-opt --emit=ptx`) takes the result to PTX in process.
 from __future__ import annotations
 
 from tilec.passes.conversion.tile_to_cuda.convert_tile_to_cuda import cuda_target
-from tilec.passes.conversion.tile_to_cuda.kernel import WGMMA_ALIGNMENT
+from tilec.passes.conversion.tile_to_cuda.ops.kernel import WGMMA_ALIGNMENT
 from tilec.passes.registry import register_pipeline
 from tilec.targets import CudaTarget
 

@@ -31,8 +31,8 @@ from mlir import ir
 
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.tile_to_cuda.analysis.layouts import gemm_wgmma
 from tilec.passes.conversion.tile_to_cuda.convert_tile_to_cuda import cuda_target
-from tilec.passes.conversion.tile_to_cuda.layouts import gemm_wgmma
 from tilec.passes.registry import Pass, option, register_pass
 
 FP8 = frozenset({"f8E4M3FN", "f8E5M2"})

@@ -1,7 +1,7 @@
 // RUN: tile-opt %s --tile-to-ascend="profile=910b" --emit=ascendc | filecheck %s
 // RUN: tile-opt %s --tile-to-ascend="profile=950" --emit=ascendc:950 | filecheck %s
 
-// Rows padded to whole 32-byte blocks (passes/conversion/tile_to_ascend/padded_rows.py)
+// Rows padded to whole 32-byte blocks (passes/conversion/tile_to_ascend/ops/padded_rows.py)
 // as AscendC: every row's call starts on a block. DataCopyPad's UB-side gap is
 // the pad's one block, each row's Mul and ReduceSum take its 100 real elements,
 // and the tile that keeps its layout is one Duplicate of 400.

@@ -51,7 +51,7 @@ from mlir import ir
 from simt import _BF16, _FP8, EmulationError, _Compiler, _Ctx
 
 from tilec.backends.cuda.tensor_maps import TensorMapArguments, TmaDescriptor, tensor_map_arguments
-from tilec.passes.conversion.tile_to_cuda.tma_copy import TMA_DESCRIPTOR
+from tilec.passes.conversion.tile_to_cuda.ops.tma_copy import TMA_DESCRIPTOR
 
 _MASK64 = (1 << 64) - 1
 _SWIZZLE_BYTES = {0: 0, 1: 128, 2: 64, 3: 32}

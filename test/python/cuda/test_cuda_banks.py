@@ -19,7 +19,7 @@ import pytest
 
 import tilec
 from tilec import ir
-from tilec.passes.conversion.tile_to_cuda.layouts import BANK_GROUPS, Swizzle
+from tilec.passes.conversion.tile_to_cuda.analysis.layouts import BANK_GROUPS, Swizzle
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

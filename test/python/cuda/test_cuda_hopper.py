@@ -23,8 +23,8 @@ import tilec
 import tilec.language as T
 from tilec import ir
 from tilec.backends.cuda.binary import find_ptxas
-from tilec.passes.conversion.tile_to_cuda.gemm_shape import GemmShape
-from tilec.passes.conversion.tile_to_cuda.wgmma_plan import wgmma_grid
+from tilec.passes.conversion.tile_to_cuda.analysis.gemm_shape import GemmShape
+from tilec.passes.conversion.tile_to_cuda.analysis.wgmma_plan import wgmma_grid
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

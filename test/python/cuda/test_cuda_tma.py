@@ -148,7 +148,7 @@ def test_warp_specialized_trip_counts_match_numpy(steps):
 def test_emulator_catches_a_wrong_parity(monkeypatch):
     """Waiting for the wrong phase (consumers and producer alike) must not
     pass: the slot is read before its boxes land, or the ring deadlocks."""
-    from tilec.passes.conversion.tile_to_cuda import warp_specialize
+    from tilec.passes.conversion.tile_to_cuda.ops import warp_specialize
 
     right = warp_specialize._slot_and_parity
 

@@ -21,7 +21,7 @@ from mlir import ir
 from tilec import ir as tilec_ir
 from tilec.backends.ascend.options import AscendOptions
 from tilec.backends.base import Binary, Driver, Launcher, Options
-from tilec.passes.conversion.tile_to_ascend.global_scratch import scratch_sizes
+from tilec.passes.conversion.tile_to_ascend.analysis.global_scratch import scratch_sizes
 from tilec.runtime.signature import Param
 from tilec.sim import SimError, SimResult, simulate
 from tilec.sim.api import load_program

@@ -20,7 +20,7 @@ from mlir import ir
 from tilec.backends.cuda.tensor_maps import TmaDescriptor
 from tilec.diagnostics import error
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_cuda.tma_copy import TMA_DESCRIPTOR
+from tilec.passes.conversion.tile_to_cuda.ops.tma_copy import TMA_DESCRIPTOR
 
 Expr = list
 """A host value as JSON: ["param", i], ["dim", i, d], ["const", v] or

@@ -1,6 +1,6 @@
 """TMA tensor maps, made by the driver from a call's arrays (`cuTensorMapEncodeTiled`).
 
-A kernel whose copies are TMA loads (passes/conversion/tile_to_cuda/tma_copy.py)
+A kernel whose copies are TMA loads (passes/conversion/tile_to_cuda/ops/tma_copy.py)
 takes, per (tensor, box), a pointer to a 128-byte tensor map. The compiler
 records what the map is of (`TmaDescriptor`: which entry parameter, its
 element type, the box and the swizzle); only the call knows the address,

@@ -61,7 +61,7 @@ class Vector(EmitterBase):
                     values: list[ir.Value]) -> tuple[list[Tensor], int, int]:
         """The operands of an element-wise call and its count: the whole views in one call,
         or where one is rows of a wider buffer (a tile with padded rows:
-        passes/conversion/tile_to_ascend/padded_rows.py), a call per row on the row's real
+        passes/conversion/tile_to_ascend/ops/padded_rows.py), a call per row on the row's real
         count, in a loop opened here (the last result: loops to close). Each row starts on
         a 32-byte block, as the calls' UB addresses must, and the pad is never touched."""
         operands = [self.vector(op, v, rows=True) for v in values]
