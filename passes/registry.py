@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import functools
 import importlib
 import pkgutil
 import shlex
@@ -247,6 +248,9 @@ def instantiate(cls: type[Pass], options_text: str) -> Pass:
     return cls(**values)
 
 
+@functools.cache
 def _load_all() -> None:
-    """Imports every pass module so that their decorators have run."""
-    from tilec.passes import all_passes  # noqa: F401
+    """Imports every module of passes/, so that each pass, pipeline and lowering has
+    registered itself: adding one is adding a file in its folder."""
+    import_package("tilec.passes")
+    import_package("tilec.passes.conversion")

@@ -27,7 +27,7 @@ from tilec.targets import target_names
 ALL_PASSES = list(passes.passes())
 TARGETS = target_names()
 # The machinery around passes (the registry, pipelines, upstream passes), not a pass.
-FRAMEWORK = {"registry", "pipeline", "all_passes", "upstream"}
+FRAMEWORK = {"registry", "pipeline", "upstream"}
 
 
 def _camel(words: list[str]) -> str:

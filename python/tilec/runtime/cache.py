@@ -40,6 +40,7 @@ import tilec
 import tilec.passes
 from tilec import __version__
 from tilec.backends.base import Backend, Options
+from tilec.runtime.cache_folder import cache_dir
 from tilec.runtime.compiler import TILE_STAGE, CompiledKernel
 from tilec.runtime.signature import Param
 from tilec.runtime.stages import Replay, Stages
@@ -49,11 +50,6 @@ FORMAT = 5
 _TILE = "kernel.tile.mlir"
 _REPLAY = "replay.mlir"
 _META = "meta.json"
-
-
-def cache_dir() -> Path:
-    configured = os.environ.get("TILEC_CACHE_DIR")
-    return Path(configured) if configured else Path.home() / ".cache" / "tilec"
 
 
 _enabled = True

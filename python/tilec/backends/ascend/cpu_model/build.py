@@ -46,7 +46,7 @@ def devkit_root() -> Path:
 
 
 def _folder() -> Path:
-    from tilec.runtime.cache import cache_dir
+    from tilec.runtime.cache_folder import cache_dir
 
     folder = cache_dir() / "ascendc-cpu"
     folder.mkdir(parents=True, exist_ok=True)
