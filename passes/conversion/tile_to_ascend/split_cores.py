@@ -384,18 +384,7 @@ def _split(func: ir.Operation, kernel: ir.Operation, slots: int, skew: int, flag
                 ir.IntegerType.get_signless(64), hand.ring)
     rings = {hand.ring: handoff_rings.ub_ring(kernel, hand, slots) if hand.in_ub
              else _add_workspace(func, hand, slots) for hand in handoffs}
-    copies = {}
-    for core in ("aic", "aiv"):
-        # Tile ops may not sit in an ascend.core region (it needs an
-        # ascend.kernel function, whose GM is #ascend.mem<gm>): until the
-        # conversion, each core's half is a marked scf.execute_region.
-        with ir.InsertionPoint(kernel), kernel.location:
-            region = scf.ExecuteRegionOp([])
-            region.attributes[ascend_attr.CORE_REGION] = ascend.core_attr(core)
-            block = region.regions[0].blocks.append()
-        with ir.InsertionPoint(block), kernel.location:
-            copies[core] = kernel.clone().operation
-            scf.YieldOp([])
+    copies = {core: core_sides.core_copy(kernel, core) for core in ("aic", "aiv")}
     kernel.erase()
     for core, clone in copies.items():
         _build_core(core, clone, handoffs, rings, slots, skew)

@@ -81,11 +81,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, scf
+from mlir.dialects import arith
 
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.tile_to_ascend.analysis.core_sides import is_pure
+from tilec.passes.conversion.tile_to_ascend.analysis.core_sides import core_copy, is_pure
 from tilec.passes.registry import Pass, emit_error, option, register_pass
 from tilec.targets.ascend import attributes as ascend_attr
 
@@ -163,13 +163,7 @@ def _split(kernel: ir.Operation) -> None:
     kind's scopes."""
     _check_outside(kernel)
     for core in ("aic", "aiv"):
-        with ir.InsertionPoint(kernel), kernel.location:
-            region = scf.ExecuteRegionOp([])
-            region.attributes[ascend_attr.CORE_REGION] = ascend.core_attr(core)
-            block = region.regions[0].blocks.append()
-        with ir.InsertionPoint(block), kernel.location:
-            clone = kernel.clone().operation
-            scf.YieldOp([])
+        clone = core_copy(kernel, core)
         for scope in scopes_of(clone):
             if _core(scope) == core:
                 _inline(scope)

@@ -22,8 +22,10 @@ from collections.abc import Callable
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
+from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
 from tilec.passes.registry import emit_error
+from tilec.targets.ascend import attributes as ascend_attr
 
 SIDE = "ascend.split_side"
 CONTROL = frozenset({"scf.for", "scf.if", "scf.while", "scf.execute_region", "scf.index_switch",
@@ -283,3 +285,18 @@ def _read_source(load: ir.Operation, copy: ir.Operation) -> None:
                          else irb.zero(result.type)])
     result.replace_all_uses_with(branch.results[0])
     load.erase()
+
+
+def core_copy(kernel: ir.Operation, core: str) -> ir.Operation:
+    """A copy of `kernel`, before it, in a new scf.execute_region marked as the half
+    that `core` (aic, aiv) runs. Tile ops may not sit in an ascend.core region (it
+    needs an ascend.kernel function, whose GM is #ascend.mem<gm>): until the
+    conversion, each core's half is a marked scf.execute_region."""
+    with ir.InsertionPoint(kernel), kernel.location:
+        region = scf.ExecuteRegionOp([])
+        region.attributes[ascend_attr.CORE_REGION] = ascend.core_attr(core)
+        block = region.regions[0].blocks.append()
+    with ir.InsertionPoint(block), kernel.location:
+        copy = kernel.clone().operation
+        scf.YieldOp([])
+    return copy
