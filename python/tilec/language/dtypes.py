@@ -7,9 +7,10 @@ rules need to know about it: is it a float, a signed or unsigned integer,
 dtype decides which arith ops (divui, cmpi ult, extui, ...) act on them.
 TileLang's and torch's other names for the same types ("float", "half",
 "float8_e4m3fn", ...) are aliases.
-Calling a dtype converts a value (`T.float32(x)`); that is a semantic rule,
-so `semantic` gives `DType` its `__call__`. Calling the class, `T.dtype(x)` as
-TileLang writes it, gives the DType a name, numpy dtype or torch dtype stands for.
+Calling a dtype converts a value (`T.float32(x)`), by the semantic rule of
+T.cast, which `DType.__call__` reaches through `syntax` (the semantic layer
+imports this module). Calling the class, `T.dtype(x)` as TileLang writes it,
+gives the DType a name, numpy dtype or torch dtype stands for.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from typing import Literal
 import numpy as np
 from mlir import ir
 
+from . import syntax
 from .errors import DSLError
-from .source import caller_loc
+from .source import caller_loc, dsl_api
 
 Kind = Literal["float", "int", "uint", "index", "bool"]
 
@@ -92,6 +94,11 @@ class DType(metaclass=_DTypeClass):
 
     def __hash__(self) -> int:
         return hash(self.name)
+
+    @dsl_api
+    def __call__(self, x: object) -> object:
+        """`T.float32(x)`: `x` converted to this dtype, as `T.cast(x, T.float32)` does."""
+        return syntax.rules().cast(x, self)
 
 
 float16 = DType("float16", "float", 16)

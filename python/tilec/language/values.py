@@ -10,20 +10,27 @@ serve as the start of a region) or a `BufferRegion` (a sliced region). An
 index `Scalar` may carry its `Affine` form, with which T.copy checks slice
 extents.
 
-These classes are plain data. What Python's operators, subscripts and truth
-tests mean on them is a rule of the semantic layer, so `semantic` attaches
-those methods; this module stays below it.
+The classes define Python's operators, subscripts and truth tests, but what
+these mean is a rule of the semantic layer, which imports this module: the
+methods call it through `syntax.rules()`, which `semantic` installs, so this
+module stays below it. Each method is a DSL entry point (`dsl_api`): the
+user's line that applies an operator is where its ops are located and its
+errors point.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NoReturn
 
 from mlir import ir
 
+from . import syntax
 from .builder import OpenRegion
 from .dtypes import DType
-from .errors import SourceLoc
+from .errors import DSLError, SourceLoc
+from .source import dsl_api, site
 
 
 @dataclass(frozen=True)
@@ -59,16 +66,114 @@ class Affine:
         return result
 
 
+def _forward(op: str) -> Callable[[Expr, object], Expr | int | float]:
+    """`x op y` for a symbolic x."""
+
+    @dsl_api
+    def apply(x: Expr, y: object) -> Expr | int | float:
+        return syntax.rules().binary(op, x, y)
+
+    return apply
+
+
+def _reflected(op: str) -> Callable[[Expr, object], Expr | int | float]:
+    """`y op x` for a symbolic x and a y that does not know x."""
+
+    @dsl_api
+    def apply(x: Expr, y: object) -> Expr | int | float:
+        return syntax.rules().binary(op, y, x)
+
+    return apply
+
+
+def _comparison(op: str) -> Callable[[Expr, object], Scalar]:
+    @dsl_api
+    def apply(x: Expr, y: object) -> Scalar:
+        return syntax.rules().compare(op, x, y)
+
+    return apply
+
+
+def _augmented(op: str) -> Callable[[Var, object], Var]:
+    """`x op= y` on a T.alloc_var: stores `x op y` into it, and x stays the variable."""
+
+    @dsl_api
+    def update(var: Var, y: object) -> Var:
+        rules = syntax.rules()
+        return rules.store_var(var, rules.binary(op, var, y))
+
+    return update
+
+
+def _refusal(message: str) -> Callable[[Expr], NoReturn]:
+    """A conversion a symbolic value does not have while the kernel is traced."""
+
+    @dsl_api
+    def refuse(_: Expr) -> NoReturn:
+        raise DSLError(message, site())
+
+    return refuse
+
+
 class Expr:
     """A symbolic value in an expression: a `Scalar` or a `SymbolicDim`.
 
-    `semantic` gives it Python's arithmetic, comparisons and bit operators.
-    It has no Python truth or int value: a kernel's `if`, `and`, `or` and
-    `not` are rewritten to trace it (see `rewrite`); `while`, `int()` and the
-    like on it raise a DSLError that says what to write instead.
+    It has Python's arithmetic, comparisons and bit operators, by the rules of
+    `semantic.scalars`. It has no Python truth or int value: a kernel's `if`,
+    `and`, `or` and `not` are rewritten to trace it (see `rewrite`); `while`,
+    `int()` and the like on it raise a DSLError that says what to write instead.
     """
 
     __slots__ = ()
+
+    # `==` traces a comparison; a value still hashes (as a dict key) by identity.
+    __hash__ = object.__hash__
+
+    __add__, __radd__ = _forward("+"), _reflected("+")
+    __sub__, __rsub__ = _forward("-"), _reflected("-")
+    __mul__, __rmul__ = _forward("*"), _reflected("*")
+    __truediv__, __rtruediv__ = _forward("/"), _reflected("/")
+    __floordiv__, __rfloordiv__ = _forward("//"), _reflected("//")
+    __mod__, __rmod__ = _forward("%"), _reflected("%")
+    __and__, __rand__ = _forward("&"), _reflected("&")
+    __or__, __ror__ = _forward("|"), _reflected("|")
+    __xor__, __rxor__ = _forward("^"), _reflected("^")
+    __lshift__, __rlshift__ = _forward("<<"), _reflected("<<")
+    __rshift__, __rrshift__ = _forward(">>"), _reflected(">>")
+
+    __lt__, __le__ = _comparison("<"), _comparison("<=")
+    __gt__, __ge__ = _comparison(">"), _comparison(">=")
+    __eq__, __ne__ = _comparison("=="), _comparison("!=")
+
+    @dsl_api
+    def __neg__(self) -> Scalar:
+        return syntax.rules().negate(self)
+
+    @dsl_api
+    def __invert__(self) -> Scalar:
+        return syntax.rules().invert(self)
+
+    @dsl_api
+    def __abs__(self) -> Scalar | int | float:
+        return syntax.rules().absolute(self)
+
+    @dsl_api
+    def astype(self, dtype: object) -> Scalar:
+        """TileLang's `x.astype(dtype)`: `T.cast(x, dtype)`."""
+        return syntax.rules().cast(self, dtype)
+
+    __bool__ = _refusal(
+        "a symbolic value has no Python truth value while the kernel is traced: `if`, "
+        "`and`, `or`, `not` and `a if c else b` on it are traced in the code of a kernel or "
+        "a T.macro, but not in `while`, `assert`, comprehensions or other functions; use "
+        "T.if_then_else(cond, a, b) for a choice between values and & | ~ on conditions"
+    )
+    __index__ = __int__ = _refusal(
+        "a symbolic value has no Python int value while the kernel is traced: loop over "
+        "it with T.serial or T.Pipelined instead of range(), and use Python ints for shapes"
+    )
+    __float__ = _refusal("a symbolic value has no Python float value while the kernel is traced")
+    __iter__ = _refusal("a symbolic value is not iterable; loop with T.serial(n)")
 
 
 class Scalar(Expr):
@@ -164,7 +269,7 @@ class Buffer:
     `buf[i, j]` reads an element (or names the region starting there, for
     T.copy and T.atomic_add), `buf[i, j] = x` writes one, and slices such as
     `buf[i:, 0:64]` name a region whose sliced dims the other side of T.copy
-    covers; `semantic` gives it these subscripts.
+    covers, by the rules of `semantic.buffers`.
     """
 
     def __init__(
@@ -205,6 +310,21 @@ class Buffer:
         dims = ", ".join(str(d) if isinstance(d, int) else d.name for d in self.shape)
         return f"<{self.scope} buffer '{self.name}' ({dims}) {self.dtype}>"
 
+    @dsl_api
+    def __getitem__(self, key: object) -> Element | BufferRegion:
+        return syntax.rules().subscript(self, key)
+
+    @dsl_api
+    def __setitem__(self, key: object, value: object) -> None:
+        syntax.rules().store(self, key, value)
+
+    @dsl_api
+    def __iter__(self) -> NoReturn:
+        raise DSLError(
+            f"buffer '{self.name}' is not iterable; loop over its elements with T.Parallel",
+            site(),
+        )
+
 
 @dataclass(frozen=True)
 class BufferData:
@@ -221,6 +341,11 @@ class Var(Buffer, Expr):
     (the kernel's assignments are rewritten to do so); `x[0]` reads and writes
     it as a buffer, and tile ops (T.clear, T.fill) take it as one.
     """
+
+    __iadd__, __isub__, __imul__ = _augmented("+"), _augmented("-"), _augmented("*")
+    __itruediv__, __ifloordiv__, __imod__ = _augmented("/"), _augmented("//"), _augmented("%")
+    __iand__, __ior__, __ixor__ = _augmented("&"), _augmented("|"), _augmented("^")
+    __ilshift__, __irshift__ = _augmented("<<"), _augmented(">>")
 
 
 @dataclass(frozen=True)
