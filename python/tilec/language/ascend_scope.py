@@ -28,7 +28,8 @@ from tilec.targets.ascend import attributes as ascend_attr
 from . import builder, semantic
 from .builder import OpenRegion, RegionKind
 from .dtypes import DType
-from .source import at, dsl_api, site
+from .source import dsl_api, site
+from .statements import Statement
 from .values import Buffer
 
 CORES = {"C": "aic", "V": "aiv"}
@@ -75,7 +76,7 @@ def annotate_address(address_map: dict) -> None:
         tile_.value.owner.attributes[ascend_attr.OFFSET] = ir.IntegerAttr.get(i64, number)
 
 
-class Scope:
+class Scope(Statement):
     """`with T.Scope("C"):` code for the cube core, `with T.Scope("V"):` for the
     vector cores, directly in the body of a `T.Kernel`."""
 
@@ -103,8 +104,3 @@ class Scope:
             region.attributes[ascend_attr.CORE_REGION] = ascend.core_attr(self.core)
             block = region.regions[0].blocks.append()
         self.region = trace.open(RegionKind.SCOPE, block, site())
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: object, tb: object) -> None:
-        if exc_type is None and self.region is not None:
-            with at(self.loc):
-                semantic.close_region(self.region)

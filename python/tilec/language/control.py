@@ -18,15 +18,14 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 from contextvars import ContextVar
-from types import TracebackType
 
 from mlir.dialects import scf
 
 from . import builder, loops, semantic
 from .builder import OpenRegion
 from .dtypes import boolean
-from .errors import SourceLoc
 from .source import at, dsl_api, site
+from .statements import Statement
 from .values import Expr, Scalar, Var
 
 Thunk = Callable[[], object]
@@ -44,25 +43,7 @@ def annotate(name: str, current: Thunk, annotation: object) -> object:
     return current() if hook is None else hook(name, current, annotation)
 
 
-class _Statement:
-    """A rewritten `if` or `while` (`with __tilec__.If(...) as branch:`): the region it
-    has open when the statement ends is closed then."""
-
-    loc: SourceLoc
-    region: OpenRegion | None = None
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if exc_type is None and self.region is not None:
-            with at(self.loc):
-                semantic.close_region(self.region)
-
-
-class If(_Statement):
+class If(Statement):
     """`if c: A else: B` becomes
 
         with __tilec__.If(c, has_else, escapes) as branch:
@@ -110,7 +91,7 @@ class If(_Statement):
 
 
 
-class While(_Statement):
+class While(Statement):
     """`while c: A` becomes
 
         with __tilec__.While(escapes) as loop:

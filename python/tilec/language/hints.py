@@ -39,10 +39,33 @@ class GemmWarpPolicy(IntEnum):
 _AFFINE_OPS = {"+", "-", "*", "//", "%"}
 
 
+def _operator(op: str, reflected: bool = False) -> Callable[[IndexExpr, object], IndexExpr]:
+    """`x op y` on an index expression `x` (`y op x` when reflected), with an int or
+    another index expression: the node of `op` over the two."""
+
+    def apply(x: IndexExpr, y: object) -> IndexExpr:
+        if isinstance(y, bool) or not isinstance(y, IndexExpr | int):
+            return NotImplemented
+        return IndexExpr(op, y, x) if reflected else IndexExpr(op, x, y)
+
+    return apply
+
+
 class IndexExpr:
     """An index expression over the input dims of a layout (`i0`, `i1`, ...)."""
 
     __slots__ = ("args", "op")
+
+    __add__, __radd__ = _operator("+"), _operator("+", reflected=True)
+    __sub__, __rsub__ = _operator("-"), _operator("-", reflected=True)
+    __mul__, __rmul__ = _operator("*"), _operator("*", reflected=True)
+    __floordiv__, __rfloordiv__ = _operator("//"), _operator("//", reflected=True)
+    __mod__, __rmod__ = _operator("%"), _operator("%", reflected=True)
+    __xor__, __rxor__ = _operator("^"), _operator("^", reflected=True)
+    __and__, __rand__ = _operator("&"), _operator("&", reflected=True)
+    __or__, __ror__ = _operator("|"), _operator("|", reflected=True)
+    __lshift__, __rlshift__ = _operator("<<"), _operator("<<", reflected=True)
+    __rshift__, __rrshift__ = _operator(">>"), _operator(">>", reflected=True)
 
     def __init__(self, op: str, *args: IndexExpr | int):
         self.op = op
@@ -82,11 +105,6 @@ class IndexExpr:
         lhs, rhs = self.args
         return f"({lhs} {self.op} {rhs})"
 
-    def _binary(self, op: str, other: object, reflected: bool = False) -> IndexExpr:
-        if isinstance(other, bool) or not isinstance(other, IndexExpr | int):
-            return NotImplemented
-        return IndexExpr(op, other, self) if reflected else IndexExpr(op, self, other)
-
     def __neg__(self) -> IndexExpr:
         return IndexExpr("-", 0, self)
 
@@ -94,22 +112,6 @@ class IndexExpr:
 def _affine_operand(x: IndexExpr | int) -> ir.AffineExpr | None:
     return ir.AffineConstantExpr.get(x) if isinstance(x, int) else x.affine()
 
-
-def _attach_operators() -> None:
-    names = {
-        "+": "add", "-": "sub", "*": "mul", "//": "floordiv", "%": "mod", "^": "xor",
-        "&": "and", "|": "or", "<<": "lshift", ">>": "rshift",
-    }  # fmt: skip
-    for op, name in names.items():
-        setattr(IndexExpr, f"__{name}__", lambda self, other, op=op: self._binary(op, other))
-        setattr(
-            IndexExpr,
-            f"__r{name}__",
-            lambda self, other, op=op: self._binary(op, other, reflected=True),
-        )
-
-
-_attach_operators()
 
 Index = IndexExpr | int
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from types import TracebackType
 
 from mlir import ir
 from mlir.dialects import arith
@@ -19,6 +18,7 @@ from .builder import OpenRegion, RegionKind
 from .dtypes import index
 from .errors import DSLError
 from .source import at, dsl_api, site
+from .statements import Statement
 from .values import Scalar
 
 VID_DIM = 0
@@ -30,7 +30,7 @@ _CUBE = frozenset({tile.Scope.l1, tile.Scope.l0a, tile.Scope.l0b, tile.Scope.l0c
 """The scopes of the cube core's tiles (T.alloc_L1/L0A/L0B/L0C)."""
 
 
-class Kernel:
+class Kernel(Statement):
     """`with T.Kernel(gx, gy, threads=128) as (bx, by):` runs its body once per block.
 
     One to three grid sizes (Python ints or integer symbolic values, e.g.
@@ -126,20 +126,13 @@ class Kernel:
             kernel.attributes[AIV_SPLIT] = ir.UnitAttr.get()
         return blocks[0] if len(blocks) == 1 else blocks
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if exc_type is None and self.region is not None:
-            with at(self.loc):
-                if self.vid is not None:
-                    _once_per_block_unless_used(self.region, VID_DIM)
-                kernel = self.region.block.owner
-                if self.is_npu and not any(CORE_REGION in op.attributes for op in _nested(kernel)):
-                    check_first_reads(kernel.operation)
-                semantic.close_kernel(self.region)
+    def close(self, region: OpenRegion) -> None:
+        if self.vid is not None:
+            _once_per_block_unless_used(region, VID_DIM)
+        kernel = region.block.owner
+        if self.is_npu and not any(CORE_REGION in op.attributes for op in _nested(kernel)):
+            check_first_reads(kernel.operation)
+        semantic.close_kernel(region)
 
 
 def _once_per_block_unless_used(region: OpenRegion, dim: int) -> None:

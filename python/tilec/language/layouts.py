@@ -18,10 +18,11 @@ from mlir import ir
 
 from . import values as v
 from .errors import DSLError
-from .hints import IndexExpr, Layout
+from .hints import Fragment, IndexExpr, Layout
 from .source import dsl_api, site
 
 __all__ = [
+    "Fragment",
     "Layout",
     "SwizzledLayout",
     "make_full_bank_swizzled_layout",

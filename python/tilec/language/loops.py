@@ -17,8 +17,11 @@ from .source import at, dsl_api, site
 from .values import Scalar
 
 
-def _body(region: OpenRegion, loc: SourceLoc, values: tuple[Scalar, ...]) -> Iterator[object]:
-    """Yields the induction variables once, then closes `region` (or reports a `break`)."""
+def _body(
+    region: OpenRegion, loc: SourceLoc, values: tuple[Scalar, ...], *inner: OpenRegion
+) -> Iterator[object]:
+    """Yields the induction variables once, then closes the regions opened in the
+    loop's (`inner`, outermost first) and `region`, the loop's (or reports a `break`)."""
     finished = False
     try:
         yield values[0] if len(values) == 1 else values
@@ -26,7 +29,8 @@ def _body(region: OpenRegion, loc: SourceLoc, values: tuple[Scalar, ...]) -> Ite
     finally:
         if finished:
             with at(loc):
-                semantic.close_region(region)
+                for opened in (*reversed(inner), region):
+                    semantic.close_region(opened)
         else:
             semantic.abandon_region(region)
 
@@ -238,15 +242,4 @@ class Persistent:
                 "&", semantic.compare("<", position, positions), semantic.compare("<", column, last)
             )
             guard, _ = builder.open_then(semantic.truth(inside, what).value, has_else=False)
-        values = (*coords[:-1], column)
-        finished = False
-        try:
-            yield values[0] if len(values) == 1 else values
-            finished = True
-        finally:
-            if finished:
-                with at(self.loc):
-                    semantic.close_region(guard)
-                    semantic.close_region(loop)
-            else:
-                semantic.abandon_region(loop)
+        yield from _body(loop, self.loc, (*coords[:-1], column), guard)

@@ -14,7 +14,7 @@ import pytest
 from tilec import ir
 from tilec.diagnostics import CompileError
 from tilec.language.dtypes import BY_NAME
-from tilec.language.semantic.gemm import GEMM_ACCUMULATORS
+from tilec.language.semantic.ops.gemm import GEMM_ACCUMULATORS
 
 
 def _element_types() -> list[str]:

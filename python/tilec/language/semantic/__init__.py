@@ -10,13 +10,13 @@ One module per concern, lowest first (each imports only those before it):
 appear, which values are in scope), `dims` (T.Tensor dims computed from
 symbolic dims), `scalars` (operands and their type rules), `buffers` (tensors,
 views, subscripts), `scheduling` (hints), `kernel_threads` (thread and block
-indices); and one per tile op, as the targets lower them one per op
-(passes/conversion/tile_to_*/): `alloc`, `copy`, `gemm`, `reduce` (and
+indices); and in `ops/` one per tile op, as the targets lower them one per op
+(passes/conversion/tile_to_*/ops/): `alloc`, `copy`, `gemm`, `reduce` (and
 cumsum), `fill` (and clear), `atomic_add`, `im2col`, `reducers`.
 
-The package re-exports the functions the rest of the DSL calls, so a tile op's
-function shadows its module here (`semantic.copy` is the function); import a
-module's other names from the module (`from .semantic.gemm import ...`).
+The package re-exports the functions the rest of the DSL calls
+(`semantic.copy`); import a module's other names from the module
+(`from .semantic.ops.gemm import ...`).
 Importing the package installs its rules as the meaning of Python syntax on
 the DSL's values (`tilec.language.syntax`).
 """
@@ -24,15 +24,6 @@ the DSL's values (`tilec.language.syntax`).
 from __future__ import annotations
 
 from .. import syntax
-from .alloc import (
-    ASCEND_SCOPES,
-    GENERIC_SCOPES,
-    alloc,
-    alloc_global,
-    alloc_var,
-    tilelang_scope,
-)
-from .atomic_add import atomic_add, atomic_fetch_add
 from .buffers import (
     check_result,
     empty,
@@ -45,11 +36,7 @@ from .buffers import (
     view,
 )
 from .checks import error, python_int
-from .copy import copy, copy_hints
 from .dims import DIM_OPERATIONS
-from .fill import clear, fill
-from .gemm import gemm
-from .im2col import im2col
 from .kernel_threads import (
     THREAD_DIMS,
     block_binding,
@@ -59,6 +46,28 @@ from .kernel_threads import (
     thread_binding,
     thread_extent,
 )
+from .ops.alloc import (
+    ASCEND_SCOPES,
+    GENERIC_SCOPES,
+    alloc,
+    alloc_global,
+    alloc_var,
+    tilelang_scope,
+)
+from .ops.atomic_add import atomic_add, atomic_fetch_add
+from .ops.copy import copy, copy_hints
+from .ops.fill import clear, fill
+from .ops.gemm import gemm
+from .ops.im2col import im2col
+from .ops.reduce import cumsum, reduce
+from .ops.reducers import (
+    REDUCER_OPS,
+    alloc_reducer,
+    finalize_reducer,
+    reducer_identity,
+    reducer_init,
+    reducer_update,
+)
 from .placement import (
     abandon_region,
     check_buffer,
@@ -67,15 +76,6 @@ from .placement import (
     require_kernel,
     require_tile_context,
     require_trace,
-)
-from .reduce import cumsum, reduce
-from .reducers import (
-    REDUCER_OPS,
-    alloc_reducer,
-    finalize_reducer,
-    reducer_identity,
-    reducer_init,
-    reducer_update,
 )
 from .scalars import (
     absolute,

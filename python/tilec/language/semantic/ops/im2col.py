@@ -6,14 +6,14 @@ to on targets without TMA's im2col mode.
 
 from __future__ import annotations
 
-from .. import builder
-from .. import values as v
-from ..dtypes import index
-from .buffers import on_chip, store, subscript
-from .checks import describe, error, format_shape, python_int
+from ... import builder
+from ... import values as v
+from ...dtypes import index
+from ..buffers import on_chip, store, subscript
+from ..checks import describe, error, format_shape, python_int
+from ..placement import check_buffer, close_region, require_tile_context
+from ..scalars import Number, binary, compare, select
 from .copy import EVICTION_POLICIES
-from .placement import check_buffer, close_region, require_tile_context
-from .scalars import Number, binary, compare, select
 
 
 def _positive_int(value: object, what: str, name: str, least: int = 1) -> int:

@@ -5,11 +5,11 @@ The value is converted to the tile's element type, as a store converts it.
 
 from __future__ import annotations
 
-from .. import builder
-from .. import values as v
-from .buffers import release, whole_tile
-from .placement import require_tile_context
-from .scalars import converted
+from ... import builder
+from ... import values as v
+from ..buffers import release, whole_tile
+from ..placement import require_tile_context
+from ..scalars import converted
 
 
 def fill(dst_arg: object, value: object, what: str = "T.fill") -> None:

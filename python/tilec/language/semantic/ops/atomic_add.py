@@ -6,13 +6,13 @@ view, as T.copy's tiles do (`copy.region_layout`).
 
 from __future__ import annotations
 
-from .. import builder
-from .. import values as v
-from .buffers import offsets_of, release
-from .checks import describe, error, format_shape
+from ... import builder
+from ... import values as v
+from ..buffers import offsets_of, release
+from ..checks import describe, error, format_shape
+from ..placement import check_buffer, require_kernel, require_tile_context
+from ..scalars import converted, scalar
 from .copy import region_layout
-from .placement import check_buffer, require_kernel, require_tile_context
-from .scalars import converted, scalar
 
 
 def atomic_add(dst_arg: object, value: object) -> None:

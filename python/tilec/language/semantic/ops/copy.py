@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .. import builder
-from .. import values as v
-from ..hints import Fragment
+from ... import builder
+from ... import values as v
+from ...hints import Fragment
+from ..buffers import offsets_of, release
+from ..checks import describe, error, flag, format_shape
+from ..placement import check_buffer, require_tile_context, require_trace
+from ..scalars import converted
+from ..scheduling import parallel_hints
 from .alloc import ASCEND_SCOPES, GENERIC_SCOPES
-from .buffers import offsets_of, release
-from .checks import describe, error, flag, format_shape
-from .placement import check_buffer, require_tile_context, require_trace
-from .scalars import converted
-from .scheduling import parallel_hints
 
 
 def _family(scope: str) -> str:

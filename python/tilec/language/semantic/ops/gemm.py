@@ -7,14 +7,14 @@ tile.gemm's verifier accepts exactly its pairs, so the two cannot drift.
 
 from __future__ import annotations
 
-from .. import builder
-from .. import values as v
-from ..hints import GemmWarpPolicy
+from ... import builder
+from ... import values as v
+from ...hints import GemmWarpPolicy
+from ..buffers import whole_tile
+from ..checks import describe, error, flag, format_shape, python_int
+from ..placement import check_buffer, require_tile_context
 from .alloc import alloc
-from .buffers import whole_tile
-from .checks import describe, error, flag, format_shape, python_int
 from .copy import copy
-from .placement import check_buffer, require_tile_context
 
 # Element types a tile.gemm accepts for A and B, and the accumulators for each.
 GEMM_ACCUMULATORS = {

@@ -7,12 +7,12 @@ tile.reduce keeps the element type, so the wider one reduces a converting copy.
 
 from __future__ import annotations
 
-from .. import builder
-from ..dtypes import DType, index
-from .buffers import on_chip, reshape
-from .checks import describe, error, flag, format_shape, python_int
-from .placement import require_tile_context
-from .scalars import literal
+from ... import builder
+from ...dtypes import DType, index
+from ..buffers import on_chip, reshape
+from ..checks import describe, error, flag, format_shape, python_int
+from ..placement import require_tile_context
+from ..scalars import literal
 
 
 def _axis(dim: object, rank: int, what: str) -> int:

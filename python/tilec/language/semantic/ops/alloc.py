@@ -13,13 +13,13 @@ from mlir import ir
 from tilec.dialects.tile import Scope
 from tilec.targets.description import ASCEND_BUFFER_SCOPES, PORTABLE_SCOPES
 
-from .. import builder
-from .. import values as v
-from ..source import assigned_name, site
-from .buffers import store_var
-from .checks import describe, error, python_int
-from .placement import require_function_body, require_tile_context
-from .scalars import as_dtype, dim_value
+from ... import builder
+from ... import values as v
+from ...source import assigned_name, site
+from ..buffers import store_var
+from ..checks import describe, error, python_int
+from ..placement import require_function_body, require_tile_context
+from ..scalars import as_dtype, dim_value
 
 # On-chip scope names, in the dialect's enum order, as the target
 # descriptions split them: portable ones every target maps, and the Ascend

@@ -9,14 +9,14 @@ from __future__ import annotations
 import math
 from weakref import WeakKeyDictionary
 
-from .. import builder
-from .. import values as v
-from ..dtypes import DType, index
+from ... import builder
+from ... import values as v
+from ...dtypes import DType, index
+from ..buffers import on_chip
+from ..checks import describe, error, format_shape, python_int
+from ..placement import check_buffer, require_kernel, require_tile_context
+from ..scalars import as_dtype, binary, converted, literal
 from .alloc import alloc
-from .buffers import on_chip
-from .checks import describe, error, format_shape, python_int
-from .placement import check_buffer, require_kernel, require_tile_context
-from .scalars import as_dtype, binary, converted, literal
 
 # TileLang's reducer combine ops, as the DSL's binary operators.
 REDUCER_OPS = {"sum": "+", "max": "max", "min": "min", "bitand": "&", "bitor": "|", "bitxor": "^"}
