@@ -1,13 +1,18 @@
 # Two commands for a fresh clone (see README.md):
 #   make demo    install, build and run the demo
 #   make check   install, build and run the whole test suite
+# While changing one pass or op lowering:
+#   make test-pass PASS=<name>   its lit tests (named for it, or running it) and the pytest
+#                                modules naming it (seconds to a few minutes);
+#                                <name> a pass or pipeline (tile-ascend-inject-sync) or an op
+#                                lowering (ascend-cube-gemm); see test/python/pass_tests.py
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 BUILD ?= build
 LIT_FLAGS ?= -sv
 
-.PHONY: install build check check-slow lit pytest lint demo clean
+.PHONY: install build check check-slow lit pytest lint demo clean test-pass
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +45,14 @@ check: build
 	$(BIN)/ruff check .
 	$(BIN)/lit $(LIT_FLAGS) test
 	$(BIN)/python -m pytest -q -n auto test/python
+
+ifneq ($(filter test-pass,$(MAKECMDGOALS)),)
+ifeq ($(PASS),)
+$(error usage: make test-pass PASS=<pass, pipeline or op lowering>, e.g. PASS=tile-ascend-inject-sync)
+endif
+endif
+test-pass: build
+	LIT_FLAGS="$(LIT_FLAGS)" $(BIN)/python test/python/pass_tests.py "$(PASS)"
 
 check-slow: build
 	$(BIN)/python -m pytest -q -m slow test/python

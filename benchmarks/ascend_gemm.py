@@ -29,22 +29,23 @@ the L0 buffers that already take turns keep theirs (tile-ascend-multi-buffer
 per memory). Before, every 64-deep step paid its own MTE2 copies (A at 70 %
 of the L2 rate: 128 B rows), 640 cycles of MTE2 per 520 of cube:
 
-    tiles        profile   2048^3          4096^3
-    128x256x64   950       77.0 -> 87.8    79.8 (issue 30) -> 94.7
-    128x256x64   910b      -> 72.2         -> 88.4
+    tiles        profile   2048^3                 4096^3
+    128x256x64   950       77.0 -> 87.8 -> 93.5   79.8 (issue 30) -> 94.7 -> 98.8
+    128x256x64   910b      -> 72.2                -> 88.4
     256x256x64   950       75.6 -> 88.4
 
-What is left at 2048^3 on the 950 (75.8K cycles per core for 4 tiles of
-16.6K cube cycles; MTE2 84 % busy): the fixpipe drain of each 128 x 256 f32
-tile (1557 cycles, GM-write bound; the cube waits for it before the next
-tile's first mmad: L0C is not double-buffered across output tiles), about
-8 % of a core's time, and the first slab's fill (~3K cycles per core).
-Two L0C slots over the grid loop fit the 950's 256 KiB (the accumulator
-holds nothing from one block to the next), but the grid loop unrolled by
-two holds two K loops on the same L1 and L0 buffers, whose flags the sync
-pass does not share: 15 flags from MTE1 would be pending at once even with
-single-buffered slabs (8 ids). On the 910b, 2048^3 makes 128 tiles for 24
-cores (6 on some, 5.3 on average: 89 % at best).
+The last step on the 950: two L0C slots across the blocks of a core (the
+128 x 256 f32 accumulator holds nothing from one block to the next, and two
+fill the 950's 256 KiB; tile-ascend-multi-buffer unrolls the grid loop by
+two), so each tile's fixpipe drain (1557 cycles, GM-write bound) overlaps
+the next tile's mmads instead of stalling them, about 6 % of a core's time
+at 2048^3. The two copies' K loops share their L1 and L0 buffers, and the
+sync pass gives each hazard on them one flag for both copies (the second
+copy's first wait takes the first copy's last set): no more event ids than
+one K loop. What is left at 2048^3 is mostly the first slab's fill (~3K
+cycles of the 4 tiles' 66K per core). The 910b's L0C holds one such tile;
+there 2048^3 makes 128 tiles for 24 cores (6 on some, 5.3 on average: 89 %
+at best).
 
 `--syncs flags` skips the barrier baseline (it simulates about as long again).
 """

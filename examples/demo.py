@@ -20,7 +20,7 @@ from tilec.passes import run_pipeline
 
 HERE = Path(__file__).resolve().parent
 # The hand-written, double-buffered Ascend kernel that the simulator tests use.
-ASCEND_VADD = HERE.parent / "test" / "Simulator" / "Inputs" / "vadd_double_buffer.mlir"
+ASCEND_VADD = HERE.parent / "test" / "Simulator" / "Inputs" / "vadd-double-buffer.mlir"
 TILE = 256
 
 

@@ -151,7 +151,7 @@ class NamedPipeline:
 
     `options` maps each option a pipeline takes to its help text; `build`
     receives the given ones as keyword arguments (strings), so
-    `tile-to-ascend{profile=950}` calls `build(profile="950")`."""
+    `tile-to-ascend{target=ascend:950}` calls `build(target="ascend:950")`."""
 
     argument: str
     summary: str
@@ -251,6 +251,11 @@ def instantiate(cls: type[Pass], options_text: str) -> Pass:
 @functools.cache
 def _load_all() -> None:
     """Imports every module of passes/, so that each pass, pipeline and lowering has
-    registered itself: adding one is adding a file in its folder."""
+    registered itself: adding one is adding a file in its folder. A target's passes are
+    its manifest's `passes` package, so a target installed from outside tilec has its own."""
+    from tilec.targets import manifests
+
     import_package("tilec.passes")
     import_package("tilec.passes.conversion")
+    for target in manifests():
+        target.import_passes()

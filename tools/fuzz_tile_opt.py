@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tilec.targets.ascend import AscendTarget
 from tilec.tools import tile_opt, tile_sim
 from tilec.tools.guard import ArgumentParser, run_guarded
 
@@ -66,14 +67,14 @@ _VARIANTS = (
     ("--convert-tile-to-cpu=target=cpu:avx512",),
     ("--convert-tile-to-cpu=ops=tile.copy",),
     ("--pass-pipeline=builtin.module(func.func(cse,tile-verify-kernels),tile-cleanup)",),
-    ("--tile-to-ascend=profile=950",),
-    ("--tile-to-cuda=arch=sm_90a",),
+    ("--tile-to-ascend=target=ascend:950",),
+    ("--tile-to-cuda=target=cuda:sm_90a",),
     ("--tile-to-cuda", "--emit=ptx"),
-    ("--tile-to-cuda=arch=sm_90a", "--emit=ptx"),
+    ("--tile-to-cuda=target=cuda:sm_90a", "--emit=ptx"),
     ("--tile-to-ascend", "--emit=ascendc:910b"),
-    ("--tile-to-ascend=profile=950", "--emit=ascendc:950"),
+    ("--tile-to-ascend=target=ascend:950", "--emit=ascendc:950"),
 )
-PROFILES = ("910b", "950")
+PROFILES = AscendTarget.variants
 _SIM_BUDGET = ("--max-steps", "20000", "--max-cycles", "100000000", "--max-memory", "1G")
 """tile-sim's budgets in a case: enough for the corpus's kernels, short of the alarm."""
 # Occasionally added to a command line: each takes its own path through tile-opt.
@@ -309,7 +310,7 @@ def lowered_corpus(runner: Runner, root: Path = REPO) -> list[tuple[str, str]]:
     for number, chunk in enumerate(_kernel_chunks(root)):
         for profile in PROFILES:
             out = directory / f"{number}-{profile}.mlir"
-            flags = (f"--tile-to-ascend=profile={profile}", "-o", str(out))
+            flags = (f"--tile-to-ascend=target=ascend:{profile}", "-o", str(out))
             jobs.append((Case(chunk.encode(), flags), profile, out))
     by_case = {case: (profile, out) for case, profile, out in jobs}
     lowered = []

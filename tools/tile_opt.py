@@ -8,10 +8,14 @@ user is a bug.
 from __future__ import annotations
 
 import sys
+import textwrap
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tilec.tools.guard import UsageError, run_guarded
+
+if TYPE_CHECKING:
+    from tilec.targets import Emitter
 
 USAGE = """\
 OVERVIEW: tilec modular optimizer driver
@@ -20,10 +24,7 @@ USAGE: tile-opt [options] [input file]   (reads stdin when no file or '-')
 
 OPTIONS:
   -o <file>                      write the output to <file> ('-' is stdout)
-  --emit=<mlir|ptx|ascendc>      print the IR (default), or the PTX of the gpu.module the
-                                 pipeline produced (after --tile-to-cuda), or the AscendC C++
-                                 of the final ascend IR (after --tile-to-ascend; ascendc:950
-                                 for the 950 profile, ascendc = ascendc:910b)
+{emit}
   --pass-pipeline=<pipeline>     a textual pipeline, e.g.
                                  'builtin.module(tile-canonicalize-ops,func.func(cse))'
   --<pass>[=<options>]           append a pass or named pipeline (tilec or upstream),
@@ -55,6 +56,39 @@ _BOOL_FLAGS = {
     "verify-each": "verify_each",
 }
 _SPLIT_MARKER = "// -----"
+
+
+def _emit_choices() -> dict[str, tuple[Emitter, str]]:
+    """Every `--emit` value but `mlir`, with its emitter and the target spec it emits
+    for: the targets' manifests declare them."""
+    from tilec.targets import manifests
+
+    choices = {}
+    for target in manifests():
+        for emitter in target.emitters:
+            choices[emitter.name] = (emitter, target.name)
+            if emitter.variants:
+                for variant in target.description.variants:
+                    choices[f"{emitter.name}:{variant}"] = (emitter, f"{target.name}:{variant}")
+    return choices
+
+
+def usage() -> str:
+    """The help text, with the `--emit` choices that the targets' manifests declare."""
+    from tilec.targets import manifests
+
+    emitters = [(target, emitter) for target in manifests() for emitter in target.emitters]
+    flag = f"  --emit=<{'|'.join(['mlir', *(emitter.name for _, emitter in emitters)])}>"
+    lines = [f"{flag:<33}print the IR (default), or a target's output format:"]
+    for target, emitter in emitters:
+        text = f"{emitter.name}: {emitter.help}"
+        if emitter.variants:
+            variants = target.description.variants
+            text = (f"{emitter.name}[:{'|'.join(variants)}]: {emitter.help}, for one "
+                    f"{target.name} variant ({emitter.name} = {emitter.name}:{variants[0]})")
+        lines += textwrap.wrap(text, 100, initial_indent=" " * 33, subsequent_indent=" " * 35,
+                               break_on_hyphens=False)
+    return USAGE.replace("{emit}\n", "\n".join(lines) + "\n")
 
 
 @dataclass
@@ -102,9 +136,10 @@ def parse_args(argv: list[str]) -> Options:
             opts.output = value if has_value else next(args, None) or _missing("-o")
         elif name == "emit":
             opts.emit = value if has_value else next(args, None) or _missing(arg)
-            if opts.emit not in ("mlir", "ptx", "ascendc", "ascendc:910b", "ascendc:950"):
-                raise UsageError("option '--emit' expects mlir, ptx, ascendc, ascendc:910b or "
-                                 f"ascendc:950 but got '{opts.emit}'")
+            choices = ["mlir", *_emit_choices()]
+            if opts.emit not in choices:
+                raise UsageError(f"option '--emit' expects {', '.join(choices[:-1])} or "
+                                 f"{choices[-1]} but got '{opts.emit}'")
         elif name == "pass-pipeline":
             opts.pipeline = value if has_value else next(args, None) or _missing(arg)
         elif name in _BOOL_FLAGS:
@@ -229,15 +264,12 @@ def _process_chunk(chunk: str, name: str, opts: Options, context) -> str:
             timing=opts.timing,
             verify_each=opts.verify_each,
         )
-    if opts.emit == "ptx":
-        from tilec.backends.cuda.compiler import module_to_ptx
+    if opts.emit != "mlir":
+        from tilec.targets import get_target
 
-        return module_to_ptx(module)
-    if opts.emit.startswith("ascendc"):
-        from tilec.backends.ascend.ascendc import ascendc_text
-
+        emitter, spec = _emit_choices()[opts.emit]
         with context:
-            return ascendc_text(module, opts.emit.partition(":")[2] or "910b")
+            return emitter.emit(module, get_target(spec))
     return module.operation.get_asm(
         print_generic_op_form=opts.print_generic,
         enable_debug_info=opts.print_debuginfo,
@@ -251,7 +283,7 @@ def run(opts: Options) -> int:
     from tilec.verify_diagnostics import check
 
     if opts.help:
-        sys.stdout.write(USAGE)
+        sys.stdout.write(usage())
         return 0
     if opts.version:
         print(f"tilec {__version__} (MLIR 22.1.8)")

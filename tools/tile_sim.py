@@ -19,6 +19,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
@@ -27,7 +28,7 @@ from tilec.sim import Budget, SimError, SimResult, load_program, simulate
 from tilec.sim.dtypes import ELEMENT_TYPES
 from tilec.sim.interpreter import Argument, Program
 from tilec.sim.scheduler import FLAG_IDENTITIES
-from tilec.targets.ascend.profiles import get_profile
+from tilec.targets.ascend.profiles import PROFILES, get_profile
 from tilec.tools.generated_arrays import GENERATED, generated_array
 from tilec.tools.guard import UsageError, run_guarded
 
@@ -79,7 +80,7 @@ _BUDGETS = (
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
 
@@ -91,7 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--arg", action="append", default=[], metavar="[NAME=]VALUE",
                         help="a kernel argument (see below)")
     parser.add_argument("--block-dim", type=int, default=1, help="number of blocks (default 1)")
-    parser.add_argument("--profile", default="910b", help="architecture profile: 910b or 950")
+    parser.add_argument("--profile", default=next(iter(PROFILES)),
+                        help=f"architecture profile: {' or '.join(PROFILES)}")
     parser.add_argument("--flag-identity", choices=FLAG_IDENTITIES, default="pair",
                         help="how the hardware names a flag: pair = (source pipe, destination "
                              "pipe, event), source = (source pipe, event): sets to two pipes "

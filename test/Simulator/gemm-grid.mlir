@@ -2,10 +2,10 @@
 // 128x128 tile each), and a ragged 200x300x256 on three (six tiles, so one
 // core runs two), race-free on both profiles.
 //
-// RUN: tile-sim %S/Inputs/sim_gemm_double_buffer.mlir --arg a=random:256x256xf16 \
+// RUN: tile-sim %S/Inputs/gemm-double-buffer.mlir --arg a=random:256x256xf16 \
 // RUN:     --arg b=random:256x256xf16 --arg c=zeros:256x256xf32 --arg m=256 --arg n=256 \
 // RUN:     --arg k=256 --block-dim 4 | filecheck %s
-// RUN: tile-sim %S/Inputs/sim_gemm_double_buffer.mlir --arg a=random:200x256xf16 \
+// RUN: tile-sim %S/Inputs/gemm-double-buffer.mlir --arg a=random:200x256xf16 \
 // RUN:     --arg b=random:256x300xf16 --arg c=zeros:200x300xf32 --arg m=200 --arg n=300 \
 // RUN:     --arg k=256 --block-dim 3 --profile 950 | filecheck %s --check-prefix=RAGGED
 

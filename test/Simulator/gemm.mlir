@@ -5,8 +5,8 @@
 //   M     8 + 64*48*32/4096            =  32
 //   FIX   32 + ceil(12288/86)          = 175   (L0C -> GM, f32)
 //
-// RUN: tile-sim %S/Inputs/gemm_tile.mlir | filecheck %s
-// RUN: tile-sim %S/Inputs/gemm_tile.mlir --profile 950 | filecheck %s --check-prefix=P950
+// RUN: tile-sim %S/Inputs/gemm-tile.mlir | filecheck %s
+// RUN: tile-sim %S/Inputs/gemm-tile.mlir --profile 950 | filecheck %s --check-prefix=P950
 
 // CHECK: kernel @gemm_tile (aic) on 910b (dav-c220), block_dim 1: 1 cores
 // CHECK-NEXT: cycles: 631 (0.351 us at 1.8 GHz)

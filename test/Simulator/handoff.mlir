@@ -1,7 +1,7 @@
 // The cube -> vector hand-off through a GM workspace on a mix kernel: three
 // blocks of one AIC and two AIVs each, the last block ragged (rows 128..149).
 //
-// RUN: tile-sim %S/Inputs/cube_vector_handoff.mlir --arg a=random:150x32xf16 --arg b=random \
+// RUN: tile-sim %S/Inputs/cube-vector-handoff.mlir --arg a=random:150x32xf16 --arg b=random \
 // RUN:     --arg bias=random --arg ws=zeros:150x64xf32 --arg out=zeros:150x64xf32 \
 // RUN:     --block-dim 3 | filecheck %s
 

@@ -1,7 +1,7 @@
 // The double-buffered vector add on two vector cores: exact numbers, no race,
 // the hand-computed cycle count of one 512-element pair per core, and a trace.
 //
-// RUN: tile-sim %S/Inputs/vadd_double_buffer.mlir --arg x=arange:1024xf32 \
+// RUN: tile-sim %S/Inputs/vadd-double-buffer.mlir --arg x=arange:1024xf32 \
 // RUN:     --arg y=ones:1024xf32 --arg z=zeros:1024xf32 --arg n=1024 --block-dim 2 \
 // RUN:     --print-outputs --trace %t.json | filecheck %s
 // RUN: %python -c "import json, sys; d = json.load(open(sys.argv[1])); print(sorted({e['name'] for e in d['traceEvents'] if e.get('ph') == 'X'}))" %t.json \

@@ -42,5 +42,24 @@ def context():
         yield ctx
 
 
+# Whole kernels end to end: the library, and the TileLang and tilelang-ascend ports.
+E2E_FOLDERS = {"kernels", "tilelang", "tilelang_ascend"}
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: long sweeps; CI runs them only with -m slow")
+    config.addinivalue_line(
+        "markers",
+        "e2e: kernels run whole through the Ascend simulator, the cuda emulator, the AscendC "
+        "CPU model or cpu JIT, many or big; CI runs them, a pass developer's loop skips them "
+        "(-m 'not slow and not e2e': a -m replaces the default 'not slow'). The folders in "
+        "E2E_FOLDERS, modules by pytestmark",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(items):
+    here = Path(__file__).parent
+    for item in items:
+        if item.path.is_relative_to(here) and item.path.relative_to(here).parts[0] in E2E_FOLDERS:
+            item.add_marker(pytest.mark.e2e)

@@ -18,6 +18,7 @@ from tilec.tools.fuzz_tile_opt import KINDS, Case, Outcome, cases, command_lines
 CAMPAIGN = [50, pytest.param(150, marks=pytest.mark.slow)]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("count", CAMPAIGN)
 @pytest.mark.parametrize("inputs", ["tile", "lowered"])
 def test_sample_campaign_has_no_findings(tmp_path, inputs, count):
@@ -57,8 +58,8 @@ def test_lowered_cases_go_to_the_emitter_and_the_simulator():
 
 def test_ascend_and_cuda_pipelines_are_fuzzed_to_their_output():
     lines = command_lines()
-    for flags in [("--tile-to-ascend=profile=950", "--emit=ascendc:950"),
-                  ("--tile-to-cuda=arch=sm_90a", "--emit=ptx")]:
+    for flags in [("--tile-to-ascend=target=ascend:950", "--emit=ascendc:950"),
+                  ("--tile-to-cuda=target=cuda:sm_90a", "--emit=ptx")]:
         assert flags in lines
 
 

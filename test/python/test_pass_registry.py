@@ -20,6 +20,7 @@ import re
 import pytest
 
 from tilec import passes
+from tilec.passes.conversion import lowering as lowering_registry
 from tilec.passes.conversion.lowering import lowerings
 from tilec.passes.registry import instantiate
 from tilec.targets import target_names
@@ -157,3 +158,24 @@ def test_lowerings_are_named_and_tested(target, repo):
             stem = module.rsplit(".", 1)[1]
             test_dir = repo / "test" / "Conversion" / f"TileTo{target.capitalize()}" / "ops"
             assert (test_dir / f"{stem}.mlir").is_file(), (op_name, stem)
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda", "ascend"])
+def test_each_op_is_lowered_in_one_declared_phase(target):
+    ordered = lowering_registry.phases(target)
+    assert [phase for phase, _ in ordered] == sorted({phase for phase, _ in ordered})
+    assert sorted(name for _, names in ordered for name in names) == sorted(lowerings(target))
+
+
+def test_lowerings_of_one_op_that_disagree_on_the_phase_are_an_error(monkeypatch):
+    registry = dict(lowering_registry._LOWERINGS)
+    (erased,) = registry["cpu", "tile.barrier"]
+
+    class _Late(type(erased)):
+        name = "cpu-barrier-late"
+        phase = lowering_registry.Phase.KERNEL
+
+    registry["cpu", "tile.barrier"] = [erased, _Late()]
+    monkeypatch.setattr(lowering_registry, "_LOWERINGS", registry)
+    with pytest.raises(ValueError, match=r"cpu lowerings of 'tile\.barrier' differ in phase"):
+        lowering_registry.phases("cpu")

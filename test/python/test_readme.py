@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.e2e
+
 
 def test_first_kernel_runs_as_written(repo, tmp_path, cpu_stage):
     readme = (repo / "README.md").read_text()

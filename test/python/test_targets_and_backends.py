@@ -17,7 +17,7 @@ from tilec.diagnostics import CompileError
 from tilec.dialects.tile import Scope
 from tilec.passes.conversion import lowering
 from tilec.targets import ASCEND_BUFFER_SCOPES, TargetError, get_target, host_spec
-from tilec.targets import cpu as cpu_target
+from tilec.targets.cpu import description as cpu_target
 
 HOST_CPU = host_spec("cpu")
 """What `cpu` (and no target) compiles for here."""
@@ -52,7 +52,7 @@ def test_scopes_come_from_the_dialect_enum():
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("bogus", "unknown target 'bogus'; targets: cpu, cuda, ascend"),
+        ("bogus", "unknown target 'bogus'; targets: ascend, cpu, cuda"),
         ("cuda:sm_70", "unknown cuda variant 'sm_70'; variants: sm_80, sm_86, sm_89, sm_90a"),
         ("ascend:310", "unknown ascend variant '310'; variants: 910b, 950"),
     ],

@@ -9,7 +9,7 @@
 // PASS: error: 'no-such-pass' does not refer to a registered pass or pass pipeline
 
 // RUN: not tile-opt --tile-verify-kernels=target=tpu %s 2>&1 | filecheck %s --check-prefix=OPTVAL
-// OPTVAL: error: invalid value 'tpu' for option 'target' of pass 'tile-verify-kernels': unknown target 'tpu'; targets: cpu, cuda, ascend
+// OPTVAL: error: invalid value 'tpu' for option 'target' of pass 'tile-verify-kernels': unknown target 'tpu'; targets: ascend, cpu, cuda
 
 // RUN: not tile-opt --tile-verify-kernels=colour=red %s 2>&1 | filecheck %s --check-prefix=OPTNAME
 // OPTNAME: error: pass 'tile-verify-kernels' has no option 'colour' (options: target)

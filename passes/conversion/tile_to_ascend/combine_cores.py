@@ -115,11 +115,12 @@ from mlir.dialects import arith, scf
 
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.target_options import target_option
 from tilec.passes.conversion.tile_to_ascend.analysis import core_sides
 from tilec.passes.registry import Pass, emit_error, register_pass
+from tilec.targets import target_of
+from tilec.targets.ascend import AscendTarget
 from tilec.targets.ascend import attributes as ascend_attr
-from tilec.targets.ascend.profiles import get_profile
 
 _MIX_MODE = 2
 """Cross-core mode 2: the AIC with both AIVs of its AI core."""
@@ -638,10 +639,10 @@ class AscendCombineCoresPass(Pass):
     anchor = "func.func"
     summary = "Split AUTO_CV_COMBINE kernels into cube and vector scopes with cross-core flags"
 
-    profile: str = profile_option()
+    target: str = target_option(AscendTarget)
 
     def run(self, op: ir.Operation) -> None:
-        flag_ids = get_profile(self.profile).cross_core_flag_ids
+        flag_ids = target_of(AscendTarget, self.target).profile.cross_core_flag_ids
         with op.context, op.location:
             for kernel in irb.collect(op, "tile.kernel"):
                 if ascend_attr.COMBINE in kernel.attributes:

@@ -3,12 +3,13 @@
 The pass resolves each tile op of a function to its one ascend lowering
 (cube path: `cube_*.py`, vector path: `vector_*.py`, structure: `kernel.py`,
 tiles: `buffers.py`), reporting at the op when none or several apply,
-before it rewrites anything. It lowers the ops in phases (data movement and
-compute, then element-wise regions, loops, tiles and the grid last), then
-turns global scratch into arguments the host allocates (`global_scratch`),
-retypes every memref to its NPU memory (GM arguments to `#ascend.mem<gm>`)
-and marks a function that held a `tile.kernel` as an `ascend.kernel`: `aic`
-when its buffers are cube buffers, `aiv` otherwise.
+before it rewrites anything. It lowers the ops in the phases their lowerings
+declare (data movement and compute, then element-wise regions, loops, tiles
+and the grid last), then turns global scratch into arguments the host
+allocates (`global_scratch`), retypes every memref to its NPU memory (GM
+arguments to `#ascend.mem<gm>`) and marks a function that held a
+`tile.kernel` as an `ascend.kernel`: `aic` when its buffers are cube
+buffers, `aiv` otherwise.
 
 Before:
 
@@ -32,38 +33,24 @@ After:
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mlir import ir
 
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import lower_ops, resolve_all
-from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.target_options import target_option
+from tilec.passes.conversion.tile_conversion import TileConversion
 from tilec.passes.conversion.tile_to_ascend.analysis import global_scratch
 from tilec.passes.conversion.tile_to_ascend.ops import buffers, byte_views, cube_gemm
 from tilec.passes.conversion.tile_to_ascend.ops.padded_rows import pad_ub_rows
 from tilec.passes.conversion.tile_to_ascend.split_cores import seal_cores
-from tilec.passes.registry import Pass, PassFailure, import_package, register_pass
-from tilec.targets import get_target
+from tilec.passes.registry import PassFailure, import_package, register_pass
+from tilec.targets import target_of
+from tilec.targets.ascend import AscendTarget
 from tilec.targets.ascend import attributes as ascend_attr
-
-# The order ops are lowered in; ops of one phase do not depend on each other.
-# Element-wise regions come after the ops that may leave scalar code behind
-# and before the loops around them disappear into scf; atomic adds come after
-# them, since a region lowers the scalar adds at its points as one atomic DMA.
-PHASES: tuple[tuple[str, ...], ...] = (
-    ("tile.gemm",),
-    ("tile.copy",),
-    ("tile.reduce", "tile.cumsum"),
-    ("tile.fill", "tile.clear"),
-    ("tile.parallel",),
-    ("tile.atomic_add",),
-    ("tile.pipelined",),
-    ("tile.barrier",),
-    ("tile.alloc",),
-    ("tile.kernel",),
-)
 
 import_package("tilec.passes.conversion.tile_to_ascend.ops")  # every lowering registers itself
 
@@ -89,35 +76,35 @@ def _core_of(func: ir.Operation) -> ascend.CoreType | None:
 
 @register_pass
 @dataclass(frozen=True)
-class ConvertTileToAscendPass(Pass):
+class ConvertTileToAscendPass(TileConversion[AscendTarget]):
     """Resolves every tile op to its ascend lowering, lowers them in order,
     and gives the function its NPU memory spaces and core kind."""
 
     argument = "convert-tile-to-ascend"
-    anchor = "func.func"
+    target_name = "ascend"
     summary = "Lower tile ops to the ascend dialect (vector and cube cores)"
 
-    profile: str = profile_option()
+    target: str = target_option(AscendTarget)
 
-    def run(self, op: ir.Operation) -> None:
-        target = get_target(f"ascend:{self.profile}")
-        with op.context, op.location:
-            is_kernel = bool(irb.collect(op, "tile.kernel"))
-            resolve_all(op, target)
-            pad_ub_rows(op)
-            cube_gemm.own_copies_for_transposed_reads(op, target)
-            for phase in PHASES:
-                lower_ops(irb.collect(op, set(phase)), target)
-            for alloc in irb.collect(op, {"memref.alloc", "memref.subview"}):
-                for marker in (buffers.SCRATCH, buffers.IOTA, byte_views.BYTE_SCRATCH):
-                    if marker in alloc.attributes:
-                        del alloc.attributes[marker]
-            if is_kernel:
-                global_scratch.scratch_to_arguments(op)
-            irb.retype(op, buffers.ascend_type)
-            seal_cores(op)
-            if is_kernel:
-                core = _core_of(op)
-                if core is None:
-                    raise PassFailure("mixed kernel")
-                op.attributes[ascend_attr.KERNEL] = ascend.core_attr(core)
+    def lowering_target(self) -> AscendTarget:
+        return target_of(AscendTarget, self.target)
+
+    @contextlib.contextmanager
+    def around_lowering(self, func: ir.Operation, target: AscendTarget) -> Iterator[None]:
+        is_kernel = bool(irb.collect(func, "tile.kernel"))
+        pad_ub_rows(func)
+        cube_gemm.own_copies_for_transposed_reads(func, target)
+        yield
+        for alloc in irb.collect(func, {"memref.alloc", "memref.subview"}):
+            for marker in (buffers.SCRATCH, buffers.IOTA, byte_views.BYTE_SCRATCH):
+                if marker in alloc.attributes:
+                    del alloc.attributes[marker]
+        if is_kernel:
+            global_scratch.scratch_to_arguments(func)
+        irb.retype(func, buffers.ascend_type)
+        seal_cores(func)
+        if is_kernel:
+            core = _core_of(func)
+            if core is None:
+                raise PassFailure("mixed kernel")
+            func.attributes[ascend_attr.KERNEL] = ascend.core_attr(core)

@@ -27,6 +27,13 @@ their innermost common block R:
   waits before it sets. When the credit of one entry of that loop could be
   set before the drain of the previous entry has run, the credit moves out a
   loop.
+- A hazard in a loop whose body holds two copies of one iteration
+  (`ascend.twin_copies`, the grid loop with two L0C slots), on bytes both
+  copies touch: one flag for it and its twin in the other copy, a credit
+  around both copies (the second copy's first wait takes the first copy's
+  last set), so the copies need no more event ids than one does. A hazard
+  from one copy to the other becomes the producer's copy's own. The hazards
+  on the bytes each copy has to itself (its L0C slot) keep their own flags.
 - A same-pipe hazard: a `pipe_barrier` of the pipe right before the later op
   (in the loop body too when the earlier op is of the previous iteration),
   unless a barrier or a chain of flags back to the pipe already orders them.
@@ -81,7 +88,7 @@ from mlir.dialects import scf
 
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.target_options import target_option
 from tilec.passes.conversion.tile_to_ascend.analysis.sync_model import (
     Block,
     IfNode,
@@ -90,6 +97,7 @@ from tilec.passes.conversion.tile_to_ascend.analysis.sync_model import (
     Node,
     OpNode,
     common_block,
+    hazard_bytes,
     item_in,
     loops_around,
     pipe_name,
@@ -104,9 +112,11 @@ from tilec.passes.conversion.tile_to_ascend.analysis.sync_walk import (
 )
 from tilec.passes.registry import Pass, PassFailure, emit_error, option, register_pass
 from tilec.sim.interpreter import keyword
+from tilec.targets import target_of
+from tilec.targets.ascend import AscendTarget
 from tilec.targets.ascend import attributes as ascend_attr
 from tilec.targets.ascend.machine import PIPE_IDS, ordered_pipes
-from tilec.targets.ascend.profiles import Profile, get_profile
+from tilec.targets.ascend.profiles import Profile
 
 _TERMINATORS = frozenset({"scf.yield", "func.return"})
 
@@ -120,6 +130,9 @@ class _Planner:
         self.syncs: list[Sync] = []
         self.points = Points()
         self.walker: Walker | None = None
+        self.shared: dict[Sync, tuple[OpNode, OpNode]] = {}
+        """Syncs that also order the twin hazard of the other copy: its producer
+        and consumer."""
 
     def solve(self) -> None:
         limit = 4 * len(self.model.nodes) ** 2 + 16
@@ -180,17 +193,51 @@ class _Planner:
         return chain_p, chain_c, credit
 
     def _existing(self, producer: OpNode, consumer: OpNode, credit: LoopNode | None) -> bool:
-        return any(s.producer is producer and s.consumer is consumer and not s.ack
-                   and (s.credit is None) == (credit is None) for s in self.syncs)
+        return any((producer, consumer) in ((s.producer, s.consumer), self.shared.get(s))
+                   and not s.ack and (s.credit is None) == (credit is None)
+                   for s in self.syncs)
+
+    def _twins(self, producer: OpNode, consumer: OpNode
+               ) -> tuple[tuple[OpNode, OpNode], tuple[OpNode, OpNode]] | None:
+        """The hazard as a pair of ops of one copy of a loop whose body holds two
+        (`Model.twins`) and the same pair in the other copy, where all of them
+        conflict on the same bytes (buffers both copies share): one flag then
+        orders both pairs, and the hazards from one copy to the other with them
+        (the other copy's first wait takes this copy's last set, or its own
+        producer's set, which runs after this one's). A hazard from one copy to
+        the other becomes that of the producer's copy. The flag's events
+        alternate as each copy's do, since all of one copy's come before the
+        other's. None where the copies touch different bytes (each L0C slot
+        keeps its own flags)."""
+        twins, copy_of = self.model.twins, self.model.copy_of
+        if producer not in twins or consumer not in twins \
+                or copy_of[producer][0] is not copy_of[consumer][0]:
+            return None
+        same = consumer if copy_of[producer] == copy_of[consumer] else twins[consumer]
+        mine, theirs = (producer, same), (twins[producer], twins[same])
+        hazard = hazard_bytes(producer, consumer)
+        if not hazard or any(hazard_bytes(*pair) != hazard for pair in (mine, theirs)):
+            return None
+        return mine, theirs
 
     def add(self, producer: OpNode, consumer: OpNode) -> Sync:
-        chain_p, chain_c, credit = self._kind(producer, consumer)
+        twins = self._twins(producer, consumer)
+        if twins is not None:
+            producer, consumer = twins[0]
+        _, _, credit = self._kind(producer, consumer)
         if self._existing(producer, consumer, credit):
             raise FlagMisuse(consumer, "a flag did not order its hazard")
+        if twins is not None and credit is not None:
+            # Set once before the loop around both copies, waited once after it.
+            credit = self.model.copy_of[producer][0]
         sync = Sync(producer.pipe, consumer.pipe, producer, consumer, credit)
         self.syncs.append(sync)
-        self._place(sync, producer, chain_p, "set")
-        self._place(sync, consumer, chain_c, "wait")
+        for set_at, wait_at in twins or ((producer, consumer),):
+            chain_p, chain_c, _ = self._kind(set_at, wait_at)
+            self._place(sync, set_at, chain_p, "set")
+            self._place(sync, wait_at, chain_c, "wait")
+        if twins is not None:
+            self.shared[sync] = twins[1]
         if credit is not None:
             self._credit(sync, credit)
         return sync
@@ -233,7 +280,9 @@ class _Planner:
                 events[:] = [e for e in events if e.sync is not sync]
             self._credit(sync, outer[0])
             return
-        loops = loops_around(common_block(sync.producer, sync.consumer))
+        # A shared flag's acknowledgement is shared too: its credit goes around both copies.
+        consumer = self.shared[sync][1] if sync in self.shared else sync.consumer
+        loops = loops_around(common_block(sync.producer, consumer))
         if not loops:
             raise FlagMisuse(sync.consumer, "a flag may be set twice")
         ack = Sync(sync.dst, sync.src, sync.consumer, sync.producer, ack=True)
@@ -419,7 +468,7 @@ class AscendInjectSyncPass(Pass):
     anchor = "func.func"
     summary = "Synchronize the pipes of ascend kernels from read/write hazards (set/wait flags)"
 
-    profile: str = profile_option()
+    target: str = target_option(AscendTarget)
     strategy: Literal["flags", "barrier"] = option(
         "flags", "flags: set_flag/wait_flag placed per hazard; barrier: a PIPE_ALL barrier "
                  "before each dependent op (the slow baseline)")
@@ -427,7 +476,7 @@ class AscendInjectSyncPass(Pass):
     def run(self, op: ir.Operation) -> None:
         if ascend_attr.KERNEL not in op.attributes or ascend_attr.AUTHOR_SYNC in op.attributes:
             return  # not a kernel, or one its author synchronizes
-        profile = get_profile(self.profile)
+        profile = target_of(AscendTarget, self.target).profile
         ids = profile.flag_event_ids
         for body, kind in _scopes(op):
             ordered = ordered_pipes(profile, kind)
@@ -446,7 +495,7 @@ class AscendInjectSyncPass(Pass):
                 if short is None or not model.has_scoped_handoffs:
                     break
             if short is not None:
-                raise _out_of_ids(*short, ids, self.profile, held)
+                raise _out_of_ids(*short, ids, profile.name, held)
             _write_block(model.root, planner.points, op.location)
             if borrowed:
                 _borrow(body, borrowed, op.location)

@@ -44,12 +44,14 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.target_options import target_option
 from tilec.passes.conversion.tile_to_ascend.ops import buffers
 from tilec.passes.conversion.tile_to_ascend.place_tiles import copy_operands
 from tilec.passes.conversion.tile_to_ascend.plan_memory import align_up, buffer_bytes
 from tilec.passes.registry import Pass, register_pass
-from tilec.targets.ascend.profiles import Profile, get_profile
+from tilec.targets import target_of
+from tilec.targets.ascend import AscendTarget
+from tilec.targets.ascend.profiles import Profile
 
 _INDEX_OPS = frozenset({"arith.constant", "arith.muli", "arith.addi", "arith.subi",
                         "arith.divsi", "arith.divui", "arith.remsi", "arith.remui",
@@ -189,11 +191,11 @@ class AscendKSlabsPass(Pass):
     anchor = "func.func"
     summary = "Copy GEMM operands into L1 in K slabs of several loop iterations"
 
-    profile: str = profile_option()
+    target: str = target_option(AscendTarget)
 
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:
-            slab_k_loops(op, get_profile(self.profile))
+            slab_k_loops(op, target_of(AscendTarget, self.target).profile)
 
 
 def slab_k_loops(func: ir.Operation, profile: Profile) -> None:

@@ -33,6 +33,14 @@ memory planner keeps its slots apart); a loop that got fewer than it asked
 for in every memory also records `ascend.multi_buffer_requested` (the
 bindings offer no warning diagnostic to say so).
 
+A cube kernel's grid loop gets two slots of its L0C accumulators the same
+way where they fit (`_slot_accumulators`): an accumulator that holds nothing
+from one block to the next (its K loop's first mmad is `init`) is private to
+the grid loop, so a core's consecutive blocks alternate between two slots
+and the fixpipe drains one block's tile while the cube computes the next.
+The unrolled grid loop is marked `ascend.twin_copies`: the sync pass gives
+the hazards of its two copies on the L1 and L0 buffers they share one flag.
+
 Before:
 
     scf.for %i = %c0 to %n step %c256 {
@@ -61,7 +69,8 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.target_options import target_option
+from tilec.passes.conversion.tile_to_ascend.analysis.sync_model import TWIN_COPIES_ATTR
 from tilec.passes.conversion.tile_to_ascend.ops.cube_gemm import TURNS
 from tilec.passes.conversion.tile_to_ascend.plan_memory import (
     SLOTS_ATTR,
@@ -73,8 +82,11 @@ from tilec.passes.conversion.tile_to_ascend.plan_memory import (
     views_and_users,
 )
 from tilec.passes.registry import Pass, emit_error, option, register_pass
+from tilec.sim.interpreter import keyword
+from tilec.targets import target_of
+from tilec.targets.ascend import AscendTarget
 from tilec.targets.ascend import attributes as ascend_attr
-from tilec.targets.ascend.profiles import Profile, get_profile
+from tilec.targets.ascend.profiles import Profile
 
 STAGES_ATTR = "tile.num_stages"
 REQUESTED_ATTR = "ascend.multi_buffer_requested"
@@ -95,11 +107,11 @@ class AscendMultiBufferPass(Pass):
     anchor = "func.func"
     summary = "Give the iteration-private buffers of pipelined loops one slot per stage"
 
-    profile: str = profile_option()
+    target: str = target_option(AscendTarget)
     max_stages: int = option(0, "the most slots of any loop (0: as many as num_stages asks)")
 
     def run(self, op: ir.Operation) -> None:
-        profile = get_profile(self.profile)
+        profile = target_of(AscendTarget, self.target).profile
         if self.max_stages < 0:
             raise emit_error(op, f"max-stages must be 0 (no cap) or positive, not "
                                  f"{self.max_stages}")
@@ -107,6 +119,10 @@ class AscendMultiBufferPass(Pass):
         # Innermost first: an outer loop then copies inner loops already done.
         for loop in reversed(loops):
             self._multi_buffer(op, loop, profile)
+        if self.max_stages != 1 and _is_cube_kernel(op):
+            for loop in irb.collect(op, "scf.for"):
+                if _is_grid_loop(loop) and _blocks_may_repeat(loop):
+                    _slot_accumulators(op, loop, profile)
 
     def _stages(self, loop: ir.Operation) -> int:
         attr = loop.attributes[STAGES_ATTR]
@@ -145,6 +161,51 @@ def _slot(func: ir.Operation, loop: ir.Operation, requested: int,
     if stages >= 2:
         _unroll(loop, stages, {a: slots[on_chip_space(a.results[0].type)]
                                for a in private})
+
+
+def _is_cube_kernel(func: ir.Operation) -> bool:
+    """A kernel of the cube core alone: no vector core reads what its fixpipe writes
+    (a mix kernel's cross-core protocol keeps its grid loop as it is)."""
+    return (ascend_attr.KERNEL in func.attributes
+            and keyword(func.attributes[ascend_attr.KERNEL]) == "aic"
+            and not irb.collect(func, "ascend.core"))
+
+
+def _is_grid_loop(loop: ir.Operation) -> bool:
+    """Whether `loop` is an AI core's walk over the blocks of the grid (from
+    `ascend.block_idx` by `ascend.block_num`, see the tile.kernel lowering)."""
+    step = loop.operands[2].owner
+    return not isinstance(step, ir.Block) and step.operation.name == "ascend.block_num"
+
+
+def _blocks_may_repeat(loop: ir.Operation) -> bool:
+    """Whether a core may run more than one block of the grid loop (a grid of one
+    block runs once on any launch)."""
+    blocks = irb.constant_int(loop.operands[1])
+    return blocks is None or blocks > 1
+
+
+def _slot_accumulators(func: ir.Operation, loop: ir.Operation, profile: Profile) -> None:
+    """Two slots for the L0C accumulators that hold nothing from one block of
+    the grid to the next, where they fit: the fixpipe drains one block's tile
+    while the cube multiplies into the other slot for the next block.
+
+    The grid loop is unrolled by two (copy 1 under `scf.if` unless the trip
+    count is even) and marked `TWIN_COPIES_ATTR`, so that the sync pass gives
+    the two copies' hazards on the same bytes (the L1 slabs and L0 buffers
+    they share) one flag (`sync_model.Model.twins`), and only the accumulator
+    slots their own. Two 128 x 256 f32 tiles fill the 950's L0C (256 KiB:
+    ASC_L0C_SIZE for __NPU_ARCH__ 3510, 128 KiB for 2201, in asc-devkit
+    include/utils/base/sys_constants.h); the 910b's holds one."""
+    private = [a for a in on_chip_allocs(func) if on_chip_space(a.results[0].type) == "l0c"
+               and loop not in set(irb.ancestors(a))
+               and Privacy(a, first_iterations=True).private_to(loop)]
+    if not private or _slots_that_fit(2, on_chip_allocs(func), private, profile)["l0c"] < 2:
+        return
+    i64 = ir.IntegerType.get_signless(64, loop.context)
+    loop.attributes[SLOTS_ATTR] = ir.IntegerAttr.get(i64, 2)
+    loop.attributes[TWIN_COPIES_ATTR] = ir.UnitAttr.get(loop.context)
+    _unroll(loop, 2, dict.fromkeys(private, 2))
 
 
 def _slots_that_fit(requested: int, allocs: list[ir.Operation], private: list[ir.Operation],

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tilec.passes.registry import register_pipeline
-from tilec.targets import AscendTarget, TargetError, get_target
+from tilec.targets import target_of
+from tilec.targets.ascend import AscendTarget
 
 
 def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags",
@@ -32,7 +33,7 @@ def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags
     only the steps of each DSL op are ordered (`tile-ascend-sync-within-ops`:
     the sync pass skips such kernels).
     """
-    profile = f"profile={target.variant}"
+    spec = f"target={target.spec}"
     cap = f" max-stages={max_stages}" if max_stages else ""
     ahead = f" skew={skew}" if skew else ""
     return ",".join([
@@ -42,37 +43,33 @@ def tile_to_ascend(target: AscendTarget, max_stages: int = 0, sync: str = "flags
         "tile-widen-bools{conversions=false}",
         "tile-promote-scalar-vars",
         "tile-ascend-private-atomics",
-        f"tile-ascend-widen-fp8{{{profile}}}",
-        f"tile-ascend-combine-cores{{{profile}}}",
-        f"tile-ascend-place-tiles{{{profile}}}",
-        f"tile-ascend-k-slabs{{{profile}}}",
+        f"tile-ascend-widen-fp8{{{spec}}}",
+        f"tile-ascend-combine-cores{{{spec}}}",
+        "tile-ascend-place-tiles",
+        f"tile-ascend-k-slabs{{{spec}}}",
         "tile-ascend-split-aivs",
-        f"tile-ascend-split-cores{{{profile}{ahead}}}",
+        f"tile-ascend-split-cores{{{spec}{ahead}}}",
         f"tile-ascend-split-scopes{{auto-sync={'true' if auto_sync else 'false'}}}",
-        f"convert-tile-to-ascend{{{profile}}}",
+        f"convert-tile-to-ascend{{{spec}}}",
         "canonicalize",
         "cse",
-        f"tile-ascend-multi-buffer{{{profile}{cap}}}",
+        f"tile-ascend-multi-buffer{{{spec}{cap}}}",
         "tile-ascend-check-addresses",
-        f"tile-ascend-plan-memory{{{profile}}}",
+        f"tile-ascend-plan-memory{{{spec}}}",
         "tile-ascend-sync-within-ops",
-        f"tile-ascend-inject-sync{{{profile} strategy={sync}}}",
+        f"tile-ascend-inject-sync{{{spec} strategy={sync}}}",
     ])
 
 
-def _build(profile: str = AscendTarget.variants[0], max_stages: str = "0",
+def _build(target: str = AscendTarget.name, max_stages: str = "0",
            sync: str = "flags", skew: str = "0", auto_sync: str = "false") -> str:
-    try:
-        target = get_target(f"ascend:{profile}")
-    except TargetError as exc:
-        raise ValueError(str(exc)) from None
     if not max_stages.isdigit():
         raise ValueError(f"max-stages must be a non-negative integer, not '{max_stages}'")
     if skew not in ("0", "1", "2"):
         raise ValueError(f"skew must be 1 or 2, not '{skew}'")
     if auto_sync not in ("true", "false"):
         raise ValueError(f"auto-sync must be true or false, not '{auto_sync}'")
-    return tile_to_ascend(target, int(max_stages), sync, int(skew),  # type: ignore[arg-type]
+    return tile_to_ascend(target_of(AscendTarget, target), int(max_stages), sync, int(skew),
                           auto_sync == "true")
 
 
@@ -80,7 +77,7 @@ register_pipeline(
     "tile-to-ascend",
     "Lower tile kernels to the ascend dialect (placed, multi-buffered, planned, synchronized)",
     _build,
-    {"profile": "the ascend profile: 910b (default) or 950",
+    {"target": "the ascend target: ascend:910b (default) or ascend:950",
      "max-stages": "cap on the slots of multi-buffered loops (0: as the kernel asks)",
      "sync": "flags (default) or barrier (a PIPE_ALL barrier between dependent ops)",
      "skew": "iterations the cores of a mix kernel run ahead of each other: 1 or 2 (default)",

@@ -64,7 +64,6 @@ from mlir import ir
 from tilec.dialects import ascend, tile
 from tilec.passes.canonicalize_ops import is_zero_constant
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.target_options import profile_option
 from tilec.passes.conversion.tile_to_ascend.analysis.fresh_accumulators import (
     rewrite_fresh_accumulators,
 )
@@ -597,8 +596,6 @@ class AscendPlaceTilesPass(Pass):
     argument = "tile-ascend-place-tiles"
     anchor = "func.func"
     summary = "Place tiles in Ascend buffers (L1, L0C, UB) from how they are used"
-
-    profile: str = profile_option()
 
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:

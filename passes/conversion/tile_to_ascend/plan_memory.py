@@ -65,11 +65,17 @@ from mlir import ir
 from tilec.diagnostics import Diagnostic
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.target_options import target_option
+from tilec.passes.conversion.tile_to_ascend.analysis.first_iterations import (
+    decided_on_first,
+    runs_at_least_once,
+)
 from tilec.passes.conversion.tile_to_ascend.analysis.handoff_rings import UB_RING, ring_numbers
 from tilec.passes.registry import Pass, PassFailure, emit_error, register_pass
+from tilec.targets import target_of
+from tilec.targets.ascend import AscendTarget
 from tilec.targets.ascend import attributes as ascend_attr
-from tilec.targets.ascend.profiles import Profile, get_profile
+from tilec.targets.ascend.profiles import Profile
 
 SLOTS_ATTR = "ascend.multi_buffer_slots"
 """On a loop tile-ascend-multi-buffer unrolled: how many slots its private buffers have."""
@@ -322,9 +328,17 @@ def _view_elements(op: ir.Operation, source: Elements, size: int) -> Elements:
 class Privacy:
     """Whether a buffer is iteration-private to a loop: every element an
     iteration reads was written before in that iteration, on every path, and
-    nothing after the loop reads what the loop left in it."""
+    nothing after the loop reads what the loop left in it.
 
-    def __init__(self, alloc: ir.Operation):
+    With `first_iterations`, a loop nested in the one asked about that surely
+    runs is read as its first iteration, with the `scf.if`s that this decides
+    (`first_iterations.decided_on_first`: a K loop's `init` mmad under
+    `%k == %lb`), then as any later one: an L0C accumulator is then private to
+    the grid loop around its K loop. (Off by default: it would also give more
+    slots to the pipelined loops around such K loops.)"""
+
+    def __init__(self, alloc: ir.Operation, first_iterations: bool = False):
+        self.first_iterations = first_iterations
         type_ = ir.MemRefType(alloc.results[0].type)
         self.size = int(np.prod(type_.shape, dtype=np.int64))
         values, users = views_and_users(alloc)
@@ -382,26 +396,43 @@ class Privacy:
                 return False
             op = parent
 
-    def _scan(self, ops, covered: np.ndarray) -> np.ndarray | None:
-        """Coverage after `ops`, or None if a read finds an element unwritten."""
+    def _scan(self, ops, covered: np.ndarray,
+              firsts: frozenset[ir.Operation] = frozenset()) -> np.ndarray | None:
+        """Coverage after `ops` (on the first iteration of the loops in `firsts`),
+        or None if a read finds an element unwritten."""
         for child in ops:
             op = child.operation
             if op in self._accessing:
                 covered = self._access(op, covered)
             elif op in self.containers:
-                covered = self._nested(op, covered)
+                covered = self._nested(op, covered, firsts)
             if covered is None:
                 return None
         return covered
 
-    def _nested(self, op: ir.Operation, covered: np.ndarray) -> np.ndarray | None:
+    def _nested(self, op: ir.Operation, covered: np.ndarray,
+                firsts: frozenset[ir.Operation]) -> np.ndarray | None:
+        if self.first_iterations and op.name == "scf.for" and runs_at_least_once(op):
+            # The first iteration, then any later one (which starts with at
+            # least what the first wrote).
+            body = op.regions[0].blocks[0].operations
+            first = self._scan(body, covered.copy(), firsts | {op})
+            if first is None or self._scan(body, first.copy(), firsts) is None:
+                return None
+            return first
+        taken = decided_on_first(op.operands[0], firsts) \
+            if op.name == "scf.if" and firsts else None
         after = []
-        for region in op.regions:
+        for number, region in enumerate(op.regions):
+            if taken is not None and number != (0 if taken else 1):
+                continue
             for block in region.blocks:
-                result = self._scan(block.operations, covered.copy())
+                result = self._scan(block.operations, covered.copy(), firsts)
                 if result is None:
                     return None
                 after.append(result)
+        if taken is not None:
+            return after[0] if after else covered
         # Both branches of an if write what both write; a loop may not run.
         if op.name == "scf.if" and len(after) == 2:
             return after[0] & after[1]
@@ -494,10 +525,10 @@ class AscendPlanMemoryPass(Pass):
     anchor = "func.func"
     summary = "Place every on-chip buffer at a static aligned offset with lifetime-based reuse"
 
-    profile: str = profile_option()
+    target: str = target_option(AscendTarget)
 
     def run(self, op: ir.Operation) -> None:
-        profile = get_profile(self.profile)
+        profile = target_of(AscendTarget, self.target).profile
         allocs = on_chip_allocs(op)
         if not allocs:
             return

@@ -83,7 +83,7 @@ from mlir.dialects import arith, scf
 
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.target_options import target_option
 from tilec.passes.conversion.tile_to_ascend.analysis import (
     core_sides,
     cross_core_pipelining,
@@ -104,8 +104,9 @@ from tilec.passes.conversion.tile_to_ascend.place_tiles import (
     scope_name,
 )
 from tilec.passes.registry import Pass, emit_error, option, register_pass
+from tilec.targets import target_of
+from tilec.targets.ascend import AscendTarget
 from tilec.targets.ascend import attributes as ascend_attr
-from tilec.targets.ascend.profiles import get_profile
 
 _CUBE_WORK = frozenset({"tile.gemm", "tile.clear", "tile.fill"})
 """Ops that use an L0C tile only as the cube's accumulator."""
@@ -527,7 +528,7 @@ class AscendSplitCoresPass(Pass):
     anchor = "func.func"
     summary = "Split kernels that need cube and vector cores into AIC and AIV regions (mix)"
 
-    profile: str = profile_option()
+    target: str = target_option(AscendTarget)
     slots: int = option(2, "workspace slots per handed-over tile (cross-core pipelining depth)",
                         _check_slots)
     skew: int = option(2, "iterations each core runs ahead of the other in a loop that hands "
@@ -535,7 +536,7 @@ class AscendSplitCoresPass(Pass):
 
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:
-            profile = get_profile(self.profile)
+            profile = target_of(AscendTarget, self.target).profile
             direct = "ub" in profile.fixpipe_destinations
             kernels = irb.collect(op, "tile.kernel")
             mixed = [k for k in kernels

@@ -62,12 +62,14 @@ from mlir.dialects import arith, memref
 
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.target_options import profile_option
+from tilec.passes.conversion.target_options import target_option
 from tilec.passes.conversion.tile_to_ascend.place_tiles import copy_operands
 from tilec.passes.conversion.tile_to_cpu.emulate_fp8 import decode, encode, fp8_format
 from tilec.passes.registry import Pass, emit_error, register_pass
+from tilec.targets import target_of
+from tilec.targets.ascend import AscendTarget
 from tilec.targets.ascend.call_dtypes import FP8
-from tilec.targets.ascend.profiles import Profile, get_profile
+from tilec.targets.ascend.profiles import Profile
 
 
 def _is_fp8(type_: ir.Type) -> bool:
@@ -255,10 +257,10 @@ class AscendWidenFp8Pass(Pass):
     anchor = "func.func"
     summary = "Convert 8-bit floats on the vector cores where the NPU's units lack them"
 
-    profile: str = profile_option()
+    target: str = target_option(AscendTarget)
 
     def run(self, op: ir.Operation) -> None:
-        fp8_units = has_fp8_units(get_profile(self.profile))
+        fp8_units = has_fp8_units(target_of(AscendTarget, self.target).profile)
         with op.context, op.location:
             _stage_accumulator_stores(op, fp8_units)
             if fp8_units:

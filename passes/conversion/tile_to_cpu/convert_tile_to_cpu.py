@@ -2,7 +2,8 @@
 
 The pass resolves each tile op of a function to its one cpu lowering (see
 `tilec.passes.conversion.lowering`), reporting at the op when none applies,
-before it rewrites anything. It then lowers the ops in dependency order:
+before it rewrites anything. It then lowers the ops phase by phase, in the
+order their lowerings declare (`tilec.passes.conversion.lowering.Phase`):
 gemm may create scratch tiles that the alloc lowering then places, tiles
 are placed before the kernel around them becomes a block loop. `ops`
 restricts one run to some of the ops, so that the `tile-to-cpu` pipeline
@@ -27,69 +28,56 @@ After:
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mlir import ir
 
-from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import lower_ops, resolve_all
-from tilec.passes.conversion.tile_to_cpu import ops  # noqa: F401 (importing ops/ registers every lowering)
-from tilec.passes.registry import Pass, import_package, option, register_pass
-from tilec.targets import get_target
-
-# The order ops are lowered in; ops of one phase do not depend on each other.
-PHASES: tuple[tuple[str, ...], ...] = (
-    ("tile.gemm",),
-    ("tile.copy",),
-    ("tile.atomic_add",),
-    ("tile.reduce", "tile.cumsum"),
-    ("tile.fill", "tile.clear"),
-    ("tile.parallel",),
-    ("tile.pipelined",),
-    ("tile.barrier",),
-    ("tile.alloc",),
-    ("tile.kernel",),
-)
+from tilec.passes.conversion.target_options import target_option
+from tilec.passes.conversion.tile_conversion import Phases, TileConversion
+from tilec.passes.registry import import_package, option, register_pass
+from tilec.targets import target_of
+from tilec.targets.cpu import CpuTarget
 
 import_package("tilec.passes.conversion.tile_to_cpu.ops")  # every lowering registers itself
 
 
 def _check_ops(text: str) -> None:
-    known = [name for phase in PHASES for name in phase]
+    known = [name for phase in ConvertTileToCpuPass.phases() for name in phase]
     for name in filter(None, text.split(",")):
         if name not in known:
             raise ValueError(f"'{name}' is not a tile op with a cpu lowering ({', '.join(known)})")
 
 
-def _check_cpu_target(text: str) -> None:
-    if get_target(text).name != "cpu":
-        raise ValueError(f"'{text}' is not a cpu target")
-
-
 @register_pass
 @dataclass(frozen=True)
-class ConvertTileToCpuPass(Pass):
+class ConvertTileToCpuPass(TileConversion[CpuTarget]):
     """Resolves every tile op to its cpu lowering, then lowers them in order."""
 
     argument = "convert-tile-to-cpu"
-    anchor = "func.func"
+    target_name = "cpu"
     summary = "Lower tile ops to scf/memref/vector code for the cpu target"
 
     ops: str = option(
         "", "comma-separated tile ops to lower in this run (default: all)", _check_ops
     )
-    target: str = option("cpu", "the cpu variant (cpu:avx2, cpu:avx512)", _check_cpu_target)
+    target: str = target_option(CpuTarget)
 
-    def run(self, op: ir.Operation) -> None:
-        target = get_target(self.target)
-        selected = set(filter(None, self.ops.split(","))) or None
-        with op.context, op.location:
-            resolve_all(op, target)
-            for phase in PHASES:
-                names = {name for name in phase if selected is None or name in selected}
-                if names:
-                    lower_ops(irb.collect(op, names), target)
-            if "tile.entry" in op.attributes:
-                # The JIT calls entry functions through their C interface
-                # with memref descriptors.
-                op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get(op.context)
+    def lowering_target(self) -> CpuTarget:
+        return target_of(CpuTarget, self.target)
+
+    def selected_phases(self) -> Phases:
+        selected = set(filter(None, self.ops.split(",")))
+        if not selected:
+            return self.phases()
+        phases = (tuple(name for name in phase if name in selected) for phase in self.phases())
+        return tuple(phase for phase in phases if phase)
+
+    @contextlib.contextmanager
+    def around_lowering(self, func: ir.Operation, target: CpuTarget) -> Iterator[None]:
+        yield
+        if "tile.entry" in func.attributes:
+            # The JIT calls entry functions through their C interface with
+            # memref descriptors.
+            func.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get(func.context)

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+from tilec.passes.conversion.lowering import Phase
+from tilec.passes.conversion.tile_to_cpu.convert_tile_to_cpu import ConvertTileToCpuPass
 from tilec.passes.registry import register_pipeline
-from tilec.targets import CpuTarget, get_target
+from tilec.targets import target_of
+from tilec.targets.cpu import CpuTarget
 
-# One convert-tile-to-cpu run per group of ops, so each group's lowering is
-# a stage of its own (`kernel.ir(...)`, --mlir-print-ir-after-all); the
-# pass orders the ops of one run itself.
-OP_STAGES = (
-    "tile.gemm",
-    "tile.copy",
-    "tile.atomic_add",
-    "tile.reduce,tile.cumsum",
-    "tile.fill,tile.clear",
-    "tile.parallel",
-    "tile.pipelined,tile.barrier,tile.alloc,tile.kernel",
-)
+
+def _op_stages() -> tuple[str, ...]:
+    """The `ops` of each convert-tile-to-cpu run: one run per phase of the cpu
+    lowerings, so each op's lowering is a stage of its own (`kernel.ir(...)`,
+    --mlir-print-ir-after-all), and one last run for the structure around the
+    ops (loops, barriers, tiles and the grid, from `Phase.LOOPS` on), which
+    shows little apart. The pass orders the ops of one run itself."""
+    runs = [(phase, ",".join(names)) for phase, names in ConvertTileToCpuPass.declared_phases()]
+    structure = ",".join(ops for phase, ops in runs if phase >= Phase.LOOPS)
+    return (*(ops for phase, ops in runs if phase < Phase.LOOPS), structure)
+
+
+OP_STAGES = _op_stages()
 
 
 def tile_to_cpu(target: CpuTarget) -> str:
@@ -97,5 +101,6 @@ def tile_to_cpu(target: CpuTarget) -> str:
 register_pipeline(
     "tile-to-cpu",
     "Lower tile kernels to the LLVM dialect for the cpu target (multi-core via the async runtime)",
-    lambda: tile_to_cpu(get_target("cpu")),
+    lambda target=CpuTarget.name: tile_to_cpu(target_of(CpuTarget, target)),
+    {"target": "the cpu target: cpu:avx2 (default) or cpu:avx512"},
 )

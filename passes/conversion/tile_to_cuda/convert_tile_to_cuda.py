@@ -8,13 +8,14 @@ the operands of gemms not on wgmma f16.) It then resolves every tile op
 to its one cuda lowering before rewriting anything (see
 `tilec.passes.conversion.lowering`), places the tiles (registers or shared
 memory, tile-cuda-infer-layouts, unless that already ran) and lowers the
-ops: tiles first (so every other lowering sees real buffers), the kernel
-last. The ops of as many phases as is safe are collected in one walk (the
-IR grows tenfold as the gemms and copies are lowered, and walking it once
-per phase was most of the pass's time): a pipeline clones and erases the
-ops of its loop and a tile.parallel those of its body, so the ops of a
-later phase nested in either are collected afresh once that phase has run
-(a Python handle to an erased op aborts the process). Each tile op that
+ops in the phases their lowerings declare: tiles first (so every other
+lowering sees real buffers), the kernel last. The ops of as many phases
+as is safe are collected in one walk (the IR grows tenfold as the gemms
+and copies are lowered, and walking it once per phase was most of the
+pass's time): a pipeline clones and erases the ops of its loop and a
+tile.parallel those of its body (their lowerings declare `restructures`),
+so the ops of a later phase nested in either are collected afresh once
+that phase has run (a Python handle to an erased op aborts the process). Each tile op that
 touches shared memory gets a `gpu.barrier` before and after it, since its
 threads read what other threads wrote (canonicalize merges the adjacent
 ones); so does each tile op that touches a global buffer the kernel writes
@@ -42,13 +43,17 @@ After:
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith, gpu, memref, scf
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import lower_ops, resolve_all
+from tilec.passes.conversion.lowering import lower_ops, lowerings
+from tilec.passes.conversion.target_options import target_option
+from tilec.passes.conversion.tile_conversion import Phases, TileConversion
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
     PLACEMENT,
     check_policies,
@@ -59,43 +64,12 @@ from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
 from tilec.passes.conversion.tile_to_cuda.distribute_thread_loops import per_thread
 from tilec.passes.conversion.tile_to_cuda.infer_layouts import infer_layouts
 from tilec.passes.conversion.tile_to_cuda.ops.atomic_add import scalar_adds_as_red
-from tilec.passes.registry import Pass, PassFailure, import_package, option, register_pass
-from tilec.targets import CudaTarget, TargetError, get_target
-
-PHASES: tuple[tuple[str, ...], ...] = (
-    ("tile.alloc",),
-    # Before the copies: a software pipeline restructures the tile ops of its loop.
-    ("tile.pipelined",),
-    ("tile.gemm",),
-    ("tile.copy",),
-    ("tile.atomic_add",),
-    ("tile.reduce", "tile.cumsum"),
-    ("tile.fill", "tile.clear"),
-    ("tile.parallel",),
-    ("tile.barrier",),
-    ("tile.kernel",),
-)
+from tilec.passes.registry import PassFailure, import_package, register_pass
+from tilec.targets import target_of
+from tilec.targets.cuda import CudaTarget
 
 import_package("tilec.passes.conversion.tile_to_cuda.ops")  # every lowering registers itself
 _UNSYNCHRONIZED = {"tile.pipelined", "tile.barrier", "tile.kernel", "tile.alloc"}
-# The ops whose lowering clones or erases the tile ops nested in them.
-_RESTRUCTURING = frozenset({"tile.pipelined", "tile.parallel"})
-
-
-def cuda_target(arch: str) -> CudaTarget:
-    """The description of `arch` (`sm_80` or `cuda:sm_80`); ValueError names the archs."""
-    spec = arch if arch.startswith("cuda") else f"cuda:{arch}"
-    try:
-        target = get_target(spec)
-    except TargetError as exc:
-        raise ValueError(str(exc)) from None
-    if not isinstance(target, CudaTarget):
-        raise ValueError(f"'{arch}' is not a cuda arch")
-    return target
-
-
-def _check_arch(text: str) -> None:
-    cuda_target(text)
 
 
 def _unsupported_types(func: ir.Operation) -> None:
@@ -172,7 +146,7 @@ def _synchronized(ops: list[ir.Operation], target: CudaTarget, written: list[ir.
         lower_ops([op], target)
 
 
-def _phase_ops(func: ir.Operation, phases: tuple[tuple[str, ...], ...]) -> list[list[ir.Operation]]:
+def _phase_ops(func: ir.Operation, phases: Phases) -> list[list[ir.Operation]]:
     """The ops of each of `phases` in `func`, in pre-order, from one walk."""
     phase_of = {name: number for number, phase in enumerate(phases) for name in phase}
     found: list[list[ir.Operation]] = [[] for _ in phases]
@@ -187,28 +161,18 @@ def _phase_ops(func: ir.Operation, phases: tuple[tuple[str, ...], ...]) -> list[
     return found
 
 
-def _still_valid(found: list[list[ir.Operation]], phases: tuple[tuple[str, ...], ...]) -> int:
+def _still_valid(found: list[list[ir.Operation]], phases: Phases) -> int:
     """How many of `phases`, lowered in order, keep the ops `found` for them
     alive: a phase ends the count when one of its ops is nested in an op of
     an earlier phase that restructures what it holds."""
+    restructures = {op for op, found in lowerings("cuda").items()
+                    if any(lowering.restructures for lowering in found)}
     restructuring: set[str] = set()
     for number, (phase, ops) in enumerate(zip(phases, found, strict=True)):
         if restructuring and any(irb.enclosing(op, restructuring) for op in ops):
             return number
-        restructuring.update(_RESTRUCTURING.intersection(phase))
+        restructuring.update(restructures.intersection(phase))
     return len(phases)
-
-
-def _lower_phases(func: ir.Operation, target: CudaTarget, written: list[ir.Value]) -> None:
-    """Lowers the tile ops of `func` phase by phase (see the module docstring)."""
-    done = 0
-    while done < len(PHASES):
-        phases = PHASES[done:]
-        found = _phase_ops(func, phases)
-        count = _still_valid(found, phases)
-        for ops in found[:count]:
-            _synchronized(ops, target, written)
-        done += count
 
 
 def _single_thread_stores(func: ir.Operation) -> None:
@@ -249,28 +213,43 @@ def _read_then_add(rmw: ir.Operation) -> ir.Operation:
 
 @register_pass
 @dataclass(frozen=True)
-class ConvertTileToCudaPass(Pass):
+class ConvertTileToCudaPass(TileConversion[CudaTarget]):
     """Resolves every tile op to its cuda lowering, then lowers them in order."""
 
     argument = "convert-tile-to-cuda"
-    anchor = "func.func"
+    target_name = "cuda"
     summary = "Lower tile ops to gpu/nvgpu/scf/memref code for one cuda arch"
 
-    arch: str = option("sm_80", "the cuda arch (sm_80, sm_86, sm_89, sm_90a)", _check_arch)
+    target: str = target_option(CudaTarget)
 
-    def run(self, op: ir.Operation) -> None:
-        target = cuda_target(self.arch)
-        with op.context, op.location:
-            _unsupported_types(op)
-            _outside_kernels(op)
-            check_policies(op)
-            resolve_all(op, target)
-            if any(PLACEMENT not in a.attributes for a in irb.collect(op, "tile.alloc")):
-                infer_layouts(op, target.has_wgmma)
-            # Only a DSL atomic add of one element is a memref.atomic_rmw on cuda.
-            scalar_adds = bool(irb.collect(op, "memref.atomic_rmw"))
-            _single_thread_stores(op)
-            written = _written_globals(op)
-            _lower_phases(op, target, written)
-            if scalar_adds:
-                scalar_adds_as_red(op, target)
+    def lowering_target(self) -> CudaTarget:
+        return target_of(CudaTarget, self.target)
+
+    def check(self, func: ir.Operation, target: CudaTarget) -> None:
+        _unsupported_types(func)
+        _outside_kernels(func)
+        check_policies(func)
+
+    @contextlib.contextmanager
+    def around_lowering(self, func: ir.Operation, target: CudaTarget) -> Iterator[None]:
+        if any(PLACEMENT not in a.attributes for a in irb.collect(func, "tile.alloc")):
+            infer_layouts(func, target.has_wgmma)
+        # Only a DSL atomic add of one element is a memref.atomic_rmw on cuda.
+        scalar_adds = bool(irb.collect(func, "memref.atomic_rmw"))
+        _single_thread_stores(func)
+        yield
+        if scalar_adds:
+            scalar_adds_as_red(func, target)
+
+    def lower_phases(self, func: ir.Operation, target: CudaTarget, phases: Phases) -> None:
+        """Lowers the tile ops of `func` phase by phase, the ops of as many
+        phases as is safe found in one walk (see the module docstring)."""
+        written = _written_globals(func)
+        done = 0
+        while done < len(phases):
+            rest = phases[done:]
+            found = _phase_ops(func, rest)
+            count = _still_valid(found, rest)
+            for ops in found[:count]:
+                _synchronized(ops, target, written)
+            done += count

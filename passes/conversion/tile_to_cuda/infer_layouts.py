@@ -33,6 +33,7 @@ from mlir import ir
 
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.target_options import target_option
 from tilec.passes.conversion.tile_semantics import copy_sizes
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
     PLACEMENT,
@@ -52,8 +53,9 @@ from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
 from tilec.passes.conversion.tile_to_cuda.analysis.wgmma_plan import (
     panel_bytes,
 )
-from tilec.passes.registry import Pass, option, register_pass
-from tilec.targets import CudaTarget, TargetError, get_target
+from tilec.passes.registry import Pass, register_pass
+from tilec.targets import target_of
+from tilec.targets.cuda import CudaTarget
 
 MAX_REGISTER_BYTES = 512
 _REGISTER_SCOPES = {tile.Scope.fragment, tile.Scope.local}
@@ -229,21 +231,6 @@ def _swizzle(alloc: ir.Operation, has_wgmma: bool) -> str | int | None:
     return None
 
 
-def _has_wgmma(arch: str) -> bool:
-    """Whether cuda arch `arch` (`sm_90a`, `cuda:sm_90a`) has wgmma; ValueError names the archs."""
-    try:
-        target = get_target(arch if arch.startswith("cuda") else f"cuda:{arch}")
-    except TargetError as exc:
-        raise ValueError(str(exc)) from None
-    if not isinstance(target, CudaTarget):
-        raise ValueError(f"'{arch}' is not a cuda arch")
-    return target.has_wgmma
-
-
-def _check_arch(text: str) -> None:
-    _has_wgmma(text)
-
-
 @register_pass
 @dataclass(frozen=True)
 class CudaInferLayoutsPass(Pass):
@@ -253,11 +240,10 @@ class CudaInferLayoutsPass(Pass):
     anchor = "func.func"
     summary = "Place each tile of a cuda kernel in registers (with a layout) or shared memory"
 
-    arch: str = option("sm_80", "the cuda arch (sm_80, sm_86, sm_89, sm_90a): wgmma on sm_90a",
-                       _check_arch)
+    target: str = target_option(CudaTarget)
 
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:
             check_policies(op)
-            infer_layouts(op, _has_wgmma(self.arch))
+            infer_layouts(op, target_of(CudaTarget, self.target).has_wgmma)
 

@@ -12,10 +12,10 @@ backend, or `tile-opt --emit=ptx`) takes the result to PTX in process.
 
 from __future__ import annotations
 
-from tilec.passes.conversion.tile_to_cuda.convert_tile_to_cuda import cuda_target
 from tilec.passes.conversion.tile_to_cuda.ops.kernel import WGMMA_ALIGNMENT
 from tilec.passes.registry import register_pipeline
-from tilec.targets import CudaTarget
+from tilec.targets import target_of
+from tilec.targets.cuda import CudaTarget
 
 
 def tile_to_cuda(target: CudaTarget, opt_level: int = 3, fast_math: bool = False) -> str:
@@ -46,11 +46,11 @@ def tile_to_cuda(target: CudaTarget, opt_level: int = 3, fast_math: bool = False
             "tile-guard-accesses",
             "tile-widen-bools{conversions=false}",
             "tile-cuda-drop-unit-dim-views",
-            f"tile-cuda-widen-fp8-operands{{arch={target.arch}}}",
-            f"tile-cuda-infer-layouts{{arch={target.arch}}}",
+            f"tile-cuda-widen-fp8-operands{{target={target.spec}}}",
+            f"tile-cuda-infer-layouts{{target={target.spec}}}",
             # On the tile IR, before the lowering multiplies the ops to walk.
             f"tile-cuda-fast-math{{everywhere={'true' if fast_math else 'false'}}}",
-            f"convert-tile-to-cuda{{arch={target.arch}}}",
+            f"convert-tile-to-cuda{{target={target.spec}}}",
             # 8-bit float arithmetic in f32, then its conversions as integer code.
             "arith-emulate-unsupported-floats{source-types=f8E4M3FN,f8E5M2 target-type=f32}",
             "tile-cuda-expand-fp8-conversions",
@@ -76,9 +76,9 @@ def _flag(text: str) -> bool:
 register_pipeline(
     "tile-to-cuda",
     "Lower tile kernels to a gpu.module in the NVVM dialect for one cuda arch",
-    lambda arch="sm_80", fast_math="false": tile_to_cuda(
-        cuda_target(arch), fast_math=_flag(fast_math)
+    lambda target=CudaTarget.name, fast_math="false": tile_to_cuda(
+        target_of(CudaTarget, target), fast_math=_flag(fast_math)
     ),
-    {"arch": "the cuda arch: sm_80, sm_86, sm_89, sm_90a",
+    {"target": "the cuda target: cuda:sm_80 (default), cuda:sm_86, cuda:sm_89, cuda:sm_90a",
      "fast-math": "true: every exp/log/log2/tanh approximate (default: only afn ones)"},
 )

@@ -31,9 +31,11 @@ from mlir import ir
 
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
+from tilec.passes.conversion.target_options import target_option
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import gemm_wgmma
-from tilec.passes.conversion.tile_to_cuda.convert_tile_to_cuda import cuda_target
-from tilec.passes.registry import Pass, option, register_pass
+from tilec.passes.registry import Pass, register_pass
+from tilec.targets import target_of
+from tilec.targets.cuda import CudaTarget
 
 FP8 = frozenset({"f8E4M3FN", "f8E5M2"})
 
@@ -60,10 +62,6 @@ def widen(func: ir.Operation, has_wgmma: bool) -> None:
                 gemm.operands[number] = _widened(operand, gemm)
 
 
-def _check_arch(text: str) -> None:
-    cuda_target(text)
-
-
 @register_pass
 @dataclass(frozen=True)
 class CudaWidenFp8OperandsPass(Pass):
@@ -73,9 +71,8 @@ class CudaWidenFp8OperandsPass(Pass):
     anchor = "func.func"
     summary = "Convert 8-bit float operands of gemms not on wgmma to f16 tiles"
 
-    arch: str = option("sm_80", "the cuda arch (sm_80, sm_86, sm_89, sm_90a): wgmma on sm_90a",
-                       _check_arch)
+    target: str = target_option(CudaTarget)
 
     def run(self, op: ir.Operation) -> None:
         with op.context, op.location:
-            widen(op, cuda_target(self.arch).has_wgmma)
+            widen(op, target_of(CudaTarget, self.target).has_wgmma)

@@ -2,20 +2,26 @@
 
 `tilec.compile(kernel, target=...)` and `tilec.jit` resolve a target spec
 (`cpu`, `cuda:sm_90a`, `ascend:950`) to its description (`tilec.targets`)
-and its backend here. Without a target the first of `PREFERENCE` whose
-hardware is present and whose lowering exists is chosen, unless
-`TILEC_TARGET` names one; the compiled kernel says which (`kernel.target`).
+and its backend (the target's manifest names it). Without a target the
+most preferred target whose hardware is present is chosen (`Target.preference`:
+a GPU with a working driver beats the host), unless `TILEC_TARGET` names one;
+the compiled kernel says which (`kernel.target`).
 """
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
-from tilec.backends.ascend.compiler import AscendBackend
 from tilec.backends.base import Backend, OptionError, Options, parse_options
-from tilec.backends.cpu.compiler import CpuBackend
-from tilec.backends.cuda.compiler import CudaBackend
-from tilec.targets import TargetDescription, TargetError, get_target, host_spec
+from tilec.targets import (
+    TargetDescription,
+    TargetError,
+    get_target,
+    host_spec,
+    manifest,
+    manifests,
+)
 
 __all__ = [
     "Backend",
@@ -29,32 +35,26 @@ __all__ = [
     "resolve",
 ]
 
-_BACKENDS: dict[str, Backend] = {
-    backend.name: backend for backend in (CpuBackend(), CudaBackend(), AscendBackend())
-}
-# Most capable first: a GPU with a working driver beats the host.
-PREFERENCE = ("cuda", "cpu")
 ENVIRONMENT = "TILEC_TARGET"
 
 
-def backend_for(target: TargetDescription) -> Backend:
-    return _BACKENDS[target.name]
+def backend_for(target: TargetDescription) -> Backend[Any, Any, Any]:
+    return manifest(target.name).backend_instance
 
 
 def default_target() -> str:
-    """`$TILEC_TARGET`, else the best target present here."""
+    """`$TILEC_TARGET`, else the most preferred target present here (the least
+    preferred of them, the host, where none is)."""
     configured = os.environ.get(ENVIRONMENT)
     if configured:
         return configured
-    for name in PREFERENCE:
-        backend = _BACKENDS[name]
-        if backend.driver.present():
-            return name
-    return "cpu"
+    ranked = sorted((t for t in manifests() if t.preference > 0),
+                    key=lambda t: t.preference, reverse=True)
+    return next((t.name for t in ranked if t.driver.present()), ranked[-1].name)
 
 
-def configure(spec: str | None, given: dict[str, object]) -> tuple[TargetDescription, Backend,
-                                                                   Options]:
+def configure(spec: str | None, given: dict[str, object]
+              ) -> tuple[TargetDescription, Backend[Any, Any, Any], Options]:
     """`resolve(spec)` with the compile options `given`, checked, and the
     target as they refine it."""
     target, backend = resolve(spec)
@@ -67,7 +67,7 @@ def configure(spec: str | None, given: dict[str, object]) -> tuple[TargetDescrip
     return configured, backend, options
 
 
-def resolve(spec: str | None) -> tuple[TargetDescription, Backend]:
+def resolve(spec: str | None) -> tuple[TargetDescription, Backend[Any, Any, Any]]:
     """The description and backend of `spec` (None: `default_target()`); a bare
     target name is the best variant of it here (`tilec.targets.host_spec`)."""
     if spec is None:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import abc
 import dataclasses
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from mlir import ir
 
@@ -76,7 +76,10 @@ class CodegenOptions(Options):
             raise OptionError(f"compile option 'opt_level' must be 0 to 3 but got {self.opt_level}")
 
 
-def parse_options(options_type: type[Options], given: dict[str, object], target: str) -> Options:
+OptionsT = TypeVar("OptionsT", bound=Options)
+
+
+def parse_options(options_type: type[OptionsT], given: Mapping[str, Any], target: str) -> OptionsT:
     """`given` as an `options_type`, or OptionError naming the known options."""
     known = [f.name for f in dataclasses.fields(options_type)]
     unknown = sorted(set(given) - set(known))
@@ -85,7 +88,7 @@ def parse_options(options_type: type[Options], given: dict[str, object], target:
             f"unknown compile options for target {target}: {', '.join(unknown)} "
             f"(options: {', '.join(known)})"
         )
-    options = options_type(**given)  # type: ignore[arg-type]
+    options = options_type(**given)
     options.check()
     return options
 
@@ -117,8 +120,13 @@ class Binary(abc.ABC):
                            "resources (cuda kernels, from ptxas -v, do)")
 
 
-class Driver(abc.ABC):
-    """Loads and calls binaries of one target."""
+BinaryT = TypeVar("BinaryT", bound=Binary)
+TargetT = TypeVar("TargetT", bound=TargetDescription)
+
+
+class Driver(abc.ABC, Generic[BinaryT, OptionsT]):
+    """Loads and calls binaries of one target: the `BinaryT`s its backend makes with
+    options of its `OptionsT`."""
 
     takes_device_tensors: ClassVar[bool] = False
     """Whether a call may pass tensors in device memory (DLPack) as they are."""
@@ -127,48 +135,50 @@ class Driver(abc.ABC):
         """Whether the hardware this driver runs on is here."""
         return False
 
-    def check_params(self, params: Sequence[Param]) -> None:  # noqa: B027 (most pass anything)
+    def check_params(self, params: Sequence[Param]) -> None:
         """Raises ArgumentError for a parameter the calling convention cannot pass."""
 
     @abc.abstractmethod
-    def launcher(self, binary: Binary, params: Sequence[Param]) -> Launcher: ...
+    def launcher(self, binary: BinaryT, params: Sequence[Param]) -> Launcher: ...
 
     @abc.abstractmethod
-    def save(self, binary: Binary, directory: Path) -> None:
+    def save(self, binary: BinaryT, directory: Path) -> None:
         """Writes `binary` into a fresh cache entry directory."""
 
     @abc.abstractmethod
-    def load(self, directory: Path, entry: str, options: Options) -> Binary:
+    def load(self, directory: Path, entry: str, options: OptionsT) -> BinaryT:
         """Reads a binary written by `save`; OSError or ValueError when it is unusable."""
 
 
-class Backend(abc.ABC):
-    """The compiler half of a target; `driver` is the other half."""
+class Backend(abc.ABC, Generic[TargetT, OptionsT, BinaryT]):
+    """The compiler half of a target; `driver` is the other half. A backend compiles
+    for one kind of target description (`TargetT`) with its options (`OptionsT`, of
+    which `options_type` is the class) into its binaries (`BinaryT`)."""
 
     name: ClassVar[str]
-    options_type: ClassVar[type[Options]] = Options
-    driver: ClassVar[Driver]
+    options_type: type[OptionsT]
+    driver: Driver[BinaryT, OptionsT]
     codegen_stage: ClassVar[str] = "codegen"
     """The name of `codegen`'s entry in `CompiledKernel.timings()`."""
     final_stage: ClassVar[str] = "binary"
     """The name of the stage holding `Binary.final_ir()` (the source itself, except on
     ascend, whose source is AscendC C++ and whose last stage the ascend IR)."""
 
-    def configure(self, target: TargetDescription, options: Options) -> TargetDescription:
+    def configure(self, target: TargetT, options: OptionsT) -> TargetT:
         """The target as the options refine it (ascend's `profile=`)."""
         return target
 
-    def retry(self, failure: Exception, options: Options) -> Options | None:
+    def retry(self, failure: Exception, options: OptionsT) -> OptionsT | None:
         """Options to lower again with after the pipeline failed with
         `failure`, or None when nothing can be relaxed."""
         return None
 
     @abc.abstractmethod
-    def pipeline(self, target: TargetDescription, options: Options) -> str:
+    def pipeline(self, target: TargetT, options: OptionsT) -> str:
         """The pass pipeline from tile IR to what `codegen` takes."""
 
     @abc.abstractmethod
     def codegen(
-        self, module: ir.Module, entry: str, target: TargetDescription, options: Options
-    ) -> Binary:
+        self, module: ir.Module, entry: str, target: TargetT, options: OptionsT
+    ) -> BinaryT:
         """The binary of a module the pipeline has lowered."""

@@ -49,6 +49,11 @@ class TargetDescription:
     tile_bytes: dict[Scope, int] = field(default_factory=dict)
 
     @classmethod
+    def create(cls, variant: str) -> TargetDescription:
+        """The description of `variant` (one of `variants`)."""
+        return cls(variant)
+
+    @classmethod
     def host_variant(cls) -> str:
         """The variant a bare target name means to `tilec.compile` and `tilec.jit`: the
         best this machine runs (the first variant, where nothing is detected)."""

@@ -1,7 +1,7 @@
-// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend=profile=950 --verify-diagnostics | filecheck %s
-// RUN: not tile-opt %s --convert-tile-to-ascend=profile=910c 2>&1 | filecheck %s --check-prefix=BAD-PROFILE
+// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend=target=ascend:950 --verify-diagnostics | filecheck %s
+// RUN: not tile-opt %s --convert-tile-to-ascend=target=ascend:910c 2>&1 | filecheck %s --check-prefix=BAD-PROFILE
 
-// BAD-PROFILE: error: invalid value '910c' for option 'profile' of pass 'convert-tile-to-ascend': unknown architecture profile '910c' (known: 910b, 950)
+// BAD-PROFILE: error: invalid value 'ascend:910c' for option 'target' of pass 'convert-tile-to-ascend': unknown ascend variant '910c'; variants: 910b, 950
 
 // A vector-only kernel: GM arguments in #ascend.mem<gm>, UB buffers, an aiv
 // kernel; function and argument attributes are kept.

@@ -7,14 +7,14 @@
 // cycles for 1024 elements on 2 cores, 1240 for 4000 on 3; see
 // test/Simulator/vadd.mlir). The PIPE_ALL baseline is slower.
 //
-// RUN: grep -v _flag %S/../../Simulator/Inputs/vadd_double_buffer.mlir > %t.mlir
+// RUN: grep -v _flag %S/../../Simulator/Inputs/vadd-double-buffer.mlir > %t.mlir
 // RUN: tile-opt %t.mlir --tile-ascend-inject-sync | filecheck %s
 // RUN: tile-opt %t.mlir --tile-ascend-inject-sync > %t.flags.mlir
 // RUN: tile-sim %t.flags.mlir --arg arange:1024xf32 --arg ones:1024xf32 --arg zeros:1024xf32 \
 // RUN:     --arg 1024 --block-dim 2 --print-outputs | filecheck %s --check-prefix=SIM
 // RUN: tile-sim %t.flags.mlir --arg arange:4000xf32 --arg ones:4000xf32 --arg zeros:4000xf32 \
 // RUN:     --arg 4000 --block-dim 3 --flag-identity source | filecheck %s --check-prefix=RAGGED
-// RUN: not tile-sim %S/../../Simulator/Inputs/vadd_double_buffer.mlir --arg arange:4000xf32 \
+// RUN: not tile-sim %S/../../Simulator/Inputs/vadd-double-buffer.mlir --arg arange:4000xf32 \
 // RUN:     --arg ones:4000xf32 --arg zeros:4000xf32 --arg 4000 --block-dim 3 \
 // RUN:     --flag-identity source 2>&1 | filecheck %s --check-prefix=HAND
 // RUN: tile-opt %t.mlir --tile-ascend-inject-sync=strategy=barrier \

@@ -10,9 +10,9 @@
 // event ids the runtime leaves (no borrowing of its M -> MTE1 flags). With a
 // guard per stage before the loop, the 950's AIC needed 9 MTE1 ids at once.
 //
-// RUN: tile-opt %s --tile-to-ascend="profile=950 max-stages=1" > %t.950.mlir
+// RUN: tile-opt %s --tile-to-ascend="target=ascend:950 max-stages=1" > %t.950.mlir
 // RUN: filecheck %s < %t.950.mlir
-// RUN: tile-opt %s --tile-to-ascend="profile=910b max-stages=1" > %t.910b.mlir
+// RUN: tile-opt %s --tile-to-ascend="target=ascend:910b max-stages=1" > %t.910b.mlir
 // RUN: filecheck %s < %t.910b.mlir
 // RUN: tile-sim %t.950.mlir --profile 950 --block-dim 2 --arg ones:4x32x32xf16 \
 // RUN:     --arg ones:4x32x32xf16 --arg ones:4x32x32xf16 --arg zeros:4x32x32xf32 \

@@ -8,7 +8,7 @@
 // could be set again before the drain of the previous tile has run.
 //
 // RUN: sed -e '/ascend\.set_flag/d' -e '/ascend\.wait_flag/d' \
-// RUN:     %S/../../Simulator/Inputs/sim_gemm_double_buffer.mlir > %t.mlir
+// RUN:     %S/../../Simulator/Inputs/gemm-double-buffer.mlir > %t.mlir
 // RUN: tile-opt %t.mlir --tile-ascend-inject-sync > %t.flags.mlir
 // RUN: filecheck %s < %t.flags.mlir
 // RUN: tile-sim %t.flags.mlir --arg ones:256x256xf16 --arg ones:256x256xf16 \

@@ -9,7 +9,7 @@
 //
 // RUN: tile-opt %s --tile-ascend-inject-sync > %t.mlir
 // RUN: filecheck %s < %t.mlir
-// RUN: tile-opt %s --tile-ascend-inject-sync=profile=950 | filecheck %s
+// RUN: tile-opt %s --tile-ascend-inject-sync=target=ascend:950 | filecheck %s
 // RUN: tile-sim %t.mlir --arg arange:16x16xf16 --arg ones:16x16xf16 --arg zeros:96x16xf32 \
 // RUN:     --print-outputs | filecheck %s --check-prefix=SIM
 // RUN: tile-sim %t.mlir --arg arange:16x16xf16 --arg ones:16x16xf16 --arg zeros:96x16xf32 \

@@ -7,12 +7,12 @@
 // mmad of at least 10 16x16 fractals of C after the mmads it accumulates on).
 //
 // RUN: tile-opt %s -split-input-file --tile-ascend-inject-sync | filecheck %s
-// RUN: tile-opt %s -split-input-file --tile-ascend-inject-sync=profile=950 \
+// RUN: tile-opt %s -split-input-file --tile-ascend-inject-sync=target=ascend:950 \
 // RUN:   | filecheck %s --check-prefix=P950
 // RUN: tile-opt %s --tile-ascend-inject-sync \
 // RUN:   | tile-sim - --kernel chain --arg zeros:64xf32 --arg zeros:64xf32 --print-outputs \
 // RUN:   | filecheck %s --check-prefix=SIM
-// RUN: grep -v _flag %S/../../Simulator/Inputs/vadd_double_buffer.mlir \
+// RUN: grep -v _flag %S/../../Simulator/Inputs/vadd-double-buffer.mlir \
 // RUN:   | tile-opt - --tile-ascend-inject-sync | filecheck %s --check-prefix=NONE
 
 // The multiply reads what the first vdup wrote and the add what the multiply

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s -split-input-file --tile-ascend-k-slabs="profile=950" | filecheck %s
+// RUN: tile-opt %s -split-input-file --tile-ascend-k-slabs="target=ascend:950" | filecheck %s
 
 // TileLang's usual tiles: a K loop of 32 iterations of block_K = 64 that only
 // copies A (128 x 64) and B (64 x 256) from GM and multiplies them. The loop

@@ -1,9 +1,9 @@
 // RUN: tile-opt %s -split-input-file --tile-ascend-multi-buffer --verify-diagnostics
-// RUN: not tile-opt %s --tile-ascend-multi-buffer="profile=910c" 2>&1 | filecheck %s --check-prefix=PROFILE
+// RUN: not tile-opt %s --tile-ascend-multi-buffer="target=ascend:910c" 2>&1 | filecheck %s --check-prefix=PROFILE
 // RUN: not tile-opt %s -split-input-file --tile-ascend-multi-buffer="max-stages=-1" 2>&1 \
 // RUN:   | filecheck %s --check-prefix=CAP
 
-// PROFILE: error: invalid value '910c' for option 'profile' of pass 'tile-ascend-multi-buffer': unknown architecture profile '910c' (known: 910b, 950)
+// PROFILE: error: invalid value 'ascend:910c' for option 'target' of pass 'tile-ascend-multi-buffer': unknown ascend variant '910c'; variants: 910b, 950
 // CAP: tile-ascend-multi-buffer-invalid.mlir:8:1: error: max-stages must be 0 (no cap) or positive, not -1
 func.func @stages_not_an_integer(%x: memref<?xf32, #ascend.mem<gm>>, %n: index)
     attributes {ascend.kernel = #ascend.core<aiv>} {

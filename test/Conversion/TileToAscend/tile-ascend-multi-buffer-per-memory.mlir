@@ -1,6 +1,6 @@
-// RUN: tile-opt %S/Inputs/gemm-k-slabs-950.mlir --tile-ascend-multi-buffer="profile=950" \
+// RUN: tile-opt %S/Inputs/gemm-k-slabs-950.mlir --tile-ascend-multi-buffer="target=ascend:950" \
 // RUN:   | filecheck %s
-// RUN: tile-opt %S/Inputs/gemm-k-slabs-950.mlir --tile-ascend-multi-buffer="profile=910b" \
+// RUN: tile-opt %S/Inputs/gemm-k-slabs-950.mlir --tile-ascend-multi-buffer="target=ascend:910b" \
 // RUN:   | filecheck %s
 //
 // Slots per memory: the K loop of examples/gemm.py with 128 x 256 x 64 tiles,

@@ -1,9 +1,10 @@
 // RUN: tile-opt %s -split-input-file --tile-ascend-plan-memory --verify-diagnostics
 // RUN: not tile-opt %S/Inputs/plan-memory-200k.mlir --tile-ascend-plan-memory 2>&1 \
 // RUN:   | filecheck %s --check-prefix=OVERFLOW
-// RUN: tile-opt %S/Inputs/plan-memory-200k.mlir --tile-ascend-plan-memory="profile=950" \
+// RUN: tile-opt %S/Inputs/plan-memory-200k.mlir --tile-ascend-plan-memory="target=ascend:950" \
 // RUN:   | filecheck %s --check-prefix=P950
-// RUN: not tile-opt %s --tile-ascend-plan-memory="profile=ascend" 2>&1 | filecheck %s --check-prefix=PROFILE
+// RUN: not tile-opt %s --tile-ascend-plan-memory="target=cuda:sm_80" 2>&1 | filecheck %s --check-prefix=TARGET
+// RUN: not tile-opt %s --tile-ascend-plan-memory="profile=950" 2>&1 | filecheck %s --check-prefix=PROFILE
 
 // Three tiles live at once need 200 KiB of UB: more than the 184 KiB of
 // the 910b (the error at the function names each), less than the 247.75 KiB
@@ -13,7 +14,9 @@
 // P950: memref.alloc() {ascend.offset = 73728 : i64} : memref<128x128xf32, #ascend.mem<ub>>
 // P950-NEXT: memref.alloc() {ascend.offset = 139264 : i64} : memref<128x128xf32, #ascend.mem<ub>>
 // P950-NEXT: memref.alloc() {ascend.offset = 0 : i64} : memref<128x144xf32, #ascend.mem<ub>>
-// PROFILE: error: invalid value 'ascend' for option 'profile' of pass 'tile-ascend-plan-memory': unknown architecture profile 'ascend' (known: 910b, 950)
+// TARGET: error: invalid value 'cuda:sm_80' for option 'target' of pass 'tile-ascend-plan-memory': 'cuda:sm_80' is not an ascend target (ascend:910b, ascend:950)
+// The profile is the target's variant: one option, `target`, says it.
+// PROFILE: error: pass 'tile-ascend-plan-memory' has no option 'profile' (options: target)
 
 func.func @misaligned() {
   %zero = arith.constant 0.0 : f32

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s -split-input-file --tile-ascend-plan-memory="profile=950" | filecheck %s
+// RUN: tile-opt %s -split-input-file --tile-ascend-plan-memory="target=ascend:950" | filecheck %s
 
 // A UB ring of a mix kernel (the 950's handoff from L0C to UB) keeps its
 // bytes for the whole kernel: the AIC's fixpipe writes them while the

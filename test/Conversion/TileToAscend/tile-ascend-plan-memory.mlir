@@ -11,7 +11,7 @@
 // RUN: tile-opt %S/Inputs/plan-memory-reuse.mlir --tile-ascend-plan-memory \
 // RUN:   | not tile-sim - --kernel reuse_unsynchronized --arg arange:512xf32 --arg ones:512xf32 \
 // RUN:     --arg zeros:512xf32 2>&1 | filecheck %s --check-prefix=RACE
-// RUN: tile-opt %S/../../Simulator/Inputs/vadd_double_buffer.mlir --tile-ascend-plan-memory \
+// RUN: tile-opt %S/../../Simulator/Inputs/vadd-double-buffer.mlir --tile-ascend-plan-memory \
 // RUN:   | tile-sim - --arg arange:1024xf32 --arg ones:1024xf32 --arg zeros:1024xf32 --arg 1024 \
 // RUN:     --block-dim 2 --print-outputs | filecheck %s --check-prefix=VADD
 

@@ -1,6 +1,6 @@
 // RUN: tile-opt %s --tile-ascend-place-tiles --tile-ascend-split-cores | filecheck %s
-// RUN: tile-opt %s --tile-to-ascend="profile=910b" | filecheck %s --check-prefix=MIX
-// RUN: tile-opt %s --tile-to-ascend="profile=950" | filecheck %s --check-prefix=MIX
+// RUN: tile-opt %s --tile-to-ascend="target=ascend:910b" | filecheck %s --check-prefix=MIX
+// RUN: tile-opt %s --tile-to-ascend="target=ascend:950" | filecheck %s --check-prefix=MIX
 
 // A state handed down before the gemm that adds to it (linear attention's h,
 // copied into a gemm operand at the top of each chunk) holds the zeros of its

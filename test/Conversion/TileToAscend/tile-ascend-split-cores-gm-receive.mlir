@@ -1,6 +1,6 @@
 // RUN: tile-opt %s -split-input-file --tile-ascend-place-tiles --tile-ascend-split-cores \
 // RUN:   | filecheck %s
-// RUN: tile-opt %s -split-input-file --tile-to-ascend="profile=910b" | filecheck %s --check-prefix=MIX
+// RUN: tile-opt %s -split-input-file --tile-to-ascend="target=ascend:910b" | filecheck %s --check-prefix=MIX
 
 // On the 910b the AIVs receive a handed-down tile from a GM slot. When the
 // kernel copies the L0C tile whole into the UB tile its vector work uses

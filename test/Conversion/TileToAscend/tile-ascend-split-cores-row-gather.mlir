@@ -1,5 +1,5 @@
 // RUN: tile-opt %s --tile-ascend-place-tiles --tile-ascend-split-cores | filecheck %s
-// RUN: tile-opt %s --tile-to-ascend="profile=910b" | filecheck %s --check-prefix=MIX
+// RUN: tile-opt %s --tile-to-ascend="target=ascend:910b" | filecheck %s --check-prefix=MIX
 
 // A gather: the vector cores copy row j of a tile they split by rows from
 // global memory, one copy per row at a row the code computes (an index read

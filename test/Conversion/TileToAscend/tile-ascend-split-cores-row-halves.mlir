@@ -1,6 +1,6 @@
 // RUN: tile-opt %s -split-input-file --tile-ascend-place-tiles --tile-ascend-split-cores \
 // RUN:   | filecheck %s
-// RUN: tile-opt %s -split-input-file --tile-to-ascend="profile=910b" | filecheck %s --check-prefix=MIX
+// RUN: tile-opt %s -split-input-file --tile-to-ascend="target=ascend:910b" | filecheck %s --check-prefix=MIX
 
 // A tile of fewer rows than the handed one (M = 32) that takes its first r
 // rows, as TileLang's `T.copy(acc_o[:8, :], O_shared)`, is split by rows

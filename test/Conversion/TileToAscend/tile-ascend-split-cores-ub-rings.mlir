@@ -1,6 +1,6 @@
-// RUN: tile-opt %s -split-input-file --tile-ascend-place-tiles="profile=950" \
-// RUN:   --tile-ascend-split-cores="profile=950" | filecheck %s
-// RUN: tile-opt %s -split-input-file --tile-to-ascend="profile=950" \
+// RUN: tile-opt %s -split-input-file --tile-ascend-place-tiles \
+// RUN:   --tile-ascend-split-cores="target=ascend:950" | filecheck %s
+// RUN: tile-opt %s -split-input-file --tile-to-ascend="target=ascend:950" \
 // RUN:   | filecheck %s --check-prefix=MIX
 
 // On the 950 the fixpipe reaches UB: the accumulator handed to the vector

@@ -7,7 +7,7 @@
 // The whole pipeline: the pipelined loops of the last two kernels need more
 // flags than the 910b has event ids with their cores two iterations apart or
 // with two multi-buffer slots (tilec.compile retries so), hence the options.
-// RUN: tile-opt %s -split-input-file --tile-to-ascend="profile=910b skew=1 max-stages=1" \
+// RUN: tile-opt %s -split-input-file --tile-to-ascend="target=ascend:910b skew=1 max-stages=1" \
 // RUN:   | filecheck %s --check-prefix=MIX
 
 // A GEMM whose accumulator gets a vector epilogue (scale and bias): the cube

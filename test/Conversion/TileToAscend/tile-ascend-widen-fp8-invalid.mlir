@@ -1,4 +1,4 @@
-// RUN: tile-opt %s -split-input-file -verify-diagnostics --tile-ascend-widen-fp8="profile=910b"
+// RUN: tile-opt %s -split-input-file -verify-diagnostics --tile-ascend-widen-fp8="target=ascend:910b"
 
 func.func @square(%A: memref<32x32xf8E4M3FN>) {
   %c0 = arith.constant 0 : index

@@ -1,5 +1,5 @@
-// RUN: tile-opt %s -split-input-file --tile-ascend-widen-fp8="profile=910b" | filecheck %s --check-prefixes=CHECK,B910
-// RUN: tile-opt %s -split-input-file --tile-ascend-widen-fp8="profile=950" | filecheck %s --check-prefixes=CHECK,B950
+// RUN: tile-opt %s -split-input-file --tile-ascend-widen-fp8="target=ascend:910b" | filecheck %s --check-prefixes=CHECK,B910
+// RUN: tile-opt %s -split-input-file --tile-ascend-widen-fp8="target=ascend:950" | filecheck %s --check-prefixes=CHECK,B950
 
 // A gemm of fp8 tiles that stores its accumulator as fp8. On both profiles the
 // accumulator is cast into an fp8 fragment by vector code, which is copied out

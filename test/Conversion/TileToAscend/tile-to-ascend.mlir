@@ -1,9 +1,10 @@
-// RUN: tile-opt %s --tile-to-ascend="profile=950" | filecheck %s
-// RUN: tile-opt %s --tile-to-ascend="profile=950" | tile-sim - --profile 950 \
+// RUN: tile-opt %s --tile-to-ascend="target=ascend:950" | filecheck %s
+// RUN: tile-opt %s --tile-to-ascend="target=ascend:950" | tile-sim - --profile 950 \
 // RUN:     --arg arg0=arange:20x40xf32 --arg arg1=2.5 --block-dim 2 --print-outputs \
 // RUN:   | filecheck %s --check-prefix=SIM
-// RUN: tile-opt %s --tile-to-ascend="profile=950 sync=barrier" | filecheck %s --check-prefix=BARRIER
-// RUN: not tile-opt %s --tile-to-ascend="profile=310" 2>&1 | filecheck %s --check-prefix=BAD
+// RUN: tile-opt %s --tile-to-ascend="target=ascend:950 sync=barrier" | filecheck %s --check-prefix=BARRIER
+// RUN: not tile-opt %s --tile-to-ascend="target=ascend:310" 2>&1 | filecheck %s --check-prefix=BAD
+// RUN: not tile-opt %s --tile-to-ascend="profile=950" 2>&1 | filecheck %s --check-prefix=PROFILE
 
 // The whole pipeline on a vector kernel: a grid-stride loop over the
 // vector cores, UB tiles at planned offsets, the copies and the multiply
@@ -29,6 +30,7 @@
 // BARRIER-NOT: set_flag
 
 // BAD: error: pipeline 'tile-to-ascend': unknown ascend variant '310'; variants: 910b, 950
+// PROFILE: error: pipeline 'tile-to-ascend' has no option 'profile' (options: target, max-stages, sync, skew, auto-sync)
 func.func @scale(%A: memref<?x40xf32>, %s: f32) attributes {tile.entry} {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index

@@ -1,10 +1,13 @@
 // RUN: tile-opt %s -split-input-file --convert-tile-to-cuda --verify-diagnostics
-// RUN: not tile-opt %s --convert-tile-to-cuda=arch=sm_70 2>&1 | filecheck %s --check-prefix=ARCH
-// RUN: not tile-opt %s --tile-to-cuda=arch=sm_75 2>&1 | filecheck %s --check-prefix=PIPELINE
+// RUN: not tile-opt %s --convert-tile-to-cuda=target=cuda:sm_70 2>&1 | filecheck %s --check-prefix=ARCH
+// RUN: not tile-opt %s --tile-to-cuda=target=cuda:sm_75 2>&1 | filecheck %s --check-prefix=PIPELINE
+// RUN: not tile-opt %s --convert-tile-to-cuda=arch=sm_90a 2>&1 | filecheck %s --check-prefix=OLD
 
 // An unknown arch is an error before any pass runs (NVPTX would abort on it).
-// ARCH: error: invalid value 'sm_70' for option 'arch' of pass 'convert-tile-to-cuda': unknown cuda variant 'sm_70'; variants: sm_80, sm_86, sm_89, sm_90a
+// ARCH: error: invalid value 'cuda:sm_70' for option 'target' of pass 'convert-tile-to-cuda': unknown cuda variant 'sm_70'; variants: sm_80, sm_86, sm_89, sm_90a
 // PIPELINE: error: pipeline 'tile-to-cuda': unknown cuda variant 'sm_75'; variants: sm_80, sm_86, sm_89, sm_90a
+// The arch is the target's variant: one option, `target`, says it.
+// OLD: error: pass 'convert-tile-to-cuda' has no option 'arch' (options: target)
 
 // PTX has no atomic add of 8-bit floats and NVPTX aborts on the read-modify-write of
 // one, so an atomic add of them stops here, at the op.

@@ -1,5 +1,5 @@
 // RUN: tile-opt %s -split-input-file --tile-cuda-widen-fp8-operands | filecheck %s
-// RUN: tile-opt %s -split-input-file --tile-cuda-widen-fp8-operands=arch=sm_90a | filecheck %s --check-prefix=WGMMA
+// RUN: tile-opt %s -split-input-file --tile-cuda-widen-fp8-operands=target=cuda:sm_90a | filecheck %s --check-prefix=WGMMA
 
 // On sm_80 the gemm reads f16 tiles of its 8-bit float operands, each filled by a
 // converting copy right before it.

@@ -1,7 +1,7 @@
-// RUN: tile-opt %s --tile-to-cuda="arch=sm_80" | filecheck %s
-// RUN: tile-opt %s --pass-pipeline='builtin.module(tile-to-cuda{arch=sm_90a})' | filecheck %s --check-prefix=SM90
-// RUN: tile-opt %s --tile-to-cuda="arch=sm_80" --emit=ptx | filecheck %s --check-prefix=PTX
-// RUN: tile-opt %s --tile-to-cuda="arch=sm_90a" --emit=ptx | filecheck %s --check-prefix=PTX90
+// RUN: tile-opt %s --tile-to-cuda="target=cuda:sm_80" | filecheck %s
+// RUN: tile-opt %s --pass-pipeline='builtin.module(tile-to-cuda{target=cuda:sm_90a})' | filecheck %s --check-prefix=SM90
+// RUN: tile-opt %s --tile-to-cuda="target=cuda:sm_80" --emit=ptx | filecheck %s --check-prefix=PTX
+// RUN: tile-opt %s --tile-to-cuda="target=cuda:sm_90a" --emit=ptx | filecheck %s --check-prefix=PTX90
 // RUN: not tile-opt %s --emit=sass 2>&1 | filecheck %s --check-prefix=EMIT
 
 // --emit=ptx prints the PTX of the gpu.module instead of the IR.

@@ -15,6 +15,8 @@ import re
 import pytest
 from test_ascend_attention import PROFILES, _attention, _check_report
 
+pytestmark = pytest.mark.e2e
+
 _TILES = {"block_M": 128, "block_N": 128, "dtype": "float16", "heads_kv": 1}
 _HALF_TILE = r"memref<64x128xf32, #ascend\.mem<ub>>"
 

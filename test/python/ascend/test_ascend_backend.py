@@ -15,6 +15,8 @@ from tilec.backends import OptionError
 from tilec.diagnostics import CompileError
 from tilec.sim import SimError
 
+pytestmark = pytest.mark.e2e
+
 N = T.symbolic("N")
 
 
@@ -296,8 +298,8 @@ def test_running_out_of_event_ids_shrinks_multi_buffering_and_says_so():
     with pytest.warns(UserWarning, match=r"reduced to at most 4 slots .* out of event ids for "
                                          r"flags from the v pipe"):
         kernel = tilec.compile(add_eight_stages, target="ascend")
-    assert "ascend.multi_buffer_slots = 4" in kernel.ir("tile-ascend-multi-buffer{profile=910b "
-                                                         "max-stages=4}")
+    assert "ascend.multi_buffer_slots = 4" in kernel.ir("tile-ascend-multi-buffer{"
+                                                         "target=ascend:910b max-stages=4}")
     x = np.arange(3000, dtype=np.float32)
     z = np.zeros_like(x)
     kernel(x, x, z)

@@ -21,6 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tilelang"))
 import test_tl_linear_attn_fwd as linear
 import test_tl_retention_fwd as retention
 
+pytestmark = pytest.mark.e2e
+
 PROFILES = ["ascend:910b", "ascend:950"]
 
 

@@ -21,6 +21,8 @@ import pytest
 
 from tilec import backends
 
+pytestmark = pytest.mark.e2e
+
 _TESTS = Path(__file__).resolve().parents[1]
 _MODULES = {
     "test_dsl_cpu": _TESTS / "language",

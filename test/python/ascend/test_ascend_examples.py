@@ -8,6 +8,8 @@ from example_kernels import example
 
 from tilec.targets import AscendTarget
 
+pytestmark = pytest.mark.e2e
+
 PROFILES = [f"ascend:{p}" for p in AscendTarget.variants]
 
 

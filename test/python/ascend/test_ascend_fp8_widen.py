@@ -12,11 +12,13 @@ import ml_dtypes
 import numpy as np
 import pytest
 from test_ascend_fp8_conversions import FP8, WIDE, M, N, _converter, _edge_values, _hardware
-from test_ascendc import needs_devkit
+from vendor_headers import needs_devkit
 
 import tilec
 import tilec.language as T
 from tilec.diagnostics import CompileError
+
+pytestmark = pytest.mark.e2e
 
 PROFILES = ["ascend:910b", "ascend:950"]
 

@@ -24,6 +24,8 @@ from tilec import ir as tilec_ir
 from tilec.diagnostics import CompileError
 from tilec.passes.pipeline import run_pipeline
 
+pytestmark = pytest.mark.e2e
+
 PROFILES = ("910b", "950")
 _ML_DTYPES = {"bfloat16": "bfloat16", "float8_e4m3": "float8_e4m3fn",
               "float8_e5m2": "float8_e5m2"}
@@ -144,8 +146,8 @@ def convert(kernel, profile: str) -> str:
     module = kernel.build(context)
     with context:
         run_pipeline(module, f"builtin.module(tile-verify-kernels{{target=ascend:{profile}}},"
-                             f"tile-canonicalize-ops,tile-ascend-place-tiles{{profile={profile}}},"
-                             f"convert-tile-to-ascend{{profile={profile}}},canonicalize,cse)")
+                             "tile-canonicalize-ops,tile-ascend-place-tiles,"
+                             f"convert-tile-to-ascend{{target=ascend:{profile}}},canonicalize,cse)")
         return str(module)
 
 
@@ -237,7 +239,7 @@ def test_k_slabs_of_several_iterations(profile, trans_A, trans_B):
     it), and the gemm's 7 steps on two L0A and two L0B buffers."""
     kernel = gemm_kernel(100, 130, 440, trans_A=trans_A, trans_B=trans_B)
     compiled = tilec.compile(kernel, target="ascend", profile=profile)
-    slabs = compiled.ir(f"tile-ascend-k-slabs{{profile={profile}}}")
+    slabs = compiled.ir(f"tile-ascend-k-slabs{{target=ascend:{profile}}}")
     assert ("memref<224x64xf16" if trans_A else "memref<64x224xf16") in slabs
     assert ("memref<64x224xf16" if trans_B else "memref<224x64xf16") in slabs
     check_gemm(100, 130, 440, profile, trans_A=trans_A, trans_B=trans_B)

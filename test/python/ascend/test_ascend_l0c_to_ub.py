@@ -20,6 +20,8 @@ from tilec import ir
 from tilec.backends.ascend.ascendc import emit_ascendc
 from tilec.sim import SimError, simulate
 
+pytestmark = pytest.mark.e2e
+
 _DUAL = re.compile(r"ascend\.fixpipe %\S+, %\S+\[[^\]]*\] sizes \[(\d+), (\d+)\] \{dual_dst\}")
 
 

@@ -16,6 +16,8 @@ import tilec.language as T
 from tilec.sim import simulate
 from tilec.targets import AscendTarget
 
+pytestmark = pytest.mark.e2e
+
 PROFILES = list(AscendTarget.variants)
 
 

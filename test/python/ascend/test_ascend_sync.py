@@ -23,6 +23,8 @@ from tilec import sim
 from tilec.diagnostics import CompileError
 from tilec.passes.pipeline import run_pipeline
 
+pytestmark = pytest.mark.e2e
+
 ROW = 64
 ROWS = 8
 """GM tensors are ROWS x ROW f32; UB buffers are rows of ROW f32."""
@@ -198,7 +200,7 @@ def test_flag_identity_by_source_is_stricter(repo) -> None:
     destination) pair: v -> mte2, 0 and v -> mte3, 0 are pending at once.
     Fine if the hardware names a flag by pair, one flag set twice if by
     source and id; the pass's version is correct under both."""
-    path = repo / "test" / "Simulator" / "Inputs" / "vadd_double_buffer.mlir"
+    path = repo / "test" / "Simulator" / "Inputs" / "vadd-double-buffer.mlir"
     text = path.read_text()
     assert sim.simulate(text, _vadd_inputs(4000), block_dim=3).ok
     strict = sim.simulate(text, _vadd_inputs(4000), block_dim=3, flag_identity="source")

@@ -18,6 +18,8 @@ from tilec import ir as tilec_ir
 from tilec import sim
 from tilec.passes.pipeline import run_pipeline
 
+pytestmark = pytest.mark.e2e
+
 BLOCK_DIMS = (1, 3, 8)
 
 
@@ -27,7 +29,7 @@ def lower(kernel, profile: str = "910b") -> str:
     context = tilec_ir.make_context()
     with context:
         module = tilec_ir.parse_module(text, "kernel", context)
-        run_pipeline(module, f"tile-to-ascend{{profile={profile}}}")
+        run_pipeline(module, f"tile-to-ascend{{target=ascend:{profile}}}")
         return str(module)
 
 

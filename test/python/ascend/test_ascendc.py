@@ -39,7 +39,7 @@ import test_ascend_mixed as mixed_tests
 import test_ascend_row_gather as row_gather_tests
 import test_ascend_vector_kernels as vector_tests
 from example_kernels import example
-from vendor_headers import compile_errors
+from vendor_headers import DEVKIT, compile_errors, needs_devkit
 
 import tilec
 import tilec.language as T
@@ -1337,11 +1337,6 @@ def test_block_index_of_mix_kernels(profile, tmp_path):
 
 # -- conformance with a copy of the vendor headers -------------------------------------------
 
-DEVKIT = os.environ.get("ASCEND_DEVKIT")
-needs_devkit = pytest.mark.skipif(
-    not DEVKIT or not (Path(DEVKIT) / "include" / "kernel_operator.h").is_file(),
-    reason="set ASCEND_DEVKIT to a copy of github.com/mirror-cann/asc-devkit "
-           "(its include/kernel_operator.h) to check the sources against the vendor headers")
 
 
 def _active_lines(text: str, arch: int) -> list[str]:

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_ascendc import needs_devkit
+from vendor_headers import needs_devkit
 
 from tilec.backends.ascend.cpu_model import run_source
+
+pytestmark = pytest.mark.e2e
 
 LANES = 64
 """f32 lanes of one 256-byte repeat."""

@@ -20,8 +20,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_ascendc import ARCH, DEVKIT, _check_same_program, _one_unit, needs_devkit
-from vendor_headers import compile_errors
+from test_ascendc import ARCH, _check_same_program, _one_unit
+from vendor_headers import DEVKIT, compile_errors, needs_devkit
+
+pytestmark = pytest.mark.e2e
 
 SUITE = ["test_ascend_dsl_kernels.py", "test_ascend_examples.py", "test_ascend_vector_kernels.py",
          "test_ascend_gemm.py", "test_ascend_mixed.py", "test_ascend_attention.py"]

@@ -26,12 +26,15 @@ import pytest
 import test_ascend_backend as backend_tests
 import test_ascend_vector_kernels as vector_tests
 from example_kernels import example
-from test_ascendc import KERNELS, NOT_EMITTED, compiled, needs_devkit
+from test_ascendc import KERNELS, NOT_EMITTED, compiled
+from vendor_headers import needs_devkit
 
 import tilec
 import tilec.language as T
 from tilec.backends.ascend.cpu_model import AscendCRunError, BuildError, run_compiled
 from tilec.runtime.signature import numpy_dtype
+
+pytestmark = pytest.mark.e2e
 
 
 def scaled(a, b):
@@ -112,6 +115,28 @@ def test_a_gemm_computes_the_exact_product(out):
     expected = (args[0].astype(np.float32) @ args[1].astype(np.float32)).astype(out)
     assert np.array_equal(args[2], expected)
     assert np.array_equal(args[2], simulated[2])
+
+
+@needs_devkit
+def test_each_l0_step_of_an_l1_k_slab_loads_its_own_fractals():
+    """TileLang's 128x256x64 tiles with a ragged K: tile-ascend-k-slabs copies several K
+    steps into one L1 slab, and each step's L1 -> L0B load must stride by the slab's
+    height, not the step's (it read the wrong fractals for every column block past the
+    first: the simulator was right, the emitted C++ was not)."""
+    m, n, k = 128, 256, 130
+    kernel = tilec.compile(example("gemm").matmul(m, n, k, in_dtype="float16", block_M=128,
+                                                  block_N=256, block_K=64),
+                           target="ascend:910b", block_dim=1)
+    rng = np.random.default_rng(2)
+    # small integers: every product and sum exact in float32, whatever the order
+    a = rng.integers(-4, 5, (m, k)).astype(np.float16)
+    b = rng.integers(-4, 5, (k, n)).astype(np.float16)
+    expected = a.astype(np.float32) @ b.astype(np.float32)
+    simulated, ran = np.zeros((m, n), np.float32), np.zeros((m, n), np.float32)
+    kernel(a, b, simulated)
+    kernel.run_ascendc(a, b, ran)
+    assert np.array_equal(simulated, expected)
+    assert np.array_equal(ran, expected)
 
 
 @pytest.mark.slow

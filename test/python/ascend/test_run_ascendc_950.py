@@ -16,13 +16,18 @@ from __future__ import annotations
 
 import re
 
+import ml_dtypes
 import numpy as np
 import pytest
 import test_run_ascendc as runs_910b
 from example_kernels import example
-from test_ascendc import KERNELS, compiled, needs_devkit
+from test_ascendc import KERNELS, compiled
+from vendor_headers import needs_devkit
 
+import tilec
 from tilec.backends.ascend.cpu_model import AscendCRunError, run_compiled
+
+pytestmark = pytest.mark.e2e
 
 REFERENCES = {"elementwise_add": lambda a, b: a + b,
               "elementwise_exp_relu": lambda a, b: np.maximum(np.exp(a) - b, 0),
@@ -105,6 +110,39 @@ def test_a_gemm_computes_the_exact_product_on_the_950():
     kernel.run_ascendc(*args)
     assert np.array_equal(args[2], args[0].astype(np.float32) @ args[1].astype(np.float32))
     assert np.array_equal(args[2], simulated[2])
+
+
+@needs_devkit
+@pytest.mark.parametrize("shape, tiles, options", [
+    pytest.param((128, 256, 130), (128, 256, 64), {}, id="128x256-tiles-K130"),
+    pytest.param((16, 128, 256), (16, 128, 64), {}, id="B", marks=pytest.mark.slow),
+    pytest.param((40, 128, 250), (32, 128, 64), {"trans_A": True}, id="A-transposed",
+                 marks=pytest.mark.slow),
+    pytest.param((24, 128, 500), (16, 128, 128), {"in_dtype": "float8_e4m3"}, id="fp8-B",
+                 marks=pytest.mark.slow)])
+def test_each_l0_step_of_an_l1_k_slab_loads_its_own_fractals_on_the_950(shape, tiles, options):
+    """tile-ascend-k-slabs copies several K steps into one L1 slab and the cube lowering cuts
+    its gemm into L0-sized steps: a step's L1 -> L0 load reads a view of the slab whose
+    column blocks lie the slab's height apart, not the step's (loads striding by the step
+    read the wrong fractals for every column block past the first: N past 16, or M for
+    Aᵀ). B's f16 loads (2D-V2, each fractal transposed), Aᵀ's into L0A, and an 8-bit B's
+    LoadDataWithTranspose squares; K ragged in all."""
+    (m, n, k), (block_m, block_n, block_k) = shape, tiles
+    options = {"in_dtype": "float16"} | options
+    kernel = tilec.compile(example("gemm").matmul(m, n, k, block_M=block_m, block_N=block_n,
+                                                  block_K=block_k, **options),
+                           target="ascend:950", block_dim=1)
+    rng = np.random.default_rng(2)
+    dtype = ml_dtypes.float8_e4m3fn if options["in_dtype"] == "float8_e4m3" else np.float16
+    # small integers: every product and sum exact in float32, whatever the order
+    a = rng.integers(-4, 5, (k, m) if options.get("trans_A") else (m, k)).astype(dtype)
+    b = rng.integers(-4, 5, (k, n)).astype(dtype)
+    expected = (a.T if options.get("trans_A") else a).astype(np.float32) @ b.astype(np.float32)
+    simulated, ran = np.zeros((m, n), np.float32), np.zeros((m, n), np.float32)
+    kernel(a, b, simulated)
+    kernel.run_ascendc(a, b, ran)
+    assert np.array_equal(simulated, expected)
+    assert np.array_equal(ran, expected)
 
 
 @pytest.mark.slow

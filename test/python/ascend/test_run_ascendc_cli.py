@@ -9,10 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import test_ascend_vector_kernels as vector_tests
-from test_ascendc import needs_devkit
+from vendor_headers import needs_devkit
 
 import tilec
 from tilec.tools.run_ascendc import main
+
+pytestmark = pytest.mark.e2e
 
 
 def _source(tmp_path: Path, body=lambda a, b: a + b) -> tuple[Path, list[str]]:

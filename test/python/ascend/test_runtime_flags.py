@@ -17,12 +17,14 @@ import re
 import numpy as np
 import pytest
 from example_kernels import example
-from test_ascendc import needs_devkit
+from vendor_headers import needs_devkit
 
 import tilec
 import tilec.language as T
 from tilec import ir, sim
 from tilec.backends.ascend.cpu_model import AscendCRunError, run_compiled
+
+pytestmark = pytest.mark.e2e
 
 
 def _gemm(profile: str) -> tilec.CompiledKernel:

@@ -22,6 +22,17 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
+DEVKIT = os.environ.get("ASCEND_DEVKIT")
+"""A copy of github.com/mirror-cann/asc-devkit, the vendor's AscendC headers, if set."""
+
+needs_devkit = pytest.mark.skipif(
+    not DEVKIT or not (Path(DEVKIT) / "include" / "kernel_operator.h").is_file(),
+    reason="set ASCEND_DEVKIT to a copy of github.com/mirror-cann/asc-devkit "
+    "(its include/kernel_operator.h): the vendor's AscendC headers",
+)
+
 ADVANCED_MATH = ("Tanh", "Sin", "Cos", "Erf")
 """The advanced API's calls the sources make; the rest of the advanced API is left out."""
 

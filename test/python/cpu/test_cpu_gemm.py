@@ -10,6 +10,8 @@ import pytest
 
 import tilec
 
+pytestmark = pytest.mark.e2e
+
 RNG = np.random.default_rng(0)
 
 

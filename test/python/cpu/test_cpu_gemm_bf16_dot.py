@@ -13,9 +13,12 @@ import pytest
 import tilec
 from tilec.targets.cpu import host_flags
 
-pytestmark = pytest.mark.skipif(
-    not {"avx512_bf16", "avx512f"} <= host_flags(), reason="the host has no AVX512-BF16"
-)
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        not {"avx512_bf16", "avx512f"} <= host_flags(), reason="the host has no AVX512-BF16"
+    ),
+]
 
 RNG = np.random.default_rng(0)
 DOT = "x86vector.avx512.dot"

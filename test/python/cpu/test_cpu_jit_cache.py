@@ -20,6 +20,8 @@ from tilec.runtime import cache, compiler
 from tilec.runtime.signature import ArgumentError
 from tilec.targets import get_target
 
+pytestmark = pytest.mark.e2e
+
 SOURCE = tile_ir.copy_through_tile(8, 8, "f32", "f16")
 
 

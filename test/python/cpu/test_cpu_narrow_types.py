@@ -21,6 +21,8 @@ import tilec
 import tilec.language as T
 from tilec.runtime.signature import ArgumentError
 
+pytestmark = pytest.mark.e2e
+
 E4M3 = ml_dtypes.float8_e4m3fn
 E5M2 = ml_dtypes.float8_e5m2
 DTYPES = {

@@ -24,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from example_kernels import example
 from simt import run_launches
 
+pytestmark = pytest.mark.e2e
+
 
 def emulate(kernel_fn, *args) -> tilec.CompiledKernel:
     """Compiles for cuda:sm_80 and runs the IR after convert-tile-to-cuda on `args`."""

@@ -28,11 +28,10 @@ REPO = Path(__file__).resolve().parents[3]
 
 # Where the ops of a cuda kernel are built.
 SOURCES = [
-    *sorted((REPO / "passes/conversion/tile_to_cuda").glob("*.py")),
-    REPO / "passes/conversion/ir_builders.py",
-    REPO / "passes/conversion/tile_semantics.py",
+    *sorted((REPO / "passes/conversion/tile_to_cuda").rglob("*.py")),
+    *sorted((REPO / "passes/conversion").glob("*.py")),  # what every conversion shares
     REPO / "passes/conversion/tile_to_cpu/emulate_fp8.py",  # decode/encode of 8-bit floats
-    *sorted((REPO / "python/tilec/language").glob("*.py")),
+    *sorted((REPO / "python/tilec/language").rglob("*.py")),
 ]
 DIALECTS = ("arith", "math", "memref", "scf", "gpu", "nvgpu", "nvvm", "vector", "llvm", "index",
             "affine", "cf", "func", "tile")

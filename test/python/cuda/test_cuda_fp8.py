@@ -28,6 +28,8 @@ import simt
 import simt_hopper
 from example_kernels import example
 
+pytestmark = pytest.mark.e2e
+
 FP8 = {"float8_e4m3fn": np.dtype(ml_dtypes.float8_e4m3fn),
        "float8_e5m2": np.dtype(ml_dtypes.float8_e5m2)}
 RNG = np.random.default_rng(8)

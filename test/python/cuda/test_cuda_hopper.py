@@ -32,6 +32,8 @@ from example_kernels import example
 from simt_hopper import run_launches
 from test_cuda_compile import KERNELS
 
+pytestmark = pytest.mark.e2e
+
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="no CUDA assembler (ptxas) here")
 WGMMA = r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.f32\.(\w+)\.(\w+)"
 

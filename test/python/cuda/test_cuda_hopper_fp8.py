@@ -31,6 +31,8 @@ from example_kernels import example
 from simt_hopper import run_launches
 from test_cuda_hopper import WGMMA, _warpgroup_gemm
 
+pytestmark = pytest.mark.e2e
+
 FP8 = {"float8_e4m3": np.dtype(ml_dtypes.float8_e4m3fn),
        "float8_e5m2": np.dtype(ml_dtypes.float8_e5m2)}
 _MMA = re.compile(r"nvvm\.wgmma\.mma_async (%\w+), (%\w+),")

@@ -30,6 +30,8 @@ from simt import EmulationError
 from simt_hopper import run_launches
 from test_cuda_hopper import WGMMA, _warpgroup_gemm, emulate
 
+pytestmark = pytest.mark.e2e
+
 
 def test_tensor_map_arguments():
     bf16 = TmaDescriptor(0, "bf16", (64, 128), 128)

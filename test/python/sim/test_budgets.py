@@ -32,8 +32,8 @@ func.func @spin(%out: memref<8xf32, #ascend.mem<gm>>)
 SPIN_LOOP = {location(SPIN_NAME, SPIN, op) for op in ("scf.while", "arith.cmpi", "arith.addi")}
 """Where a core running the loop can be."""
 
-VADD_PATH = INPUTS / "vadd_double_buffer.mlir"
-VADD = read_input("vadd_double_buffer.mlir")
+VADD_PATH = INPUTS / "vadd-double-buffer.mlir"
+VADD = read_input("vadd-double-buffer.mlir")
 KERNEL = location("vadd.mlir", VADD, "func.func @vadd")
 
 

@@ -25,7 +25,7 @@ def run(text: str, m: int, **options):
 
 @pytest.mark.parametrize("m", [64, 150, 256])
 def test_numerics_match_numpy_and_no_race(m: int) -> None:
-    result, expected = run(read_input("cube_vector_handoff.mlir"), m)
+    result, expected = run(read_input("cube-vector-handoff.mlir"), m)
     assert result.ok, "\n".join(d.render() for d in result.diagnostics)
     np.testing.assert_allclose(result["out"], expected, rtol=1e-5, atol=1e-5)
     assert result.core_count == 3 * -(-m // 64)
@@ -33,7 +33,7 @@ def test_numerics_match_numpy_and_no_race(m: int) -> None:
 
 
 def test_without_the_cross_core_wait_the_workspace_is_raced() -> None:
-    text = without_lines(read_input("cube_vector_handoff.mlir"),
+    text = without_lines(read_input("cube-vector-handoff.mlir"),
                          "ascend.cross_core_wait_flag 0, mte2")
     result, expected = run(text, 64)
     assert race_pairs(result) == {frozenset((location(NAME, text, "ascend.fixpipe"),
@@ -46,7 +46,7 @@ def test_without_the_cross_core_wait_the_workspace_is_raced() -> None:
 
 
 def test_without_the_cross_core_set_the_vector_cores_deadlock() -> None:
-    text = without_lines(read_input("cube_vector_handoff.mlir"),
+    text = without_lines(read_input("cube-vector-handoff.mlir"),
                          "ascend.cross_core_set_flag mode 2, fix, 0")
     result, _ = run(text, 128)
     assert not result.races

@@ -31,14 +31,14 @@ def run_tile(text: str, **options):
 
 
 def test_tile_numerics_match_numpy_and_no_race() -> None:
-    result, expected = run_tile(read_input("gemm_tile.mlir"))
+    result, expected = run_tile(read_input("gemm-tile.mlir"))
     assert result.ok, "\n".join(d.render() for d in result.diagnostics)
     np.testing.assert_allclose(result["c"], expected, rtol=1e-6, atol=1e-5)
     assert result.macs == 64 * 48 * 32
 
 
 def test_removing_the_mmad_to_fixpipe_flag_is_a_race_on_l0c() -> None:
-    text = without_lines(read_input("gemm_tile.mlir"),
+    text = without_lines(read_input("gemm-tile.mlir"),
                          "ascend.set_flag m -> fix, 0", "ascend.wait_flag m -> fix, 0")
     result, _ = run_tile(text)
     assert not result.deadlocks
@@ -50,7 +50,7 @@ def test_removing_the_mmad_to_fixpipe_flag_is_a_race_on_l0c() -> None:
 
 
 def test_removing_the_load_to_mmad_flag_is_a_race_on_l0a_and_l0b() -> None:
-    text = without_lines(read_input("gemm_tile.mlir"),
+    text = without_lines(read_input("gemm-tile.mlir"),
                          "ascend.set_flag mte1 -> m, 0", "ascend.wait_flag mte1 -> m, 0")
     result, _ = run_tile(text)
     mmad = location(NAME, text, "ascend.mmad")
@@ -61,7 +61,7 @@ def test_removing_the_load_to_mmad_flag_is_a_race_on_l0a_and_l0b() -> None:
 
 
 def test_wait_without_set_is_a_deadlock() -> None:
-    text = read_input("gemm_tile.mlir").replace(
+    text = read_input("gemm-tile.mlir").replace(
         "  ascend.wait_flag mte1 -> m, 0\n",
         "  ascend.wait_flag mte1 -> m, 0\n  ascend.wait_flag fix -> m, 5\n", 1)
     result, _ = run_tile(text)
@@ -79,7 +79,7 @@ def test_tile_cycles_match_the_hand_calculation() -> None:
     """Every step waits for the previous one: MTE2 loads A then B (first touch,
     HBM), MTE1 loads L0A then L0B, M runs one mmad, FIX drains L0C to GM."""
     p = get_profile("910b")
-    result, _ = run_tile(read_input("gemm_tile.mlir"), profile=p)
+    result, _ = run_tile(read_input("gemm-tile.mlir"), profile=p)
     start = p.startup_cycles
     a_bytes, b_bytes, c_bytes = 64 * 32 * 2, 32 * 48 * 2, 64 * 48 * 4
     mte2 = 2 * start["mte2"] + math.ceil(a_bytes / p.hbm_bytes_per_cycle) + math.ceil(
@@ -98,7 +98,7 @@ def test_tile_cycles_match_the_hand_calculation() -> None:
                          [(128, 128, 128, 1), (200, 300, 256, 4), (256, 256, 256, 4)])
 def test_double_buffered_gemm_over_the_grid(m: int, n: int, k: int, block_dim: int) -> None:
     a, b = operands(m, n, k)
-    result = simulate(read_input("sim_gemm_double_buffer.mlir"),
+    result = simulate(read_input("gemm-double-buffer.mlir"),
                       [a, b, np.zeros((m, n), np.float32), m, n, k], block_dim=block_dim)
     assert result.ok, "\n".join(d.render() for d in result.diagnostics)
     np.testing.assert_allclose(result["c"], reference(a, b), rtol=1e-5, atol=1e-4)
@@ -107,9 +107,9 @@ def test_double_buffered_gemm_over_the_grid(m: int, n: int, k: int, block_dim: i
 def test_second_read_of_the_same_tile_hits_l2() -> None:
     """Two blocks reading the same B tile: the later read is served by L2."""
     a, b = operands(256, 128, 128)
-    one = simulate(read_input("sim_gemm_double_buffer.mlir"),
+    one = simulate(read_input("gemm-double-buffer.mlir"),
                    [a[:128], b, np.zeros((128, 128), np.float32), 128, 128, 128])
-    two = simulate(read_input("sim_gemm_double_buffer.mlir"),
+    two = simulate(read_input("gemm-double-buffer.mlir"),
                    [a, b, np.zeros((256, 128), np.float32), 256, 128, 128], block_dim=2)
     busy_one, busy_two = one.pipe_busy["MTE2"], two.pipe_busy["MTE2"]
     assert busy_one < busy_two < 2 * busy_one
@@ -120,7 +120,7 @@ def test_gemm_1024_cubed_over_the_whole_grid_is_fast() -> None:
     m = n = k = 1024
     a, b = operands(m, n, k)
     start = time.perf_counter()
-    result = simulate(read_input("sim_gemm_double_buffer.mlir"),
+    result = simulate(read_input("gemm-double-buffer.mlir"),
                       [a, b, np.zeros((m, n), np.float32), m, n, k], block_dim=24)
     elapsed = time.perf_counter() - start
     print(f"\n1024^3 GEMM on 24 cores: simulated in {elapsed:.2f} s, {result.cycles} cycles, "

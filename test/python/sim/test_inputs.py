@@ -30,8 +30,8 @@ func.func @scalars(%out: memref<3xf32, #ascend.mem<gm>>, %i: i32, %n: index, %f:
 }
 """
 KERNEL = location(NAME, SCALARS, "func.func @scalars")
-VADD_PATH = INPUTS / "vadd_double_buffer.mlir"
-VADD_KERNEL = location(str(VADD_PATH), read_input("vadd_double_buffer.mlir"), "func.func @vadd")
+VADD_PATH = INPUTS / "vadd-double-buffer.mlir"
+VADD_KERNEL = location(str(VADD_PATH), read_input("vadd-double-buffer.mlir"), "func.func @vadd")
 
 
 def scalars(i: object = 1, n: object = 2, f: object = 3.0, **out: object) -> np.ndarray:

@@ -11,7 +11,7 @@ from sim_helpers import INPUTS
 
 from tilec.tools.tile_sim import main
 
-VADD = str(INPUTS / "vadd_double_buffer.mlir")
+VADD = str(INPUTS / "vadd-double-buffer.mlir")
 
 
 def test_npy_inputs_saved_outputs_and_trace(tmp_path: Path, capsys) -> None:
@@ -41,7 +41,7 @@ def test_npy_inputs_saved_outputs_and_trace(tmp_path: Path, capsys) -> None:
 
 
 def test_races_make_exit_code_one(tmp_path: Path, capsys) -> None:
-    text = (INPUTS / "vadd_double_buffer.mlir").read_text()
+    text = (INPUTS / "vadd-double-buffer.mlir").read_text()
     broken = tmp_path / "broken.mlir"
     broken.write_text(text.replace("    ascend.wait_flag mte2 -> v, 0\n", "", 1).replace(
         "    ascend.set_flag mte2 -> v, 0\n", "", 1))

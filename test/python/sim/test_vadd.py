@@ -25,13 +25,13 @@ def run(text: str, n: int, block_dim: int, **options):
 
 @pytest.mark.parametrize(("n", "block_dim"), [(512, 1), (1000, 1), (4096, 4), (3000, 8)])
 def test_numerics_match_numpy_and_no_race(n: int, block_dim: int) -> None:
-    result, expected = run(read_input("vadd_double_buffer.mlir"), n, block_dim)
+    result, expected = run(read_input("vadd-double-buffer.mlir"), n, block_dim)
     assert result.ok, "\n".join(d.render() for d in result.diagnostics)
     np.testing.assert_array_equal(result["z"], expected)
 
 
 def test_removing_one_flag_is_a_race_at_the_copies_and_the_add() -> None:
-    text = without_lines(read_input("vadd_double_buffer.mlir"),
+    text = without_lines(read_input("vadd-double-buffer.mlir"),
                          "ascend.set_flag mte2 -> v, 0", "ascend.wait_flag mte2 -> v, 0")
     result, _ = run(text, 512, 1)
     assert not result.deadlocks and not result.errors
@@ -50,7 +50,7 @@ def test_removing_one_flag_is_a_race_at_the_copies_and_the_add() -> None:
 
 
 def test_wait_without_set_is_a_deadlock_at_that_wait() -> None:
-    text = read_input("vadd_double_buffer.mlir").replace(
+    text = read_input("vadd-double-buffer.mlir").replace(
         "  ascend.set_flag mte3 -> v, 1\n",
         "  ascend.set_flag mte3 -> v, 1\n  ascend.wait_flag mte3 -> v, 2\n", 1)
     result, _ = run(text, 512, 1)
@@ -71,7 +71,7 @@ def test_wait_without_set_is_a_deadlock_at_that_wait() -> None:
 
 
 def test_missing_initial_set_is_reported_as_a_cycle_of_waits() -> None:
-    text = read_input("vadd_double_buffer.mlir")
+    text = read_input("vadd-double-buffer.mlir")
     lines = text.split("\n")
     first_set = next(i for i, line in enumerate(lines)
                      if line.strip() == "ascend.set_flag v -> mte2, 1")
@@ -87,7 +87,7 @@ def test_missing_initial_set_is_reported_as_a_cycle_of_waits() -> None:
 
 
 def test_setting_a_set_flag_is_an_error() -> None:
-    text = read_input("vadd_double_buffer.mlir").replace(
+    text = read_input("vadd-double-buffer.mlir").replace(
         "  ascend.set_flag v -> mte2, 1\n",
         "  ascend.set_flag v -> mte2, 1\n  ascend.set_flag v -> mte2, 1\n", 1)
     result, _ = run(text, 512, 1)
@@ -113,7 +113,7 @@ def test_cycles_match_the_hand_calculation(profile) -> None:
     y0, x1, y1 back to back (each 1 KiB, first touch: HBM); V adds chunk 0
     when x0, y0 are in and chunk 1 when x1, y1 are; MTE3 stores chunk 1 after
     its add. Total = 4 loads + 1 add + 1 store."""
-    result, _ = run(read_input("vadd_double_buffer.mlir"), 512, 1, profile=profile)
+    result, _ = run(read_input("vadd-double-buffer.mlir"), 512, 1, profile=profile)
     chunk = 256 * 4
     load = profile.startup_cycles["mte2"] + math.ceil(chunk / profile.hbm_bytes_per_cycle)
     add = profile.startup_cycles["v"] + chunk // profile.vector_bytes_per_repeat

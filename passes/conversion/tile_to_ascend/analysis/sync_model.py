@@ -18,6 +18,8 @@ makes the access cover the whole root: conservative, never wrong. A GM access
 at run-time offsets with static strides also keeps its first byte as a linear
 form of SSA values (`sync_offsets`), which tells the instances of two such
 accesses apart where the loops around them allow it.
+The ops of the two copies of a loop marked `ascend.twin_copies` are paired
+(`Model.twins`), so that the sync pass can give a hazard and its twin one flag.
 The pipe of each op is the one the dialect defines (`getPipe()` in C++, the
 same table the simulator executes), with the pipe numbering of the machine
 model (`tilec.targets.ascend.machine`), which also says which pipes order
@@ -73,6 +75,12 @@ _NO_ACCESS = _VIEWS | {"memref.alloc", "memref.alloca", "memref.dealloc", "memre
 _FLAG_OPS = frozenset({"ascend.set_flag", "ascend.wait_flag"})
 
 _ids = itertools.count()
+
+TWIN_COPIES_ATTR = "ascend.twin_copies"
+"""On an `scf.for` whose body runs two of its iterations one after the other, the
+second under an `scf.if` when the trip count may be odd (the grid loop that
+tile-ascend-multi-buffer gives two L0C slots): the ops of the two copies are
+twins (`Model.twins`)."""
 
 
 def pipe_name(pipe: int) -> str:
@@ -206,6 +214,39 @@ class Model:
         self._allocs: list[ir.Operation] = []
         self._pos = itertools.count()
         self.root = self._block(block, None, 0)
+        self.twins: dict[OpNode, OpNode] = {}
+        """Each op of a loop marked `TWIN_COPIES_ATTR` and the same op of the other copy."""
+        self.copy_of: dict[OpNode, tuple[LoopNode, int]] = {}
+        """Such an op's loop and copy (0 or 1)."""
+        self._find_twins(self.root)
+
+    def _find_twins(self, block: Block) -> None:
+        for node in block.items:
+            if isinstance(node, LoopNode):
+                if TWIN_COPIES_ATTR in node.op.attributes:
+                    self._pair_copies(node)
+                self._find_twins(node.body)
+            elif isinstance(node, IfNode):
+                for branch in node.branches:
+                    self._find_twins(branch)
+
+    def _pair_copies(self, loop: LoopNode) -> None:
+        """Pairs the ops of the two copies of the body: the items before a last
+        `scf.if` without else and that if's items, or the two halves of the body
+        (an even trip count). Bodies of any other shape get no twins."""
+        items = loop.body.items
+        last = items[-1] if items else None
+        if isinstance(last, IfNode) and not last.branches[1].items:
+            copies = (items[:-1], last.branches[0].items)
+        else:
+            half = len(items) // 2
+            copies = (items[:half], items[half:])
+        pairs: list[tuple[OpNode, OpNode]] = []
+        if not _same_shape(*copies, pairs):
+            return
+        for first, second in pairs:
+            self.twins[first], self.twins[second] = second, first
+            self.copy_of[first], self.copy_of[second] = (loop, 0), (loop, 1)
 
     # -- structure ------------------------------------------------------------
 
@@ -468,6 +509,48 @@ class Model:
             run_starts = np.add.outer(run_starts, np.arange(n, dtype=np.int64) * stride).ravel()
         run_starts.sort()
         return Region(None, int(run_starts[0]), int(run_starts[-1]) + run, run, run_starts)
+
+
+def _same_shape(first: list[Node], second: list[Node],
+                pairs: list[tuple[OpNode, OpNode]]) -> bool:
+    """Whether two lists of items are copies of one another (the same ops on the
+    same pipes, in the same loops and ifs); collects the pairs of ops."""
+    if len(first) != len(second):
+        return False
+    for a, b in zip(first, second, strict=True):
+        if type(a) is not type(b) or a.op.name != b.op.name:
+            return False
+        if isinstance(a, OpNode):
+            if a.pipe != b.pipe:
+                return False
+            pairs.append((a, b))
+        elif isinstance(a, FenceNode):
+            if a.pipe != b.pipe:
+                return False
+        elif isinstance(a, LoopNode):
+            if not _same_shape(a.body.items, b.body.items, pairs):
+                return False
+        elif len(a.branches) != len(b.branches) or not all(
+                _same_shape(x.items, y.items, pairs)
+                for x, y in zip(a.branches, b.branches, strict=True)):
+            return False
+    return True
+
+
+def hazard_bytes(producer: OpNode, consumer: OpNode) -> frozenset:
+    """The bytes on which two ops conflict, as a comparable key: twins whose hazard
+    is on the same bytes (buffers both copies share) may share a flag."""
+    return frozenset((_access_key(a), _access_key(b)) for a in producer.accesses
+                     for b in consumer.accesses if a.conflicts(b))
+
+
+def _access_key(access: Access) -> tuple:
+    region = access.region
+    starts = None if region.starts is None else region.starts.tobytes()
+    symbolic = None if access.symbolic is None else (
+        frozenset(access.symbolic.terms.items()), access.symbolic.const, access.symbolic.span)
+    return (access.root, access.space, access.write, region.lo, region.hi, region.length,
+            starts, symbolic)
 
 
 def _symbolic(value: ir.Value, root: _Root, offsets: list[ir.Value],

@@ -39,13 +39,13 @@ from mlir.dialects import memref
 
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend.place_tiles import (
     FRACTAL_ROWS,
     cube_buffer_type,
     fractal_shape,
 )
-from tilec.targets import TargetDescription
+from tilec.targets.ascend import AscendTarget
 from tilec.targets.ascend import attributes as ascend_attr
 from tilec.targets.ascend.call_dtypes import cast_problem
 
@@ -303,14 +303,15 @@ def padded_shape(shape: list[int], element: ir.Type) -> list[int]:
 
 
 @register_lowering
-class AllocToBuffer(TileOpLowering):
+class AllocToBuffer(TileOpLowering[None, AscendTarget]):
     """tile.alloc as a memref.alloc at the start of the function."""
 
     target = "ascend"
     op_names = ("tile.alloc",)
     name = "ascend-alloc-buffer"
+    phase = Phase.TILES
 
-    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: AscendTarget) -> None:
         tile_ = op.results[0]
         type_ = ir.MemRefType(tile_.type)
         if l1_layout(tile_) is not None:

@@ -63,7 +63,7 @@ from mlir.dialects import memref
 from tilec.dialects import ascend
 from tilec.passes.canonicalize_ops import is_zero_constant
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend.analysis.handoff_rings import DUAL_DST
 from tilec.passes.conversion.tile_to_ascend.ops import buffers
 from tilec.passes.conversion.tile_to_ascend.ops.buffers import L1_TRANSPOSED, L1_ZZ, l1_layout
@@ -75,7 +75,7 @@ from tilec.passes.conversion.tile_to_ascend.ops.cube_gemm import (
 )
 from tilec.passes.conversion.tile_to_ascend.place_tiles import MIXED, RELU, copy_operands
 from tilec.passes.registry import emit_error
-from tilec.targets import TargetDescription
+from tilec.targets.ascend import AscendTarget
 
 _CUBE = frozenset({"l1", "l0a", "l0b", "l0c"})
 _NOT_CUBE = "no operand is in l1, l0a, l0b or l0c"
@@ -207,24 +207,25 @@ def _check_rest_unwritten(op: ir.Operation, tile: ir.Value, extent: list[int]) -
 
 
 @register_lowering
-class CopyOnCube(TileOpLowering):
+class CopyOnCube(TileOpLowering[CopyPlan, AscendTarget]):
     """tile.copy on the cube's data paths: nd2nz into L1, fixpipe out of L0C,
     L0A/L0B loads from L1."""
 
     target = "ascend"
     op_names = ("tile.copy",)
     name = "ascend-cube-copy"
+    phase = Phase.COPIES
 
-    def applies(self, op: ir.Operation, target: TargetDescription) -> str | None:
+    def applies(self, op: ir.Operation, target: AscendTarget) -> str | None:
         src, _, dst, _, _ = copy_operands(op)
         if not {space(src[0]), space(dst[0])} & _CUBE:
             return _NOT_CUBE
         return None
 
-    def infer(self, op: ir.Operation, target: TargetDescription) -> CopyPlan:
+    def infer(self, op: ir.Operation, target: AscendTarget) -> CopyPlan:
         (src,), src_offsets, (dst,), dst_offsets, pad = copy_operands(op)
         path = (space(src), space(dst))
-        profile = target.profile  # type: ignore[attr-defined]
+        profile = target.profile
         if "ub" in path and not (path == ("l0c", "ub") and DUAL_DST in op.attributes):
             raise emit_error(op, f"a copy {path[0]} -> {path[1]} between the cube and a vector "
                                  f"core: the kernel {MIXED}")
@@ -271,8 +272,7 @@ class CopyOnCube(TileOpLowering):
             raise emit_error(op, f"{path[0]} -> {path[1]} is not a data path of the cube")
         return CopyPlan(path, src, src_offsets, dst, dst_offsets, extent)
 
-    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
-        assert isinstance(plan, CopyPlan)
+    def lower(self, op: ir.Operation, plan: CopyPlan, target: AscendTarget) -> None:
         with ir.InsertionPoint(op), op.location:
             if plan.path == ("gm", "l1"):
                 matrix, offsets = global_matrix(plan.src, plan.src_offsets, _extent(
@@ -302,20 +302,21 @@ class CopyOnCube(TileOpLowering):
 
 
 @register_lowering
-class ClearOfAccumulator(TileOpLowering):
+class ClearOfAccumulator(TileOpLowering[None, AscendTarget]):
     """tile.clear (or a zero tile.fill) of an L0C accumulator: the next mmad's
     `init`, so the op itself is erased."""
 
     target = "ascend"
     op_names = ("tile.fill", "tile.clear")
     name = "ascend-cube-fill"
+    phase = Phase.FILLS
 
-    def applies(self, op: ir.Operation, target: TargetDescription) -> str | None:
+    def applies(self, op: ir.Operation, target: AscendTarget) -> str | None:
         if space(op.operands[0]) not in _CUBE:
             return _NOT_CUBE
         return None
 
-    def infer(self, op: ir.Operation, target: TargetDescription) -> None:
+    def infer(self, op: ir.Operation, target: AscendTarget) -> None:
         where = space(op.operands[0])
         if where != "l0c":
             raise emit_error(op, f"a fill of an {where} tile is not supported: the cube "
@@ -324,5 +325,5 @@ class ClearOfAccumulator(TileOpLowering):
             raise emit_error(op, "an L0C accumulator can only be filled with zero (it becomes "
                                  "the init of the next ascend.mmad)")
 
-    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: AscendTarget) -> None:
         op.erase()

@@ -105,7 +105,7 @@ from mlir.dialects import arith, memref, scf
 from tilec.dialects import ascend
 from tilec.passes.canonicalize_ops import is_zero_constant
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend.ops import buffers
 from tilec.passes.conversion.tile_to_ascend.ops.buffers import (
     L1_LAYOUT,
@@ -117,7 +117,7 @@ from tilec.passes.conversion.tile_to_ascend.ops.buffers import (
 )
 from tilec.passes.conversion.tile_to_ascend.place_tiles import FRACTAL_ROWS, c0, fractal_shape
 from tilec.passes.registry import emit_error
-from tilec.targets import TargetDescription
+from tilec.targets.ascend import AscendTarget
 
 _LOOPS = frozenset({"scf.for", "tile.pipelined"})
 _ACCUMULATE = frozenset({"tile.gemm", "ascend.mmad"})
@@ -482,10 +482,10 @@ def _transposing_operand(op: ir.Operation, position: int, layout: str | None) ->
         op.operands[position], op, position, _FLAGS[position][0])
 
 
-def own_copies_for_transposed_reads(func: ir.Operation, target: TargetDescription) -> None:
+def own_copies_for_transposed_reads(func: ir.Operation, target: AscendTarget) -> None:
     """`_own_copy_for_transposed_reads` for every operand of every gemm of `func`, before
     any op is lowered (a lowered gemm reads its tiles through views)."""
-    layout = _TRANSPOSING_LAYOUT.get(target.profile.arch)  # type: ignore[attr-defined]
+    layout = _TRANSPOSING_LAYOUT.get(target.profile.arch)
     for gemm in irb.collect(func, "tile.gemm"):
         for position in (0, 1):
             _own_copy_for_transposed_reads(gemm, position, layout)
@@ -527,7 +527,7 @@ def _own_copy_for_transposed_reads(op: ir.Operation, position: int, layout: str 
         reader.operands[index] = own
 
 
-def choose_l1_layouts(op: ir.Operation, target: TargetDescription) -> None:
+def choose_l1_layouts(op: ir.Operation, target: AscendTarget) -> None:
     """Marks each L1 operand of gemm `op` that no load transposes (32-bit ones, and the
     950's 8-bit A) with the layout of its architecture, where only copies from GM
     write it. Zz pads a
@@ -536,7 +536,7 @@ def choose_l1_layouts(op: ir.Operation, target: TargetDescription) -> None:
     sets L0A's row pitch, so where it is not whole squares the mmad runs K to
     the squares' edge, over zeros, which only a Zz B (of this gemm alone) has
     too (see the module docstring)."""
-    profile = target.profile  # type: ignore[attr-defined]
+    profile = target.profile
     layout = _TRANSPOSING_LAYOUT.get(profile.arch)
     chosen: list[str | None] = [layout if _transposing_operand(op, position, layout) else None
                                 for position in (0, 1)]
@@ -567,7 +567,7 @@ def _pads_k(op: ir.Operation) -> bool:
 
 
 def _k_step(op: ir.Operation, m: int, n: int, k: int, element: ir.Type,
-            target: TargetDescription) -> tuple[int, int]:
+            target: AscendTarget) -> tuple[int, int]:
     """The K step and the number of L0A/L0B buffer pairs the steps take turns on.
 
     One step when all of K fits L0A (M x K) and L0B (K x N) twice: a pipelined
@@ -576,7 +576,7 @@ def _k_step(op: ir.Operation, m: int, n: int, k: int, element: ir.Type,
     each L0, so that MTE1 loads step i + 1 while the cube multiplies step i;
     where not even two of the shallowest steps fit, into the deepest steps
     that fit once."""
-    profile = target.profile  # type: ignore[attr-defined]
+    profile = target.profile
     itemsize = irb.bit_width(element) // 8
     # A step starts on a fractal boundary of A's and B's L1 layouts, which
     # cut K by 16 rows or by C0 columns depending on the transposes.
@@ -625,14 +625,15 @@ def _prefix(buffer: ir.Value, dims: list[int]) -> ir.Value:
 
 
 @register_lowering
-class GemmToMmad(TileOpLowering):
+class GemmToMmad(TileOpLowering[GemmPlan, AscendTarget]):
     """tile.gemm on L1/L0C tiles as L0A/L0B loads and ascend.mmad per K step."""
 
     target = "ascend"
     op_names = ("tile.gemm",)
     name = "ascend-cube-gemm"
+    phase = Phase.GEMMS
 
-    def applies(self, op: ir.Operation, target: TargetDescription) -> str | None:
+    def applies(self, op: ir.Operation, target: AscendTarget) -> str | None:
         a, b, c = list(op.operands)
         operands = ((a, "A", ("l1", "l0a")), (b, "B", ("l1", "l0b")), (c, "C", ("l0c",)))
         for value, what, spaces in operands:
@@ -641,11 +642,11 @@ class GemmToMmad(TileOpLowering):
                 return f"{what} is in {space}, not {' or '.join(spaces)}"
         return None
 
-    def infer(self, op: ir.Operation, target: TargetDescription) -> GemmPlan:
+    def infer(self, op: ir.Operation, target: AscendTarget) -> GemmPlan:
         a, b, c = list(op.operands)
         element = ir.MemRefType(a.type).element_type
         out = ir.MemRefType(c.type).element_type
-        profile = target.profile  # type: ignore[attr-defined]
+        profile = target.profile
         name = str(element)
         if profile.macs_per_cycle(name) is None or _MMAD_TYPES.get(name) != str(out):
             legal = ", ".join(f"{i} -> {o}" for i, o in _MMAD_TYPES.items()
@@ -674,8 +675,7 @@ class GemmToMmad(TileOpLowering):
                 step, slots = k, 1
         return GemmPlan(m, n, k, step, slots, init)
 
-    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
-        assert isinstance(plan, GemmPlan)
+    def lower(self, op: ir.Operation, plan: GemmPlan, target: AscendTarget) -> None:
         a, b, c = list(op.operands)
         element = ir.MemRefType(a.type).element_type
         k0 = c0(element)

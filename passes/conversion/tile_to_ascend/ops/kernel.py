@@ -46,8 +46,9 @@ from mlir.dialects import arith, scf
 
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
-from tilec.targets import TargetDescription
+from tilec.passes.conversion.kernel_lowering import KernelLowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
+from tilec.targets.ascend import AscendTarget
 from tilec.targets.ascend import attributes as ascend_attr
 
 SPREAD = "ascend.spread_over_aivs"
@@ -126,62 +127,64 @@ def _snake(block: ir.Value, step: ir.Value, total: ir.Value) -> ir.Value:
 
 
 @register_lowering
-class KernelToGridStrideLoop(TileOpLowering):
+class KernelToGridStrideLoop(KernelLowering[None, AscendTarget]):
     """tile.kernel as a loop over the linearized grid, strided by the launch size."""
 
     target = "ascend"
-    op_names = ("tile.kernel",)
     name = "ascend-kernel-grid-stride"
 
-    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
-        body = op.regions[0].blocks[0]
+    def grid(
+        self, op: ir.Operation, plan: None, target: AscendTarget
+    ) -> tuple[list[ir.Value], ir.Operation]:
         sizes = list(op.operands)
         index = ir.IndexType.get()
         spread = SPREAD in op.attributes
         lanes = target.profile.aiv_per_aic if spread else 1
-        with ir.InsertionPoint(op), op.location:
-            total = sizes[0]
-            for size in sizes[1:]:
-                total = arith.muli(total, size)
-            first, step = ascend.block_idx(index), ascend.block_num(index)
-            if spread:
-                # Each AIV of an AI core is a core of its own here.
-                first = arith.addi(arith.muli(first, irb.index(lanes)),
-                                   ascend.sub_block_idx(index))
-                step = arith.muli(step, irb.index(lanes))
-            loop = scf.ForOp(first, total, step)
-            with ir.InsertionPoint(loop.body):
-                block = loop.induction_variable
-                if _snake_order(op):
-                    block = _snake(block, step, total)
-                coordinates = _block_indices(block, sizes)
-                end = scf.YieldOp([])
-        for old, new in zip(body.arguments, coordinates, strict=True):
-            old.replace_all_uses_with(new)
-        irb.move_body(body, end.operation)
-        static = [irb.constant_int(size) for size in sizes]
-        func = irb.enclosing(op, {"func.func"})
-        if func is not None and None not in static:
-            blocks = 1
-            for size in static:
-                blocks *= size
-            cores = -(-blocks // lanes)
-            if ascend_attr.GRID in func.attributes:  # several kernels: as many cores as the widest
-                cores = max(cores, ascend_attr.integer(func, ascend_attr.GRID))
-            func.attributes[ascend_attr.GRID] = ir.IntegerAttr.get(
-                ir.IntegerType.get_signless(64), cores)
-        op.erase()
+        total = sizes[0]
+        for size in sizes[1:]:
+            total = arith.muli(total, size)
+        first, step = ascend.block_idx(index), ascend.block_num(index)
+        if spread:
+            # Each AIV of an AI core is a core of its own here.
+            first = arith.addi(arith.muli(first, irb.index(lanes)), ascend.sub_block_idx(index))
+            step = arith.muli(step, irb.index(lanes))
+        loop = scf.ForOp(first, total, step)
+        with ir.InsertionPoint(loop.body):
+            block = loop.induction_variable
+            if _snake_order(op):
+                block = _snake(block, step, total)
+            coordinates = _block_indices(block, sizes)
+            end = scf.YieldOp([])
+        _record_cores(op, sizes, lanes)
+        return coordinates, end.operation
+
+
+def _record_cores(kernel: ir.Operation, sizes: list[ir.Value], lanes: int) -> None:
+    """Gives the function of `kernel` the cores its launch needs (`ascend.grid`)
+    when its grid is static: as many as the widest of its kernels."""
+    static = [irb.constant_int(size) for size in sizes]
+    func = irb.enclosing(kernel, {"func.func"})
+    if func is None or None in static:
+        return
+    blocks = 1
+    for size in static:
+        blocks *= size
+    cores = -(-blocks // lanes)
+    if ascend_attr.GRID in func.attributes:
+        cores = max(cores, ascend_attr.integer(func, ascend_attr.GRID))
+    func.attributes[ascend_attr.GRID] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), cores)
 
 
 @register_lowering
-class PipelinedToStagedLoop(TileOpLowering):
+class PipelinedToStagedLoop(TileOpLowering[None, AscendTarget]):
     """tile.pipelined as an scf.for that records its stage count."""
 
     target = "ascend"
     op_names = ("tile.pipelined",)
     name = "ascend-pipelined-staged-loop"
+    phase = Phase.LOOPS
 
-    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: AscendTarget) -> None:
         stages = ir.IntegerAttr(op.attributes["num_stages"]).value
         loop = irb.pipelined_as_loop(op)
         if stages >= 2:
@@ -190,12 +193,13 @@ class PipelinedToStagedLoop(TileOpLowering):
 
 
 @register_lowering
-class BarrierToNothing(TileOpLowering):
+class BarrierToNothing(TileOpLowering[None, AscendTarget]):
     """tile.barrier is erased: a core's pipes are ordered by flags, not barriers."""
 
     target = "ascend"
     op_names = ("tile.barrier",)
     name = "ascend-barrier-erased"
+    phase = Phase.BARRIERS
 
-    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: AscendTarget) -> None:
         op.erase()

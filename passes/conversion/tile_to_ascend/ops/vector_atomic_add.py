@@ -34,10 +34,10 @@ from mlir import ir
 
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend.ops import buffers
 from tilec.passes.registry import emit_error
-from tilec.targets import TargetDescription
+from tilec.targets.ascend import AscendTarget
 
 
 def atomic_add_supported(element: ir.Type) -> bool:
@@ -53,14 +53,15 @@ def atomic_add_supported(element: ir.Type) -> bool:
 
 
 @register_lowering
-class AtomicAddToAtomicCopy(TileOpLowering):
+class AtomicAddToAtomicCopy(TileOpLowering[None, AscendTarget]):
     """tile.atomic_add into GM of a UB tile or a scalar, as an atomic ub -> gm ascend.copy."""
 
     target = "ascend"
     op_names = ("tile.atomic_add",)
     name = "ascend-vector-atomic-add"
+    phase = Phase.LATE_ATOMIC_ADDS
 
-    def applies(self, op: ir.Operation, target: TargetDescription) -> str | None:
+    def applies(self, op: ir.Operation, target: AscendTarget) -> str | None:
         src, dst = op.operands[0], op.operands[1]
         if not buffers.is_global(dst):
             space = buffers.memory_space(ir.MemRefType(dst.type))
@@ -73,7 +74,7 @@ class AtomicAddToAtomicCopy(TileOpLowering):
                 return "the addend is a global buffer, not a UB tile"
         return None
 
-    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: AscendTarget) -> None:
         src, dst, *offsets = op.operands
         element = ir.MemRefType(dst.type).element_type
         if not atomic_add_supported(element):

@@ -45,11 +45,11 @@ from mlir.dialects import arith, memref, scf
 
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_semantics import copy_dims, copy_sizes, may_pad_rest
 from tilec.passes.conversion.tile_to_ascend.ops import buffers
 from tilec.passes.registry import emit_error
-from tilec.targets import TargetDescription
+from tilec.targets.ascend import AscendTarget
 
 
 @dataclass(frozen=True)
@@ -181,14 +181,15 @@ def _pad_outside(src: _Side, dst: _Side, sizes: list[int], pad: ir.Value) -> Non
 
 
 @register_lowering
-class CopyToDma(TileOpLowering):
+class CopyToDma(TileOpLowering[None, AscendTarget]):
     """tile.copy between GM and UB, or UB and UB, as ascend.copy (and vcast)."""
 
     target = "ascend"
     op_names = ("tile.copy",)
     name = "ascend-vector-copy"
+    phase = Phase.COPIES
 
-    def applies(self, op: ir.Operation, target: TargetDescription) -> str | None:
+    def applies(self, op: ir.Operation, target: AscendTarget) -> str | None:
         src_type = ir.MemRefType(op.operands[0].type)
         src, dst = op.operands[0], op.operands[1 + src_type.rank]
         for value, what in ((src, "the source"), (dst, "the destination")):
@@ -197,7 +198,7 @@ class CopyToDma(TileOpLowering):
                 return f"{what} is in the cube buffer {space}"
         return None
 
-    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: AscendTarget) -> None:
         operands = list(op.operands)
         src_type = ir.MemRefType(operands[0].type)
         dst_type = ir.MemRefType(operands[1 + src_type.rank].type)

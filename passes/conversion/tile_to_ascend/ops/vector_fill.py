@@ -22,9 +22,9 @@ from mlir import ir
 
 from tilec.dialects import ascend
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend.ops import buffers
-from tilec.targets import TargetDescription
+from tilec.targets.ascend import AscendTarget
 from tilec.targets.ascend.call_dtypes import duplicate_problem
 
 
@@ -39,14 +39,15 @@ def vector_operand_problem(value: ir.Value, what: str) -> str | None:
 
 
 @register_lowering
-class FillToDuplicate(TileOpLowering):
+class FillToDuplicate(TileOpLowering[None, AscendTarget]):
     """tile.fill and tile.clear of a UB tile as ascend.vdup."""
 
     target = "ascend"
     op_names = ("tile.fill", "tile.clear")
     name = "ascend-vector-fill"
+    phase = Phase.FILLS
 
-    def applies(self, op: ir.Operation, target: TargetDescription) -> str | None:
+    def applies(self, op: ir.Operation, target: AscendTarget) -> str | None:
         problem = vector_operand_problem(op.operands[0], "the filled tile")
         if problem is not None:
             return problem
@@ -54,7 +55,7 @@ class FillToDuplicate(TileOpLowering):
         return duplicate_problem(target.variant, str(memref.element_type),
                                  math.prod(memref.shape))
 
-    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: AscendTarget) -> None:
         dst = op.operands[0]
         with ir.InsertionPoint(op), op.location:
             if op.name == "tile.fill":

@@ -75,7 +75,7 @@ from mlir.dialects import math as math_dialect
 from tilec.dialects import ascend
 from tilec.dialects import tile as tile_dialect
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend.analysis.decided_compares import (
     fold_decided_compares,
     holds_everywhere,
@@ -89,6 +89,7 @@ from tilec.passes.conversion.tile_to_ascend.ops.vector_atomic_add import atomic_
 from tilec.passes.conversion.tile_to_ascend.ops.vector_copy import at_copy_rank
 from tilec.passes.conversion.tile_to_ascend.plan_memory import buffer_bytes
 from tilec.targets import TargetDescription
+from tilec.targets.ascend import AscendTarget
 from tilec.targets.ascend import attributes as ascend_attr
 from tilec.targets.ascend.call_dtypes import (
     VBIN,
@@ -154,7 +155,6 @@ _WRITES = ("memref.store", "tile.atomic_add")
 """The body's writes: a scalar atomic add at the point's coordinates is a store that adds."""
 _INDEX_ELEMENT = 32
 """Coordinates used as numbers are i32 tiles."""
-_SCALAR_PLAN = "scalar"
 
 
 @dataclass(frozen=True)
@@ -869,23 +869,25 @@ def _collapsed(buffer: ir.Value, groups: list[list[int]]) -> ir.Value:
 
 
 @register_lowering
-class ParallelToVectorOps(TileOpLowering):
+class ParallelToVectorOps(TileOpLowering[_Analysis | None, AscendTarget]):
     """tile.parallel as vector ops over UB tiles, or scalar loops when its body
     has no vector form."""
 
     target = "ascend"
     op_names = ("tile.parallel",)
     name = "ascend-vector-parallel"
+    phase = Phase.REGIONS
 
-    def infer(self, op: ir.Operation, target: TargetDescription) -> _Analysis | str:
+    def infer(self, op: ir.Operation, target: AscendTarget) -> _Analysis | None:
+        """The region's analysis, None when it has no vector form (scalar loops)."""
         analysis = _Analysis(op, target.variant)
-        return _SCALAR_PLAN if analysis.problem is not None else analysis
+        return None if analysis.problem is not None else analysis
 
-    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+    def lower(self, op: ir.Operation, plan: _Analysis | None, target: AscendTarget) -> None:
         folded = fold_decided_compares(op)
         if _fold_exp2_scales(op) or folded:  # fewer ops: the body is analysed again
             plan = self.infer(op, target)
-        if not isinstance(plan, _Analysis):
+        if plan is None:
             _scalar_loops(op)
             op.erase()
             return

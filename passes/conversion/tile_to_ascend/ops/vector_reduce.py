@@ -36,10 +36,11 @@ from mlir.dialects import arith, memref
 
 from tilec.dialects import ascend, tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_ascend.ops import buffers
 from tilec.passes.conversion.tile_to_ascend.ops.vector_fill import vector_operand_problem
 from tilec.targets import TargetDescription
+from tilec.targets.ascend import AscendTarget
 from tilec.targets.ascend.call_dtypes import REDUCE, VBIN, vector_call_problem
 
 _BASE = {"sum": "sum", "max": "max", "min": "min", "abssum": "sum", "absmax": "max"}
@@ -81,14 +82,15 @@ def _both_operands_ub(op: ir.Operation) -> str | None:
 
 
 @register_lowering
-class ReduceToVectorOps(TileOpLowering):
+class ReduceToVectorOps(TileOpLowering[None, AscendTarget]):
     """tile.reduce as ascend.vreduce along the last dim, vbin over slices along others."""
 
     target = "ascend"
     op_names = ("tile.reduce",)
     name = "ascend-vector-reduce"
+    phase = Phase.REDUCTIONS
 
-    def applies(self, op: ir.Operation, target: TargetDescription) -> str | None:
+    def applies(self, op: ir.Operation, target: AscendTarget) -> str | None:
         src_type = ir.MemRefType(op.operands[0].type)
         kind = str(tile.reduce_kind_of(op.attributes["kind"]))
         base = _BASE[kind]
@@ -100,7 +102,7 @@ class ReduceToVectorOps(TileOpLowering):
             calls.append("Abs")
         return _both_operands_ub(op) or _calls_problem(target, calls, src_type)
 
-    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: AscendTarget) -> None:
         src, dst = op.operands
         src_type = ir.MemRefType(src.type)
         kind = str(tile.reduce_kind_of(op.attributes["kind"]))
@@ -197,18 +199,19 @@ def _unit_at(shape: list[int], dim: int) -> list[int]:
 
 
 @register_lowering
-class CumsumToVectorAdds(TileOpLowering):
+class CumsumToVectorAdds(TileOpLowering[None, AscendTarget]):
     """tile.cumsum as one ascend.vbin add per position along its dimension."""
 
     target = "ascend"
     op_names = ("tile.cumsum",)
     name = "ascend-vector-cumsum"
+    phase = Phase.REDUCTIONS
 
-    def applies(self, op: ir.Operation, target: TargetDescription) -> str | None:
+    def applies(self, op: ir.Operation, target: AscendTarget) -> str | None:
         return _both_operands_ub(op) or _calls_problem(
             target, ["Add"], ir.MemRefType(op.operands[0].type))
 
-    def lower(self, op: ir.Operation, plan: object, target: TargetDescription) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: AscendTarget) -> None:
         src, dst = op.operands
         shape = list(ir.MemRefType(src.type).shape)
         dim = ir.IntegerAttr(op.attributes["dim"]).value

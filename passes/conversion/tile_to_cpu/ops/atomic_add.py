@@ -31,7 +31,7 @@ from mlir import ir
 from mlir.dialects import arith, memref, scf
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.widen_bools import BOOL_ANY
 from tilec.targets import CpuTarget
 
@@ -92,14 +92,15 @@ def _add(
 
 
 @register_lowering
-class AtomicAddToAtomicRmw(TileOpLowering):
+class AtomicAddToAtomicRmw(TileOpLowering[None, CpuTarget]):
     """tile.atomic_add as per-element atomics, skipped past the end of `dst`."""
 
     target = "cpu"
     op_names = ("tile.atomic_add",)
     name = "cpu-atomic-add-rmw"
+    phase = Phase.ATOMIC_ADDS
 
-    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: CpuTarget) -> None:
         src, dst, *offsets = op.operands
         bools = BOOL_ANY in op.attributes
         with ir.InsertionPoint(op), op.location:

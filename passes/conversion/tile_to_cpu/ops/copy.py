@@ -48,7 +48,7 @@ from mlir.dialects import arith, memref, scf, vector
 
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_semantics import copy_dims, copy_sizes, may_pad_rest
 from tilec.passes.conversion.tile_to_cpu.ops.fill import fill
 from tilec.passes.widen_bools import BOOL_DST, BOOL_SRC
@@ -204,12 +204,13 @@ class _Plan:
 
 
 @register_lowering
-class CopyToMaskedVectors(TileOpLowering):
+class CopyToMaskedVectors(TileOpLowering[_Plan, CpuTarget]):
     """tile.copy as vector loads and stores, masked only where a bound may fail."""
 
     target = "cpu"
     op_names = ("tile.copy",)
     name = "cpu-copy-masked-vectors"
+    phase = Phase.COPIES
 
     def infer(self, op: ir.Operation, target: CpuTarget) -> _Plan:
         src_type, dst_type = _operand_types(op)
@@ -221,8 +222,7 @@ class CopyToMaskedVectors(TileOpLowering):
         lanes = irb.lanes(target.vector_bytes, src_type.element_type, dst_type.element_type)
         return _Plan(sizes, vector_dim, lanes)
 
-    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
-        assert isinstance(plan, _Plan)
+    def lower(self, op: ir.Operation, plan: _Plan, target: CpuTarget) -> None:
         if JOINED in op.attributes:
             op.erase()  # the first copy of its row group copied it
             return

@@ -25,7 +25,7 @@ from mlir import ir
 from mlir.dialects import memref, vector
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.targets import CpuTarget
 
 
@@ -58,18 +58,18 @@ def fill(buffer: ir.Value, value: ir.Value, lanes: int) -> None:
 
 
 @register_lowering
-class FillToSplatStores(TileOpLowering):
+class FillToSplatStores(TileOpLowering[int, CpuTarget]):
     """tile.fill and tile.clear as register-wide splat stores."""
 
     target = "cpu"
     op_names = ("tile.fill", "tile.clear")
     name = "cpu-fill-splat-stores"
+    phase = Phase.FILLS
 
     def infer(self, op: ir.Operation, target: CpuTarget) -> int:
         return irb.lanes(target.vector_bytes, ir.MemRefType(op.operands[0].type).element_type)
 
-    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
-        assert isinstance(plan, int)
+    def lower(self, op: ir.Operation, plan: int, target: CpuTarget) -> None:
         buffer = op.operands[0]
         with ir.InsertionPoint(op), op.location:
             if op.name == "tile.fill":

@@ -57,7 +57,7 @@ from mlir.dialects import arith, memref, scf, vector
 
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cpu.ops.gemm_packed_copy import copy_into_panels, filling_copy
 from tilec.targets import CpuTarget
 
@@ -286,12 +286,13 @@ class _Layout:
 
 
 @register_lowering
-class GemmToVectorFma(TileOpLowering):
+class GemmToVectorFma(TileOpLowering[_Layout, CpuTarget]):
     """tile.gemm on static tiles as register-tiled `vector.fma` micro-tiles."""
 
     target = "cpu"
     op_names = ("tile.gemm",)
     name = "cpu-gemm-vector-fma"
+    phase = Phase.GEMMS
 
     def applies(self, op: ir.Operation, target: CpuTarget) -> str | None:
         for value in op.operands:
@@ -308,8 +309,7 @@ class GemmToVectorFma(TileOpLowering):
         compute = _accumulation_type(ir.MemRefType(c.type).element_type)
         return _Layout(compute, irb.lanes(target.vector_bytes, compute), m, n, k)
 
-    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
-        assert isinstance(plan, _Layout)
+    def lower(self, op: ir.Operation, plan: _Layout, target: CpuTarget) -> None:
         a, b, c = op.operands
         lanes, panel, n = plan.lanes, plan.panel, plan.n
         with ir.InsertionPoint(op), op.location:

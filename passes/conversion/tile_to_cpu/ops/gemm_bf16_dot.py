@@ -33,7 +33,7 @@ from mlir import ir
 from mlir.dialects import arith, memref, vector
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cpu.ops import gemm
 from tilec.targets import CpuTarget
 
@@ -121,12 +121,13 @@ class _Shape:
 
 
 @register_lowering
-class GemmBf16Dot(TileOpLowering):
+class GemmBf16Dot(TileOpLowering[_Shape, CpuTarget]):
     """bf16 tile.gemm with f32 accumulation as `vdpbf16ps` micro-tiles."""
 
     target = "cpu"
     op_names = ("tile.gemm",)
     name = "cpu-gemm-avx512-bf16-dot"
+    phase = Phase.GEMMS
     supersedes = ("cpu-gemm-vector-fma",)
 
     def applies(self, op: ir.Operation, target: CpuTarget) -> str | None:
@@ -150,8 +151,7 @@ class GemmBf16Dot(TileOpLowering):
         k = a_shape[0] if "transpose_a" in op.attributes else a_shape[1]
         return _Shape(m, n, k)
 
-    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
-        assert isinstance(plan, _Shape)
+    def lower(self, op: ir.Operation, plan: _Shape, target: CpuTarget) -> None:
         a, b, c = op.operands
         with ir.InsertionPoint(op), op.location:
             a = _pairs_of_a(op, a, "transpose_a" in op.attributes, plan.m, plan.k)

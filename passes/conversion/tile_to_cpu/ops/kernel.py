@@ -30,36 +30,32 @@ After:
 
 from __future__ import annotations
 
-import math
-
 from mlir import ir
 from mlir.dialects import memref, scf
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.kernel_lowering import KernelLowering, tile_bytes
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.targets import CpuTarget
 
 # Worker threads have 8 MiB stacks; tiles up to this size stay on the stack.
 STACK_TILE_BYTES = 256 * 1024
 
 
-def _tile_bytes(type_: ir.MemRefType) -> int:
-    return math.prod(type_.shape) * irb.bit_width(type_.element_type) // 8
-
-
 @register_lowering
-class AllocToStackOrHeap(TileOpLowering):
+class AllocToStackOrHeap(TileOpLowering[str, CpuTarget]):
     """tile.alloc as an aligned alloca, or a heap buffer for a large tile."""
 
     target = "cpu"
     op_names = ("tile.alloc",)
     name = "cpu-alloc-stack-or-heap"
+    phase = Phase.TILES
 
     def infer(self, op: ir.Operation, target: CpuTarget) -> str:
         type_ = ir.MemRefType(op.results[0].type)
-        return "heap" if _tile_bytes(type_) > STACK_TILE_BYTES else "stack"
+        return "heap" if tile_bytes(type_) > STACK_TILE_BYTES else "stack"
 
-    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
+    def lower(self, op: ir.Operation, plan: str, target: CpuTarget) -> None:
         type_ = ir.MemRefType(op.results[0].type)
         with irb.scratch_insertion_point(op), op.location:
             if plan == "heap":
@@ -87,49 +83,46 @@ def _free_at_exits(op: ir.Operation, buffer: ir.Value) -> None:
 
 
 @register_lowering
-class KernelToParallelLoop(TileOpLowering):
+class KernelToParallelLoop(KernelLowering[None, CpuTarget]):
     """tile.kernel as an scf.parallel over its grid."""
 
     target = "cpu"
-    op_names = ("tile.kernel",)
     name = "cpu-kernel-parallel-loop"
 
-    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
-        body = op.regions[0].blocks[0]
-        rank = len(body.arguments)
-        index = ir.IndexType.get()
-        with ir.InsertionPoint(op), op.location:
-            parallel = scf.ParallelOp(
-                [], [irb.index(0)] * rank, list(op.operands), [irb.index(1)] * rank, []
-            )
-            block = parallel.regions[0].blocks.append(*[index] * rank)
-            with ir.InsertionPoint(block):
-                end = scf.ReduceOp([], 0)
-        for old, new in zip(body.arguments, block.arguments, strict=True):
-            old.replace_all_uses_with(new)
-        irb.move_body(body, end.operation)
-        op.erase()
+    def grid(
+        self, op: ir.Operation, plan: None, target: CpuTarget
+    ) -> tuple[list[ir.Value], ir.Operation]:
+        rank = len(op.operands)
+        parallel = scf.ParallelOp(
+            [], [irb.index(0)] * rank, list(op.operands), [irb.index(1)] * rank, []
+        )
+        block = parallel.regions[0].blocks.append(*[ir.IndexType.get()] * rank)
+        with ir.InsertionPoint(block):
+            end = scf.ReduceOp([], 0)
+        return list(block.arguments), end.operation
 
 
 @register_lowering
-class PipelinedToSerialLoop(TileOpLowering):
+class PipelinedToSerialLoop(TileOpLowering[None, CpuTarget]):
     """tile.pipelined as an scf.for: one thread has nothing to overlap."""
 
     target = "cpu"
     op_names = ("tile.pipelined",)
     name = "cpu-pipelined-serial-loop"
+    phase = Phase.LOOPS
 
-    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: CpuTarget) -> None:
         irb.pipelined_as_loop(op)
 
 
 @register_lowering
-class BarrierToNothing(TileOpLowering):
+class BarrierToNothing(TileOpLowering[None, CpuTarget]):
     """tile.barrier is erased: one thread runs a block on cpu."""
 
     target = "cpu"
     op_names = ("tile.barrier",)
     name = "cpu-barrier-erased"
+    phase = Phase.BARRIERS
 
-    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: CpuTarget) -> None:
         op.erase()

@@ -28,19 +28,20 @@ from __future__ import annotations
 from mlir import ir
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.targets import CpuTarget
 
 
 @register_lowering
-class ParallelToLoopNest(TileOpLowering):
+class ParallelToLoopNest(TileOpLowering[None, CpuTarget]):
     """tile.parallel as serial loops the LLVM vectorizer can widen."""
 
     target = "cpu"
     op_names = ("tile.parallel",)
     name = "cpu-parallel-loop-nest"
+    phase = Phase.REGIONS
 
-    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: CpuTarget) -> None:
         body = op.regions[0].blocks[0]
         extents = list(ir.DenseI64ArrayAttr(op.attributes["extents"]))
         with ir.InsertionPoint(op), op.location, irb.loop_nest(extents) as ivs:

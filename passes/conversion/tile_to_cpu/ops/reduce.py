@@ -45,7 +45,7 @@ from mlir.dialects import arith, memref, scf, vector
 
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_semantics import ReduceKind
 from tilec.passes.widen_bools import BOOL_ANY
 from tilec.targets import CpuTarget
@@ -125,18 +125,18 @@ def _reduce_inner_dim(
 
 
 @register_lowering
-class ReduceToVectorLoops(TileOpLowering):
+class ReduceToVectorLoops(TileOpLowering[int, CpuTarget]):
     """tile.reduce as loops over register-wide vectors of partial results."""
 
     target = "cpu"
     op_names = ("tile.reduce",)
     name = "cpu-reduce-vector-loops"
+    phase = Phase.REDUCTIONS
 
     def infer(self, op: ir.Operation, target: CpuTarget) -> int:
         return irb.lanes(target.vector_bytes, ir.MemRefType(op.operands[0].type).element_type)
 
-    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
-        assert isinstance(plan, int)
+    def lower(self, op: ir.Operation, plan: int, target: CpuTarget) -> None:
         src, dst = op.operands
         name = str(tile.reduce_kind_of(op.attributes["kind"]))
         if BOOL_ANY in op.attributes:
@@ -157,19 +157,19 @@ def _position(iv: ir.Value, extent: int, reverse: bool) -> ir.Value:
 
 
 @register_lowering
-class CumsumToVectorLoops(TileOpLowering):
+class CumsumToVectorLoops(TileOpLowering[int, CpuTarget]):
     """tile.cumsum as a running sum: of vectors over the last dim, or scalar
     along it."""
 
     target = "cpu"
     op_names = ("tile.cumsum",)
     name = "cpu-cumsum-running-sum"
+    phase = Phase.REDUCTIONS
 
     def infer(self, op: ir.Operation, target: CpuTarget) -> int:
         return irb.lanes(target.vector_bytes, ir.MemRefType(op.operands[0].type).element_type)
 
-    def lower(self, op: ir.Operation, plan: object, target: CpuTarget) -> None:
-        assert isinstance(plan, int)
+    def lower(self, op: ir.Operation, plan: int, target: CpuTarget) -> None:
         src, dst = op.operands
         shape = ir.MemRefType(src.type).shape
         element = ir.MemRefType(src.type).element_type

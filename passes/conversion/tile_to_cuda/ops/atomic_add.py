@@ -40,7 +40,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm, memref, scf, vector
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
     Tile,
     for_each_element,
@@ -210,14 +210,15 @@ def _add_tile(tile: Tile, dst: ir.Value, offsets: list[ir.Value], threads: int,
 
 
 @register_lowering
-class AtomicAddByThreads(TileOpLowering):
+class AtomicAddByThreads(TileOpLowering[None, CudaTarget]):
     """tile.atomic_add as one `red` (or atomic read-modify-write) per element or pair."""
 
     target = "cuda"
     op_names = ("tile.atomic_add",)
     name = "cuda-atomic-add-by-threads"
+    phase = Phase.ATOMIC_ADDS
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: CudaTarget) -> None:
         src, dst = op.operands[0], op.operands[1]
         offsets = list(op.operands)[2:]
         with ir.InsertionPoint(op), op.location:

@@ -43,7 +43,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, memref, nvgpu, scf
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_semantics import copy_dims, may_pad_rest
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
     Tile,
@@ -254,14 +254,15 @@ def is_zero_pad(value: ir.Value) -> bool:
 
 
 @register_lowering
-class CopyByThreads(TileOpLowering):
+class CopyByThreads(TileOpLowering[None, CudaTarget]):
     """tile.copy spread over the block's threads (cp.async into shared memory)."""
 
     target = "cuda"
     op_names = ("tile.copy",)
     name = "cuda-copy-by-threads"
+    phase = Phase.COPIES
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: CudaTarget) -> None:
         threads = kernel_threads(op)
         with ir.InsertionPoint(op), op.location:
             copy = copy_of(op)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from mlir import ir
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
     Tile,
     for_each_element,
@@ -40,19 +40,20 @@ def fill(dst: Tile, value: ir.Value, threads: int) -> None:
 
 
 @register_lowering
-class FillByThreads(TileOpLowering):
+class FillByThreads(TileOpLowering[None, CudaTarget]):
     """tile.fill / tile.clear: each thread stores its share of the elements."""
 
     target = "cuda"
     op_names = ("tile.fill", "tile.clear")
     name = "cuda-fill-by-threads"
+    phase = Phase.FILLS
 
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
         if not ir.MemRefType(op.operands[0].type).has_static_shape:
             return "the filled buffer must have a static shape"
         return None
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: CudaTarget) -> None:
         dst = tile_of(op.operands[0])
         value = op.operands[1] if len(op.operands) > 1 else irb.zero(dst.element)
         if per_thread(op):  # a thread's own tile, which it fills alone

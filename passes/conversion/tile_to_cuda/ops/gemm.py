@@ -41,7 +41,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm, math, nvgpu, nvvm, scf, vector
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.analysis.gemm_shape import GemmShape, gemm_shape
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
     WARP,
@@ -83,12 +83,13 @@ def _mma_layout(op: ir.Operation) -> Layout | None:
 
 
 @register_lowering
-class GemmMmaSync(TileOpLowering):
+class GemmMmaSync(TileOpLowering[Layout, CudaTarget]):
     """f16/bf16 -> f32 and i8 -> i32 gemms on the tensor cores (ldmatrix + mma.sync)."""
 
     target = "cuda"
     op_names = ("tile.gemm",)
     name = "cuda-gemm-mma-sync"
+    phase = Phase.GEMMS
 
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
         if _mma_layout(op) is None:
@@ -101,8 +102,7 @@ class GemmMmaSync(TileOpLowering):
         assert layout is not None
         return layout
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
-        assert isinstance(plan, Layout)
+    def lower(self, op: ir.Operation, plan: Layout, target: CudaTarget) -> None:
         shape, a, b, c = _shape(op)
         with ir.InsertionPoint(op), op.location:
             _MmaGemm(shape, plan, a, b, c, "clear_accum" in op.attributes).emit()
@@ -268,12 +268,13 @@ class _MmaGemm:
 
 
 @register_lowering
-class GemmFma(TileOpLowering):
+class GemmFma(TileOpLowering[None, CudaTarget]):
     """Any other gemm: per-thread multiply-add loops over K."""
 
     target = "cuda"
     op_names = ("tile.gemm",)
     name = "cuda-gemm-fma"
+    phase = Phase.GEMMS
 
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
         if _mma_layout(op) is not None:
@@ -283,7 +284,7 @@ class GemmFma(TileOpLowering):
             return "its A and B operands must be in shared memory"
         return None
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: CudaTarget) -> None:
         shape, a, b, c = _shape(op)
         acc_type = _accumulation_type(c.element)
         clear = "clear_accum" in op.attributes

@@ -39,13 +39,12 @@ After:
 
 from __future__ import annotations
 
-import math
-
 from mlir import ir
 from mlir.dialects import arith, gpu, memref, nvvm
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.kernel_lowering import KernelLowering, tile_bytes
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
     LAYOUT,
     LOGICAL_SHAPE,
@@ -78,17 +77,14 @@ def tile_alignment(marked: ir.Operation) -> int:
     return WGMMA_ALIGNMENT if WGMMA_SWIZZLE in marked.attributes else SHARED_ALIGNMENT
 
 
-def _tile_bytes(type_: ir.MemRefType) -> int:
-    return math.prod(type_.shape) * irb.bit_width(type_.element_type) // 8
-
-
 @register_lowering
-class AllocToSharedOrRegisters(TileOpLowering):
+class AllocToSharedOrRegisters(TileOpLowering[str, CudaTarget]):
     """tile.alloc as a view of dynamic shared memory or a private register array."""
 
     target = "cuda"
     op_names = ("tile.alloc",)
     name = "cuda-alloc-shared-or-registers"
+    phase = Phase.EARLY_TILES
 
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
         if irb.enclosing(op, {"tile.kernel"}) is None:
@@ -100,8 +96,7 @@ class AllocToSharedOrRegisters(TileOpLowering):
             return "shared"
         return ir.StringAttr(op.attributes[PLACEMENT]).value
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
-        assert isinstance(plan, str)
+    def lower(self, op: ir.Operation, plan: str, target: CudaTarget) -> None:
         type_ = ir.MemRefType(op.results[0].type)
         kernel = irb.enclosing(op, {"tile.kernel"})
         with irb.scratch_insertion_point(op), op.location:
@@ -110,7 +105,7 @@ class AllocToSharedOrRegisters(TileOpLowering):
                 alignment = tile_alignment(op)
                 offset = -(-used // alignment) * alignment
                 kernel.attributes[SHARED_BYTES] = ir.IntegerAttr.get(
-                    ir.IntegerType.get_signless(64), offset + _tile_bytes(type_)
+                    ir.IntegerType.get_signless(64), offset + tile_bytes(type_)
                 )
                 base_type = ir.MemRefType.get(
                     [ir.ShapedType.get_dynamic_size()], ir.IntegerType.get_signless(8),
@@ -146,14 +141,15 @@ def _shared_bytes(kernel: ir.Operation) -> int:
 
 
 @register_lowering
-class KernelToGpuLaunch(TileOpLowering):
+class KernelToGpuLaunch(KernelLowering[None, CudaTarget]):
     """tile.kernel as a gpu.launch of `threads` threads per block."""
 
     target = "cuda"
-    op_names = ("tile.kernel",)
     name = "cuda-kernel-gpu-launch"
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
+    def grid(
+        self, op: ir.Operation, plan: None, target: CudaTarget
+    ) -> tuple[list[ir.Value], ir.Operation]:
         shared = _shared_bytes(op)
         if shared > target.shared_memory_bytes:
             op.location.emit_error(
@@ -161,29 +157,22 @@ class KernelToGpuLaunch(TileOpLowering):
                 f"{target.spec} has at most {target.shared_memory_bytes} per block"
             )
             raise PassFailure("shared memory overflow")
-        body = op.regions[0].blocks[0]
         grid = list(op.operands)
         threads = ir.IntegerAttr(op.attributes["threads"]).value
         if CONSUMERS in op.attributes:  # warp-specialized: one more warpgroup, the producer
             threads += WARPGROUP
             _consumer_barriers(op)
-        with ir.InsertionPoint(op), op.location:
-            one = irb.index(1)
-            grid_3d = [*grid, one, one][:3]
-            launch = gpu.LaunchOp(
-                tuple(grid_3d),
-                (irb.index(threads), one, one),
-                dynamic_shared_memory_size=arith.constant(
-                    ir.IntegerType.get_signless(32), shared
-                ),
-            )
-            block = launch.regions[0].blocks[0]
-            with ir.InsertionPoint(block):
-                end = gpu.TerminatorOp()
-        for old, new in zip(body.arguments, list(block.arguments)[:3], strict=False):
-            old.replace_all_uses_with(new)
-        irb.move_body(body, end.operation)
-        op.erase()
+        one = irb.index(1)
+        launch = gpu.LaunchOp(
+            tuple([*grid, one, one][:3]),
+            (irb.index(threads), one, one),
+            dynamic_shared_memory_size=arith.constant(ir.IntegerType.get_signless(32), shared),
+        )
+        block = launch.regions[0].blocks[0]
+        with ir.InsertionPoint(block):
+            end = gpu.TerminatorOp()
+        # The block ids (x, y, z) lead the launch's arguments.
+        return list(block.arguments)[: len(grid)], end.operation
 
 
 def _consumer_barriers(kernel: ir.Operation) -> None:
@@ -204,34 +193,29 @@ def _consumer_barriers(kernel: ir.Operation) -> None:
 
 
 @register_lowering
-class PipelinedToLoop(TileOpLowering):
-    """tile.pipelined without stage copies (or one stage) as an scf.for; its
-    copies wait for their own cp.async groups."""
+class PipelinedToLoop(TileOpLowering[None, CudaTarget]):
+    """tile.pipelined as an scf.for whose copies wait for their own cp.async groups:
+    where no pipelining lowering applies (no stage copies, one stage), which supersede it."""
 
     target = "cuda"
     op_names = ("tile.pipelined",)
     name = "cuda-pipelined-loop"
+    phase = Phase.LOOP_SCHEDULES
 
-    def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
-        from tilec.passes.conversion.tile_to_cuda.ops.pipeline import PipelinedToCpAsyncStages
-
-        if PipelinedToCpAsyncStages().applies(op, target) is None:
-            return "its copies form a cp.async pipeline"
-        return None
-
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: CudaTarget) -> None:
         irb.pipelined_as_loop(op)
 
 
 @register_lowering
-class BarrierToGpuBarrier(TileOpLowering):
+class BarrierToGpuBarrier(TileOpLowering[None, CudaTarget]):
     """tile.barrier as gpu.barrier (__syncthreads)."""
 
     target = "cuda"
     op_names = ("tile.barrier",)
     name = "cuda-barrier"
+    phase = Phase.BARRIERS
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: CudaTarget) -> None:
         with ir.InsertionPoint(op), op.location:
             gpu.barrier()
         op.erase()

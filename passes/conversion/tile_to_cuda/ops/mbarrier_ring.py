@@ -40,7 +40,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, scf
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import guarded, thread_id
 from tilec.passes.conversion.tile_to_cuda.analysis.mbarriers import Mbarriers
 from tilec.passes.conversion.tile_to_cuda.ops.pipeline import (
@@ -70,10 +70,10 @@ class TmaStage:
 
 def tma_stage(op: ir.Operation) -> TmaStage | None:
     copies = stage_copies(op)
-    plans = [tma_plan(copy) for copy in copies]
-    if not copies or any(plan is None for plan in plans):
+    plans = [plan for copy in copies if (plan := tma_plan(copy)) is not None]
+    if not copies or len(plans) < len(copies):
         return None
-    return TmaStage(copies, plans)  # type: ignore[arg-type]
+    return TmaStage(copies, plans)
 
 
 class _Fill:
@@ -116,12 +116,14 @@ class _Fill:
 
 
 @register_lowering
-class PipelinedToTmaRing(TileOpLowering):
+class PipelinedToTmaRing(TileOpLowering[TmaStage, CudaTarget]):
     """tile.pipelined fed by TMA loads as a num_stages-deep mbarrier ring."""
 
     target = "cuda"
     op_names = ("tile.pipelined",)
     name = "cuda-pipelined-tma-ring"
+    phase = Phase.LOOP_SCHEDULES
+    restructures = True
     supersedes = ("cuda-pipelined-cp-async", "cuda-pipelined-loop")
 
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
@@ -138,8 +140,7 @@ class PipelinedToTmaRing(TileOpLowering):
         assert stage is not None
         return stage
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
-        assert isinstance(plan, TmaStage)
+    def lower(self, op: ir.Operation, plan: TmaStage, target: CudaTarget) -> None:
         stages = num_stages(op)
         lower, upper, step = op.operands
         body = op.regions[0].blocks[0]

@@ -33,7 +33,7 @@ from mlir import ir
 from mlir.dialects import memref
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
     Layout,
     delinearize,
@@ -89,14 +89,16 @@ def _inline(op: ir.Operation, coords: list[ir.Value], slot: int | None) -> None:
 
 
 @register_lowering
-class ParallelOverThreads(TileOpLowering):
+class ParallelOverThreads(TileOpLowering[None, CudaTarget]):
     """tile.parallel with its points spread over the block's threads."""
 
     target = "cuda"
     op_names = ("tile.parallel",)
     name = "cuda-parallel-over-threads"
+    phase = Phase.REGIONS
+    restructures = True
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: CudaTarget) -> None:
         extents = tuple(ir.DenseI64ArrayAttr(op.attributes["extents"]))
         threads = kernel_threads(op)
         owner = _owner(op)

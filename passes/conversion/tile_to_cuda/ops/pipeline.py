@@ -33,7 +33,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, memref, nvvm, scf
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
     copy_swizzle,
     is_workgroup,
@@ -233,12 +233,15 @@ def src_rank(copy: ir.Operation) -> int:
 
 
 @register_lowering
-class PipelinedToCpAsyncStages(TileOpLowering):
+class PipelinedToCpAsyncStages(TileOpLowering[_Plan, CudaTarget]):
     """tile.pipelined as a num_stages-deep cp.async pipeline of its stage copies."""
 
     target = "cuda"
     op_names = ("tile.pipelined",)
     name = "cuda-pipelined-cp-async"
+    phase = Phase.LOOP_SCHEDULES
+    restructures = True
+    supersedes = ("cuda-pipelined-loop",)
 
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
         if num_stages(op) < 2:
@@ -250,8 +253,7 @@ class PipelinedToCpAsyncStages(TileOpLowering):
     def infer(self, op: ir.Operation, target: CudaTarget) -> _Plan:
         return _Plan(stage_copies(op))
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
-        assert isinstance(plan, _Plan)
+    def lower(self, op: ir.Operation, plan: _Plan, target: CudaTarget) -> None:
         stages = num_stages(op)
         lower, upper, step = op.operands
         body = op.regions[0].blocks[0]

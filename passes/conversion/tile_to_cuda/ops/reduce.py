@@ -39,7 +39,7 @@ from mlir.dialects import arith, gpu, scf
 
 from tilec.dialects import tile
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_semantics import ReduceKind
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
     WARP,
@@ -88,12 +88,13 @@ def _source_coords(coords: list[ir.Value], k: ir.Value, dim: int, rank: int) -> 
 
 
 @register_lowering
-class ReduceByWarpShuffle(TileOpLowering):
+class ReduceByWarpShuffle(TileOpLowering[None, CudaTarget]):
     """tile.reduce with a group of lanes per output element, combined by shuffles."""
 
     target = "cuda"
     op_names = ("tile.reduce",)
     name = "cuda-reduce-warp-shuffle"
+    phase = Phase.REDUCTIONS
 
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
         reason = _in_memory(op)
@@ -101,7 +102,7 @@ class ReduceByWarpShuffle(TileOpLowering):
             return "needs 32-bit elements and two or more threads per output"
         return reason
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: CudaTarget) -> None:
         src, dst, dim, clear, kind = _reduction(op)
         group = _group_size(op)
         threads = kernel_threads(op)
@@ -145,12 +146,13 @@ class ReduceByWarpShuffle(TileOpLowering):
 
 
 @register_lowering
-class ReduceByThreads(TileOpLowering):
+class ReduceByThreads(TileOpLowering[None, CudaTarget]):
     """tile.reduce with one output element per thread at a time."""
 
     target = "cuda"
     op_names = ("tile.reduce",)
     name = "cuda-reduce-by-threads"
+    phase = Phase.REDUCTIONS
 
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
         reason = _in_memory(op)
@@ -158,7 +160,7 @@ class ReduceByThreads(TileOpLowering):
             return "warp shuffles apply"
         return reason
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: CudaTarget) -> None:
         src, dst, dim, clear, kind = _reduction(op)
 
         def body(coords: list[ir.Value], slot: int | None) -> None:
@@ -176,17 +178,18 @@ class ReduceByThreads(TileOpLowering):
 
 
 @register_lowering
-class CumsumByThreads(TileOpLowering):
+class CumsumByThreads(TileOpLowering[None, CudaTarget]):
     """tile.cumsum with whole lines along `dim` per thread."""
 
     target = "cuda"
     op_names = ("tile.cumsum",)
     name = "cuda-cumsum-by-threads"
+    phase = Phase.REDUCTIONS
 
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
         return _in_memory(op)
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
+    def lower(self, op: ir.Operation, plan: None, target: CudaTarget) -> None:
         src, dst = tile_of(op.operands[0]), tile_of(op.operands[1])
         dim = ir.IntegerAttr(op.attributes["dim"]).value
         reverse = "reverse" in op.attributes and ir.BoolAttr(op.attributes["reverse"]).value

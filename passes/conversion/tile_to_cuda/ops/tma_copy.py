@@ -38,7 +38,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm, memref, nvvm, scf
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import guarded, is_workgroup, thread_id
 from tilec.passes.conversion.tile_to_cuda.analysis.mbarriers import (
     Mbarriers,
@@ -222,12 +222,13 @@ def thread_copy(op: ir.Operation, offsets: list[ir.Value] | None = None,
 
 
 @register_lowering
-class CopyByTma(TileOpLowering):
+class CopyByTma(TileOpLowering[TmaPlan, CudaTarget]):
     """A wgmma operand tile loaded from a global tensor by TMA, completing on one mbarrier."""
 
     target = "cuda"
     op_names = ("tile.copy",)
     name = "cuda-copy-tma"
+    phase = Phase.COPIES
     supersedes = ("cuda-copy-by-threads",)
 
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
@@ -242,8 +243,7 @@ class CopyByTma(TileOpLowering):
         assert plan is not None
         return plan
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
-        assert isinstance(plan, TmaPlan)
+    def lower(self, op: ir.Operation, plan: TmaPlan, target: CudaTarget) -> None:
         kernel = irb.enclosing(op, {"tile.kernel"})
         descriptor = host_descriptor(plan, kernel)
         with ir.InsertionPoint(op), op.location:

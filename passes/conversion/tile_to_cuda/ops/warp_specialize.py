@@ -39,7 +39,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, nvvm, scf
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import guarded, thread_id
 from tilec.passes.conversion.tile_to_cuda.analysis.mbarriers import Mbarriers, i32_constant
 from tilec.passes.conversion.tile_to_cuda.analysis.wgmma_plan import WARPGROUP
@@ -113,12 +113,14 @@ def _applies(op: ir.Operation) -> str | None:
 
 
 @register_lowering
-class PipelinedWarpSpecialized(TileOpLowering):
+class PipelinedWarpSpecialized(TileOpLowering[TmaStage, CudaTarget]):
     """tile.pipelined fed by TMA as a producer warpgroup and consumer warpgroups."""
 
     target = "cuda"
     op_names = ("tile.pipelined",)
     name = "cuda-pipelined-warp-specialized"
+    phase = Phase.LOOP_SCHEDULES
+    restructures = True
     supersedes = ("cuda-pipelined-tma-ring", "cuda-pipelined-cp-async", "cuda-pipelined-loop")
 
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
@@ -133,8 +135,7 @@ class PipelinedWarpSpecialized(TileOpLowering):
         assert stage is not None
         return stage
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
-        assert isinstance(plan, TmaStage)
+    def lower(self, op: ir.Operation, plan: TmaStage, target: CudaTarget) -> None:
         stages = num_stages(op)
         kernel = op.parent.operation
         threads = ir.IntegerAttr(kernel.attributes["threads"]).value

@@ -38,7 +38,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, llvm, memref, nvvm
 
 from tilec.passes.conversion import ir_builders as irb
-from tilec.passes.conversion.lowering import TileOpLowering, register_lowering
+from tilec.passes.conversion.lowering import Phase, TileOpLowering, register_lowering
 from tilec.passes.conversion.tile_to_cuda.analysis.gemm_shape import GemmShape, gemm_shape
 from tilec.passes.conversion.tile_to_cuda.analysis.layouts import (
     PLACEMENT,
@@ -102,12 +102,13 @@ def _grid(op: ir.Operation, target: CudaTarget) -> WgmmaGrid | None:
 
 
 @register_lowering
-class GemmWgmma(TileOpLowering):
+class GemmWgmma(TileOpLowering[WgmmaGrid, CudaTarget]):
     """f16/bf16/fp8 -> f32 gemms on sm_90a's warpgroup tensor cores."""
 
     target = "cuda"
     op_names = ("tile.gemm",)
     name = "cuda-gemm-wgmma"
+    phase = Phase.GEMMS
     supersedes = ("cuda-gemm-mma-sync", "cuda-gemm-fma")
 
     def applies(self, op: ir.Operation, target: CudaTarget) -> str | None:
@@ -121,8 +122,7 @@ class GemmWgmma(TileOpLowering):
         assert grid is not None
         return grid
 
-    def lower(self, op: ir.Operation, plan: object, target: CudaTarget) -> None:
-        assert isinstance(plan, WgmmaGrid)
+    def lower(self, op: ir.Operation, plan: WgmmaGrid, target: CudaTarget) -> None:
         shape, a, b, c = _shape(op)
         layout = Layout("wgmma", c.shape, kernel_threads(op), plan.wg_m, plan.wg_n)
         with ir.InsertionPoint(op), op.location:

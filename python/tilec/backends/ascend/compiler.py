@@ -23,28 +23,37 @@ from tilec.diagnostics import CompileError, Diagnostic
 from tilec.passes.conversion.tile_to_ascend.multi_buffer import REQUESTED_ATTR
 from tilec.passes.conversion.tile_to_ascend.pipelines import tile_to_ascend
 from tilec.passes.conversion.tile_to_ascend.plan_memory import SLOTS_ATTR
-from tilec.targets import AscendTarget, TargetError, get_target
+from tilec.targets import TargetError, target_of
+from tilec.targets.ascend import AscendTarget
 
 OUT_OF_EVENT_IDS = "out of event ids"
 """What the sync pass's error says when the pipes run out of flags."""
 
 
-class AscendBackend(Backend):
+def emit_ascendc(module: ir.Module, target: AscendTarget) -> str:
+    """`tile-opt --emit=ascendc[:<profile>]`: the AscendC C++ of a module `tile-to-ascend`
+    lowered (the emitter is imported here, not by `tilec.compile`, which runs the IR)."""
+    from tilec.backends.ascend.ascendc import ascendc_text
+
+    return ascendc_text(module, target.variant)
+
+
+class AscendBackend(Backend[AscendTarget, AscendOptions, AscendBinary]):
     name = "ascend"
     options_type = AscendOptions
     driver = AscendDriver()
     codegen_stage = "simulator-load"
     final_stage = "ascend"
 
-    def configure(self, target: AscendTarget, options: AscendOptions) -> AscendTarget:  # type: ignore[override]
+    def configure(self, target: AscendTarget, options: AscendOptions) -> AscendTarget:
         if not options.profile or options.profile == target.variant:
             return target
         try:
-            return get_target(f"ascend:{options.profile}")  # type: ignore[return-value]
+            return target_of(AscendTarget, f"ascend:{options.profile}")
         except TargetError as exc:
             raise OptionError(str(exc)) from None
 
-    def retry(self, failure: Exception, options: AscendOptions) -> AscendOptions | None:  # type: ignore[override]
+    def retry(self, failure: Exception, options: AscendOptions) -> AscendOptions | None:
         if not isinstance(failure, CompileError) or OUT_OF_EVENT_IDS not in str(failure):
             return None
         if not options.cross_core_skew:
@@ -59,11 +68,11 @@ class AscendBackend(Backend):
                       f"pipes ran out of event ids: {why}", stacklevel=4)
         return dataclasses.replace(options, max_stages=stages)
 
-    def pipeline(self, target: AscendTarget, options: AscendOptions) -> str:  # type: ignore[override]
+    def pipeline(self, target: AscendTarget, options: AscendOptions) -> str:
         return tile_to_ascend(target, options.max_stages, options.sync, options.cross_core_skew,
                               bool(options.auto_sync))
 
-    def codegen(  # type: ignore[override]
+    def codegen(
         self, module: ir.Module, entry: str, target: AscendTarget, options: AscendOptions
     ) -> AscendBinary:
         _warn_about_shrunk_loops(module)

@@ -20,7 +20,7 @@ from mlir import ir
 
 from tilec import ir as tilec_ir
 from tilec.backends.ascend.options import AscendOptions
-from tilec.backends.base import Binary, Driver, Launcher, Options
+from tilec.backends.base import Binary, Driver, Launcher
 from tilec.passes.conversion.tile_to_ascend.analysis.global_scratch import scratch_sizes
 from tilec.runtime.signature import Param
 from tilec.sim import SimError, SimResult, simulate
@@ -142,10 +142,8 @@ def _simulator_value(param: Param, value: object) -> object:
     return value
 
 
-class AscendDriver(Driver):
-    def launcher(self, binary: Binary, params: Sequence[Param]) -> Launcher:
-        assert isinstance(binary, AscendBinary)
-
+class AscendDriver(Driver[AscendBinary, AscendOptions]):
+    def launcher(self, binary: AscendBinary, params: Sequence[Param]) -> Launcher:
         def launch(args: Sequence[object]) -> None:
             options = binary.options
             inputs = [_simulator_value(p, a) for p, a in zip(params, args, strict=True)]
@@ -167,15 +165,13 @@ class AscendDriver(Driver):
 
         return launch
 
-    def save(self, binary: Binary, directory: Path) -> None:
-        assert isinstance(binary, AscendBinary)
+    def save(self, binary: AscendBinary, directory: Path) -> None:
         (directory / _SOURCE).write_text(binary.located_text)
         (directory / _PROFILE).write_text(binary.profile)
 
-    def load(self, directory: Path, entry: str, options: Options) -> Binary:
+    def load(self, directory: Path, entry: str, options: AscendOptions) -> AscendBinary:
         text = (directory / _SOURCE).read_text()
         context = tilec_ir.make_context()
         module = tilec_ir.parse_module(text, str(directory / _SOURCE), context)
         profile = (directory / _PROFILE).read_text().strip()
-        assert isinstance(options, AscendOptions)
         return AscendBinary.from_module(module, entry, profile, options)

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from tilec.backends.base import OptionError, Options
 from tilec.sim.budget import Budget
-from tilec.targets import AscendTarget
+from tilec.targets.ascend import AscendTarget
 
 SYNC_STRATEGIES = ("flags", "barrier")
 

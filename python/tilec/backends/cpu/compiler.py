@@ -10,24 +10,24 @@ from __future__ import annotations
 
 from mlir import ir
 
-from tilec.backends.base import Backend, CodegenOptions, Options
+from tilec.backends.base import Backend, CodegenOptions
 from tilec.backends.cpu import native
 from tilec.backends.cpu.driver import CpuBinary, CpuDriver
 from tilec.passes.conversion.tile_to_cpu.pipelines import tile_to_cpu
-from tilec.targets import CpuTarget
+from tilec.targets.cpu import CpuTarget
 
 
-class CpuBackend(Backend):
+class CpuBackend(Backend[CpuTarget, CodegenOptions, CpuBinary]):
     name = "cpu"
     options_type = CodegenOptions
     driver = CpuDriver()
     codegen_stage = "llvm-codegen"
     final_stage = "llvm"
 
-    def pipeline(self, target: CpuTarget, options: Options) -> str:  # type: ignore[override]
+    def pipeline(self, target: CpuTarget, options: CodegenOptions) -> str:
         return tile_to_cpu(target)
 
-    def codegen(  # type: ignore[override]
+    def codegen(
         self, module: ir.Module, entry: str, target: CpuTarget, options: CodegenOptions
     ) -> CpuBinary:
         text = str(module)

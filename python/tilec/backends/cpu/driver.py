@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import threading
+import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ import numpy as np
 from mlir import ir
 
 from tilec import ir as tilec_ir
-from tilec.backends.base import Binary, Driver, Launcher, Options
+from tilec.backends.base import Binary, CodegenOptions, Driver, Launcher
 from tilec.backends.cpu import native
 from tilec.runtime.signature import ArgumentError, Param
 
@@ -127,7 +128,7 @@ def _array_fill(descriptor: ctypes.Structure,
 
     static = None not in shape
     if static and shape:
-        set_sizes(shape)  # type: ignore[arg-type]
+        set_sizes(typing.cast(tuple[int, ...], shape))
 
     def fill(arg: object) -> None:
         assert isinstance(arg, np.ndarray)
@@ -151,7 +152,7 @@ class CpuBinary(Binary):
         return self.llvm_dialect
 
 
-class CpuDriver(Driver):
+class CpuDriver(Driver[CpuBinary, CodegenOptions]):
     def present(self) -> bool:
         return True
 
@@ -163,8 +164,7 @@ class CpuDriver(Driver):
                     f"scalar on cpu (use one of {', '.join(_SCALAR_CTYPES)})"
                 )
 
-    def launcher(self, binary: Binary, params: Sequence[Param]) -> Launcher:
-        assert isinstance(binary, CpuBinary)
+    def launcher(self, binary: CpuBinary, params: Sequence[Param]) -> Launcher:
         function = binary.function
         per_thread = threading.local()
 
@@ -177,19 +177,18 @@ class CpuDriver(Driver):
 
         return launch
 
-    def save(self, binary: Binary, directory: Path) -> None:
+    def save(self, binary: CpuBinary, directory: Path) -> None:
         (directory / _LLVM).write_text(binary.source())
-        assert isinstance(binary, CpuBinary)
         engine = binary.engine
         if engine is not None and native.linker() is not None:
             native.link_shared_library(engine, directory / _LIBRARY)
 
-    def load(self, directory: Path, entry: str, options: Options) -> Binary:
+    def load(self, directory: Path, entry: str, options: CodegenOptions) -> CpuBinary:
         llvm_text = (directory / _LLVM).read_text()
         if (directory / _LIBRARY).is_file():
             return CpuBinary(native.load_shared_library(directory / _LIBRARY, entry), llvm_text)
         context = tilec_ir.make_context()
         with context, ir.Location.unknown(context):
             module = ir.Module.parse(llvm_text)
-            function, _ = native.jit(module, entry, options.opt_level)  # type: ignore[attr-defined]
+            function, _ = native.jit(module, entry, options.opt_level)
         return CpuBinary(function, llvm_text)

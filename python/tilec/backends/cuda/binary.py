@@ -8,6 +8,7 @@ driver JIT-compiles it.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import os
 import re
@@ -79,6 +80,8 @@ class CudaBinary(Binary):
     plan: LaunchPlan
     _cubin: bytes | None = field(default=None, repr=False)
     _report: str = field(default="", repr=False)
+    loaded: dict[str, ctypes.c_void_p] | None = field(default=None, repr=False)
+    """Its kernels by name once the driver has loaded them (the module stays loaded)."""
 
     def source(self) -> str:
         return self.ptx

@@ -13,34 +13,20 @@ host code. All kernels of an entry are in one PTX module
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import gpu
 from mlir.passmanager import PassManager
 
-from tilec.backends.base import Backend, CodegenOptions, OptionError
+from tilec.backends.base import Backend, OptionError
 from tilec.backends.cuda.binary import CudaBinary
 from tilec.backends.cuda.driver import CudaDriver
 from tilec.backends.cuda.launch_plan import LaunchPlan
+from tilec.backends.cuda.options import CudaOptions
 from tilec.diagnostics import CompileError, Diagnostic, capture_errors, error
 from tilec.passes.conversion.tile_to_cuda.pipelines import tile_to_cuda
-from tilec.targets import CudaTarget, TargetError, get_target
-
-
-@dataclass(frozen=True)
-class CudaOptions(CodegenOptions):
-    arch: str = ""
-    """The compute capability (sm_80, sm_86, sm_89, sm_90a); default: the target's variant."""
-    fast_math: bool = False
-    """Every exp/log/log2/tanh as the GPU's approximate instruction (default: those
-    marked `afn`); exp2, rsqrt and sqrt are approximate always."""
-
-    def check(self) -> None:
-        super().check()
-        if self.arch and self.arch not in CudaTarget.variants:
-            raise OptionError(f"compile option 'arch' must be one of "
-                              f"{', '.join(CudaTarget.variants)} but got '{self.arch}'")
+from tilec.targets import TargetError, target_of
+from tilec.targets.cuda import CudaTarget
 
 
 def _short(errors: list[Diagnostic]) -> list[Diagnostic]:
@@ -70,25 +56,30 @@ def module_to_ptx(module: ir.Module) -> str:
     raise error("the cuda pipeline left no gpu.module to compile")
 
 
-class CudaBackend(Backend):
+def emit_ptx(module: ir.Module, target: CudaTarget) -> str:
+    """`tile-opt --emit=ptx`: the PTX of a module `tile-to-cuda` lowered."""
+    return module_to_ptx(module)
+
+
+class CudaBackend(Backend[CudaTarget, CudaOptions, CudaBinary]):
     name = "cuda"
     options_type = CudaOptions
     driver = CudaDriver()
     codegen_stage = "ptx-codegen"
     final_stage = "ptx"
 
-    def configure(self, target: CudaTarget, options: CudaOptions) -> CudaTarget:  # type: ignore[override]
+    def configure(self, target: CudaTarget, options: CudaOptions) -> CudaTarget:
         if not options.arch or options.arch == target.variant:
             return target
         try:
-            return get_target(f"cuda:{options.arch}")  # type: ignore[return-value]
+            return target_of(CudaTarget, f"cuda:{options.arch}")
         except TargetError as exc:
             raise OptionError(str(exc)) from None
 
-    def pipeline(self, target: CudaTarget, options: CudaOptions) -> str:  # type: ignore[override]
+    def pipeline(self, target: CudaTarget, options: CudaOptions) -> str:
         return tile_to_cuda(target, options.opt_level, options.fast_math)
 
-    def codegen(  # type: ignore[override]
+    def codegen(
         self, module: ir.Module, entry: str, target: CudaTarget, options: CudaOptions
     ) -> CudaBinary:
         plan = LaunchPlan.from_module(module, entry)

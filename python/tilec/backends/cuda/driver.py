@@ -27,13 +27,15 @@ import ctypes
 import functools
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tilec.backends.base import Binary, Driver, Launcher, Options
+from tilec.backends.base import Driver, Launcher
 from tilec.backends.cuda.binary import CudaBinary, find_ptxas
 from tilec.backends.cuda.dlpack import DeviceArray, device_array, is_device_tensor
 from tilec.backends.cuda.launch_plan import LaunchPlan, evaluate
+from tilec.backends.cuda.options import CudaOptions
 from tilec.backends.cuda.tensor_maps import (
     TENSOR_MAP_BYTES,
     TmaDescriptor,
@@ -42,6 +44,9 @@ from tilec.backends.cuda.tensor_maps import (
 )
 from tilec.diagnostics import error
 from tilec.runtime.signature import Param, numpy_dtype
+
+if TYPE_CHECKING:
+    from tilec.runtime.compiler import CompiledKernel
 
 _CUDA_SUCCESS = 0
 _MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
@@ -103,13 +108,13 @@ def _scalar(kind: str, value: object) -> ctypes._SimpleCData:
     return table[kind](value)  # type: ignore[arg-type]
 
 
-class CudaDriver(Driver):
+class CudaDriver(Driver[CudaBinary, CudaOptions]):
 
     takes_device_tensors = True
     def present(self) -> bool:
         return device_count() > 0
 
-    def launcher(self, binary: Binary, params: Sequence[Param]) -> Launcher:
+    def launcher(self, binary: CudaBinary, params: Sequence[Param]) -> Launcher:
         def launch(args: Sequence[object]) -> None:
             libcuda = _libcuda()
             if libcuda is None:
@@ -120,13 +125,12 @@ class CudaDriver(Driver):
 
         return launch
 
-    def save(self, binary: Binary, directory: Path) -> None:
-        assert isinstance(binary, CudaBinary)
+    def save(self, binary: CudaBinary, directory: Path) -> None:
         (directory / "kernel.ptx").write_text(binary.source())
         (directory / "launch.json").write_text(binary.plan.to_json())
         (directory / "arch").write_text(binary.arch)
 
-    def load(self, directory: Path, entry: str, options: Options) -> Binary:
+    def load(self, directory: Path, entry: str, options: CudaOptions) -> CudaBinary:
         plan = LaunchPlan.from_json((directory / "launch.json").read_text())
         return CudaBinary((directory / "kernel.ptx").read_text(),
                           (directory / "arch").read_text(), plan)
@@ -156,13 +160,11 @@ def device_arguments(params: Sequence[Param], args: Sequence[object]) -> list[ob
     return converted
 
 
-def _functions(libcuda: ctypes.CDLL, binary: Binary) -> dict[str, ctypes.c_void_p]:
+def _functions(libcuda: ctypes.CDLL, binary: CudaBinary) -> dict[str, ctypes.c_void_p]:
     """The loaded kernels of `binary` by name (loaded once: the module stays
     for the process)."""
-    assert isinstance(binary, CudaBinary)
-    cached = getattr(binary, "_functions", None)
-    if cached is not None:
-        return cached
+    if binary.loaded is not None:
+        return binary.loaded
     _Context.current(libcuda)
     image = binary() if find_ptxas() else binary.ptx.encode() + b"\0"
     module = ctypes.c_void_p()
@@ -178,7 +180,7 @@ def _functions(libcuda: ctypes.CDLL, binary: Binary) -> dict[str, ctypes.c_void_
                 function, _MAX_DYNAMIC_SHARED_SIZE_BYTES, launch.shared_bytes),
                 "cuFuncSetAttribute")
         functions[launch.kernel] = function
-    binary._functions = functions  # type: ignore[attr-defined]
+    binary.loaded = functions
     return functions
 
 
@@ -197,11 +199,11 @@ def _descriptor(pointer: int, shape: Sequence[int]) -> list[ctypes._SimpleCData]
             *[ctypes.c_int64(int(s)) for s in shape], *[ctypes.c_int64(s) for s in strides]]
 
 
-def _launch(libcuda: ctypes.CDLL, binary: Binary, params: Sequence[Param],
+def _launch(libcuda: ctypes.CDLL, binary: CudaBinary, params: Sequence[Param],
             args: Sequence[object], repeats: int = 1) -> float:
     """Copies the arrays in, runs the entry's launches `repeats` times, copies
     the written arrays back; returns the mean seconds of one run (CUDA events)."""
-    plan = binary.plan  # type: ignore[attr-defined]
+    plan = binary.plan
     functions = _functions(libcuda, binary)
     device: dict[int, ctypes.c_uint64] = {}
     workspaces: list[tuple[ctypes.c_uint64, list[int]]] = []
@@ -303,14 +305,16 @@ _NUMPY = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "i
           "i32": "int32", "i64": "int64", "bf16": "uint16"}
 
 
-def time_kernel(kernel: object, *args: object, repeats: int = 20) -> float:
+def time_kernel(kernel: CompiledKernel, *args: object, repeats: int = 20) -> float:
     """Mean seconds of one launch of a compiled cuda kernel on numpy `args`
     (copied in once) or GPU tensors (used in place); the launches run back
     to back, timed by CUDA events."""
     libcuda = _libcuda()
     if libcuda is None:
         raise error("no CUDA GPU with a working driver here")
-    binary, params = kernel.binary, kernel.params  # type: ignore[attr-defined]
+    binary, params = kernel.binary, kernel.params
+    if not isinstance(binary, CudaBinary):
+        raise error(f"time_kernel times cuda kernels, not one compiled for {kernel.target}")
     args = tuple(device_arguments(params, args))
     _launch(libcuda, binary, params, args)  # warm-up: loads the module
     return _launch(libcuda, binary, params, args, repeats)

@@ -1,46 +1,26 @@
 """The ascend target: the Ascend-like NPU of ASCEND.md, by architecture profile.
 
-Its sizes and rates are the profiles (`tilec.targets.ascend.profiles`), its rules the
-machine model (`machine`), and the attribute names its passes share `attributes`: the
-description adds what a tile program may say. Every scope exists here: the portable ones
-are placed into L1, L0A, L0B, L0C or UB by the lowering, the Ascend buffer scopes name one
-directly.
-A block is one AI core (or vector core), so threads are only recorded, and
-the grid is linearized and looped over the cores.
+Its sizes and rates are the profiles (`profiles`), its rules the machine model
+(`machine`), the attribute names its passes share `attributes`, and what a tile
+program may say the description (`description`). `TARGET` is its manifest: lowered
+by `tile-to-ascend`, run in tilec's simulator, emitted as AscendC C++.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tilec.targets.ascend.description import AscendTarget
+from tilec.targets.manifest import Emitter, Target
 
-from tilec.dialects.tile import Scope
-from tilec.targets.ascend.profiles import PROFILES
-from tilec.targets.description import FP8_TYPES, TargetDescription
+__all__ = ["TARGET", "AscendTarget"]
 
-_BUFFER = {Scope.l1: "l1", Scope.l0a: "l0a", Scope.l0b: "l0b", Scope.l0c: "l0c", Scope.ub: "ub"}
-
-
-@dataclass(frozen=True)
-class AscendTarget(TargetDescription):
-    name = "ascend"
-    variants = ("910b", "950")
-
-    profile: object = None
-    """The `tilec.targets.ascend.profiles.Profile` of the variant."""
-
-    @staticmethod
-    def create(profile_name: str) -> AscendTarget:
-        profile = PROFILES[profile_name]
-        # fp8 tensors are bytes on every profile: where the cube and the vector Cast take no
-        # fp8 (the 910b), tile-ascend-widen-fp8 converts them on the vector cores
-        return AscendTarget(
-            profile_name,
-            scopes=frozenset(Scope),
-            element_types=frozenset({"i1", "f16", "bf16", "f32", "i8", "i16", "i32", "i64"}
-                                    | FP8_TYPES),
-            tile_bytes={
-                scope: profile.capacity[space] - profile.reserved.get(space, 0)
-                for scope, space in _BUFFER.items()
-            },
-            profile=profile,
-        )
+TARGET = Target(
+    description=AscendTarget,
+    backend="tilec.backends.ascend.compiler:AscendBackend",
+    passes="tilec.passes.conversion.tile_to_ascend",
+    pipeline="tile-to-ascend",
+    emitters=(
+        Emitter("ascendc", "tilec.backends.ascend.compiler:emit_ascendc",
+                "the AscendC C++ of the final ascend IR (after --tile-to-ascend)",
+                variants=True),
+    ),
+)

@@ -1,5 +1,5 @@
-// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend="profile=910b" | filecheck %s --check-prefix=B910
-// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend="profile=950" | filecheck %s --check-prefix=A950
+// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend="target=ascend:910b" | filecheck %s --check-prefix=B910
+// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend="target=ascend:950" | filecheck %s --check-prefix=A950
 
 // f32 operands that reach L0 transposed: A stored K x M (transpose_a) and B
 // stored K x N. No load transposes 16 x 8 fractals out of Nz, so L1 holds them

@@ -1,5 +1,5 @@
 // RUN: tile-opt %s --convert-tile-to-ascend | filecheck %s
-// RUN: tile-opt %s --tile-to-ascend="profile=910b" > %t.mlir
+// RUN: tile-opt %s --tile-to-ascend="target=ascend:910b" > %t.mlir
 // RUN: tile-sim %t.mlir --kernel last_row --block-dim 2 --arg arange:5x16xf32 \
 // RUN:     --arg zeros:5x16xf32 --print-outputs | filecheck %s --check-prefix=SIM
 

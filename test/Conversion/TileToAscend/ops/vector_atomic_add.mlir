@@ -1,9 +1,9 @@
 // RUN: tile-opt %s --convert-tile-to-ascend | filecheck %s
-// RUN: tile-opt %S/../Inputs/atomic_column_sums.mlir --tile-to-ascend="profile=910b" | filecheck %s --check-prefix=SYNC
-// RUN: tile-opt %S/../Inputs/atomic_column_sums.mlir --tile-to-ascend="profile=910b" | tile-sim - --kernel column_sums \
+// RUN: tile-opt %S/../Inputs/atomic-column-sums.mlir --tile-to-ascend="target=ascend:910b" | filecheck %s --check-prefix=SYNC
+// RUN: tile-opt %S/../Inputs/atomic-column-sums.mlir --tile-to-ascend="target=ascend:910b" | tile-sim - --kernel column_sums \
 // RUN:     --arg arange:20x8xf32 --arg zeros:8xf32 --arg zeros:4xi32 --block-dim 3 --print-outputs \
 // RUN:   | filecheck %s --check-prefix=SIM
-// RUN: tile-opt %S/../Inputs/atomic_column_sums.mlir --tile-to-ascend="profile=950" | tile-sim - --profile 950 --kernel column_sums \
+// RUN: tile-opt %S/../Inputs/atomic-column-sums.mlir --tile-to-ascend="target=ascend:950" | tile-sim - --profile 950 --kernel column_sums \
 // RUN:     --arg arange:20x8xf32 --arg zeros:8xf32 --arg zeros:4xi32 --block-dim 2 --print-outputs \
 // RUN:   | filecheck %s --check-prefix=SIM
 
@@ -24,7 +24,7 @@ func.func @forms(%t: memref<16x64xf16, #tile.scope<ub>>, %out: memref<?x?xf16>, 
   return
 }
 
-// The whole pipeline on Inputs/atomic_column_sums.mlir: every block of a
+// The whole pipeline on Inputs/atomic-column-sums.mlir: every block of a
 // ragged grid (20 rows in tiles of 8) adds the column sums of its rows into
 // one vector, and counts its rows (one scalar add per row, in a scalar loop)
 // into a histogram of row / 8. The reduction's result (V) is flagged before the atomic store reads it

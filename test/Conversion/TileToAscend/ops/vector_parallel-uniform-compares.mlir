@@ -1,5 +1,5 @@
 // RUN: tile-opt %s -split-input-file --convert-tile-to-ascend | filecheck %s
-// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend=profile=950 \
+// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend=target=ascend:950 \
 // RUN:   | filecheck %s --check-prefix=A950
 
 // A causal mask applied to the scores: `q0 + i >= k0 + j` holds at every

@@ -1,5 +1,5 @@
 // RUN: tile-opt %s -split-input-file --convert-tile-to-ascend | filecheck %s
-// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend=profile=950 \
+// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend=target=ascend:950 \
 // RUN:   | filecheck %s --check-prefix=A950
 
 // A per-row statistic is broadcast with vbrcb; the result is computed

@@ -1,5 +1,5 @@
-// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend=profile=910b | filecheck %s
-// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend=profile=950 | filecheck %s --check-prefix=A5
+// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend=target=ascend:910b | filecheck %s
+// RUN: tile-opt %s -split-input-file --convert-tile-to-ascend=target=ascend:950 | filecheck %s --check-prefix=A5
 
 // The 910b's ReduceMax and ReduceMin take f16 and f32, not i32, and i32 in f32
 // is not exact above 2^24: the rows are combined element by element on the S

@@ -1,5 +1,5 @@
 // RUN: tile-opt %s --convert-tile-to-cuda --canonicalize --cse | filecheck %s
-// RUN: tile-opt %s --convert-tile-to-cuda=arch=sm_90a --canonicalize --cse | filecheck %s --check-prefix=SM90
+// RUN: tile-opt %s --convert-tile-to-cuda=target=cuda:sm_90a --canonicalize --cse | filecheck %s --check-prefix=SM90
 
 // A register tile is added by the threads that hold it, slot by slot,
 // dropping elements past the end of the destination, each with a `red` on

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --tile-cuda-infer-layouts="arch=sm_90a" --convert-tile-to-cuda="arch=sm_90a" --canonicalize --cse | filecheck %s
+// RUN: tile-opt %s --tile-cuda-infer-layouts="target=cuda:sm_90a" --convert-tile-to-cuda="target=cuda:sm_90a" --canonicalize --cse | filecheck %s
 
 // A 2-stage pipelined loop whose stage copies fill wgmma operand tiles from
 // entry parameters: TMA boxes (32 f16 = one 64-byte panel wide, 64 rows) on

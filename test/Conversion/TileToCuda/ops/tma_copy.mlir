@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --tile-cuda-infer-layouts="arch=sm_90a" --convert-tile-to-cuda="arch=sm_90a" --canonicalize --cse | filecheck %s
-// RUN: tile-opt %s --tile-cuda-infer-layouts="arch=sm_80" --convert-tile-to-cuda="arch=sm_80" --canonicalize --cse | filecheck %s --check-prefix=SM80
+// RUN: tile-opt %s --tile-cuda-infer-layouts="target=cuda:sm_90a" --convert-tile-to-cuda="target=cuda:sm_90a" --canonicalize --cse | filecheck %s
+// RUN: tile-opt %s --tile-cuda-infer-layouts="target=cuda:sm_80" --convert-tile-to-cuda="target=cuda:sm_80" --canonicalize --cse | filecheck %s --check-prefix=SM80
 
 // Copies of entry parameters into wgmma operand tiles outside a pipelined
 // loop: each is TMA boxes completing on an mbarrier of its own (initialized

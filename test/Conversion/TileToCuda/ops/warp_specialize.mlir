@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --tile-cuda-infer-layouts="arch=sm_90a" --convert-tile-to-cuda="arch=sm_90a" --canonicalize --cse | filecheck %s
+// RUN: tile-opt %s --tile-cuda-infer-layouts="target=cuda:sm_90a" --convert-tile-to-cuda="target=cuda:sm_90a" --canonicalize --cse | filecheck %s
 
 // The loop of tma_copy.mlir with static shapes: warp-specialized. The launch
 // gets a producer warpgroup (128 + 128 threads); thread 0 initializes the

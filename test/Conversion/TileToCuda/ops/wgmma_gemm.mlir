@@ -1,4 +1,4 @@
-// RUN: tile-opt %s -split-input-file --tile-cuda-infer-layouts="arch=sm_90a" --convert-tile-to-cuda="arch=sm_90a" --canonicalize --cse | filecheck %s
+// RUN: tile-opt %s -split-input-file --tile-cuda-infer-layouts="target=cuda:sm_90a" --convert-tile-to-cuda="target=cuda:sm_90a" --canonicalize --cse | filecheck %s
 
 // f16 x f16 -> f32 on one warpgroup: A (64x64, K-major) and B (64x128,
 // stored K x N: N-major) in 128-byte swizzled panels, 1024-byte aligned; C

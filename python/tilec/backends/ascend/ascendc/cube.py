@@ -84,20 +84,21 @@ class Cube(EmitterBase):
                             "in as the Nz of its transpose (Dn2Nz) where only copies from GM "
                             "write its tile", op.location)
             self.load_transposed(op, dst, src, transposed_8bit_loads(
-                "l0a", src.static_shape[:2], dst.static_shape[:2], op.location))
+                "l0a", src.static_shape[:2], dst.static_shape[:2], op.location,
+                self.block_stride(op, src)))
         elif transpose and self.arch == 3510:
             # Aᵀ's Nz is A's fractals M-block by M-block; the 950's L0A holds A in Nz,
             # K-block by K-block: one load per K block, each fractal transposed
             self.need_16_bit(op, src)
-            self.load_data(op, dst, src, [(k * m1, k, m1, k1, True) for k in range(k1)])
+            self.load_data(op, dst, src, self.grid_loads(op, src, k1, m1, True, True))
         elif transpose:
             self.need_16_bit(op, src)
-            self.load_data(op, dst, src, [(0, 0, m1 * k1, 1, True)])
+            self.load_data(op, dst, src, self.grid_loads(op, src, m1, k1, False, True))
         elif self.arch == 3510:
-            # the 950's L0A takes Nz, the layout L1 already holds: one contiguous load
-            self.load_data(op, dst, src, [(0, 0, m1 * k1, 1, False)])
+            # the 950's L0A takes Nz, the layout L1 already holds
+            self.load_data(op, dst, src, self.grid_loads(op, src, k1, m1, False, False))
         else:
-            self.load_data(op, dst, src, [(m * k1, m, k1, m1, False) for m in range(m1)])
+            self.load_data(op, dst, src, self.grid_loads(op, src, m1, k1, True, False))
 
     def op_ascend_load_l0b(self, op: ir.Operation) -> None:
         src, dst = self.tensor(op.operands[0], op), self.tensor(op.operands[1], op)
@@ -107,13 +108,42 @@ class Cube(EmitterBase):
         if "zz" in op.attributes:
             self.load_transposed(op, dst, src, self.square_loads(op, "l0b", dst, src))
         elif transpose:
-            self.load_data(op, dst, src, [(0, 0, k1 * n1, 1, False)])
+            self.load_data(op, dst, src, self.grid_loads(op, src, k1, n1, False, False))
         elif BYTES[src.element] == 1:
             self.load_transposed(op, dst, src, transposed_8bit_loads(
-                "l0b", src.static_shape[:2], dst.static_shape[:2], op.location))
+                "l0b", src.static_shape[:2], dst.static_shape[:2], op.location,
+                self.block_stride(op, src)))
         else:
             self.need_16_bit(op, src)
-            self.load_data(op, dst, src, [(k * n1, k, n1, k1, True) for k in range(k1)])
+            self.load_data(op, dst, src, self.grid_loads(op, src, k1, n1, True, True))
+
+    def block_stride(self, op: ir.Operation, src: Tensor) -> int:
+        """The fractals from one column block of an Nz L1 tile to the next. A view of a
+        taller tile (a K step of an L1 K-slab) keeps the slab's height, not its own, and
+        the loads' source stride must count it: the LoadData2DParams srcStride is the
+        distance of consecutive repeats' source fractals in 512 B units (on the 950 that
+        load is the 2D-V2 one, dav_3510/kernel_operator_mm_impl.h LoadData2DL12L0ACal /
+        L0BCal, whose srcStride docs/.../LoadData_2D_V2.md defines so)."""
+        fractal = FRACTAL_BYTES // BYTES[src.element]
+        outer, inner = src.strides[0], src.strides[1]
+        if not outer.isdigit() or int(outer) % fractal or inner != str(fractal):
+            raise error(f"not emitted: an L1 -> L0 load of a {src.element} L1 view whose "
+                        f"fractal strides [{outer}, {inner}] are not whole fractals, column "
+                        "block by column block", op.location)
+        return int(outer) // fractal
+
+    def grid_loads(self, op: ir.Operation, src: Tensor, outer: int, inner: int,
+                   across_blocks: bool, transpose: bool) -> list[tuple[int, int, int, int,
+                                                                      bool]]:
+        """The LoadData calls that fill an L0 tile of `outer` x `inner` fractals, row by
+        row, from the Nz L1 view `src`: one call per L0 row, repeating down a column block
+        of L1 (consecutive fractals) or, `across_blocks`, across them (a block stride
+        apart); one call for the whole tile where its rows lie end to end in L1."""
+        blocks = self.block_stride(op, src)
+        start, stride = (1, blocks) if across_blocks else (blocks, 1)
+        if stride == 1 and start == inner and outer * inner <= 255:
+            return [(0, 0, outer * inner, 1, transpose)]
+        return [(row * inner, row * start, inner, stride, transpose) for row in range(outer)]
 
     def square_loads(self, op: ir.Operation, target: str, dst: Tensor,
                      src: Tensor) -> list[TransposedLoad]:

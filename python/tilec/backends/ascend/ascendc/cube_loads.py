@@ -28,12 +28,14 @@ class TransposedLoad:
 
 
 def transposed_8bit_loads(target: str, src_grid: list[int], dst_grid: list[int],
-                          location: ir.Location | None = None) -> list[TransposedLoad]:
+                          location: ir.Location | None = None,
+                          block_stride: int | None = None) -> list[TransposedLoad]:
     """The loads that turn an Nz L1 tile of 8-bit elements (`src_grid`: column blocks
-    of 32 x row blocks of 16) into the transposed L0 tile: L0B's Zn (`dst_grid`: K/32 x
-    N/16) from B, or L0A's Zz (M/16 x K/32) from the transpose of A that L1 holds.
-    Square (c, t) covers L1 rows 32t.. and columns 32c..; its transpose is the two L0
-    fractals of rows 32c.. and 32c + 16.., columns 32t.."""
+    of 32 x row blocks of 16, column blocks `block_stride` fractals apart: by default
+    the tile's own height, more for a view of a taller tile) into the transposed L0
+    tile: L0B's Zn (`dst_grid`: K/32 x N/16) from B, or L0A's Zz (M/16 x K/32) from the
+    transpose of A that L1 holds. Square (c, t) covers L1 rows 32t.. and columns 32c..;
+    its transpose is the two L0 fractals of rows 32c.. and 32c + 16.., columns 32t.."""
     col_blocks, row_blocks = src_grid
     outer, inner = dst_grid  # (k1, n1) for L0B, (m1, k1) for L0A
     squares_down, squares_across = (outer, inner // 2) if target == "l0b" else (inner,
@@ -44,7 +46,10 @@ def transposed_8bit_loads(target: str, src_grid: list[int], dst_grid: list[int],
                     f"tile of {row_blocks} x {col_blocks} fractals does not give the "
                     f"{dst_grid[0]} x {dst_grid[1]} fractals of {target.upper()} in whole "
                     "squares", location)
-    half = row_blocks // 2  # squares per column block of L1
+    if block_stride is not None and block_stride % 2:
+        raise error(f"LoadDataWithTranspose moves 32x32 squares of 8-bit elements: L1 column "
+                    f"blocks {block_stride} fractals apart do not hold whole squares", location)
+    half = (row_blocks if block_stride is None else block_stride) // 2  # squares per block
     if target == "l0b":  # one call per K step of 32: across N, two fractals per square
         return [TransposedLoad(t * inner, t, squares_across, half, 1, 0)
                 for t in range(squares_down)]

@@ -132,7 +132,11 @@ void write_gm(Dt type, uint8_t* dst, const uint8_t* src, size_t bytes);
 
 /// Records an instruction of `pipe` touching `reads` and `writes`, after checking it
 /// against every instruction it is not ordered after.
-void issue(int pipe, const char* name, std::vector<Range> reads, std::vector<Range> writes);
+/// Issues an instruction of `pipe`, failing where it touches what an earlier one in flight
+/// touches with nothing ordering them. `waits_for_pipe`: the instruction itself waits for
+/// the earlier ones of its pipe (a large Mmad, see `mad`).
+void issue(int pipe, const char* name, std::vector<Range> reads, std::vector<Range> writes,
+           bool waits_for_pipe = false);
 
 /// One lane of an element-wise instruction (both archs): `a op b`, `s` the scalar of a
 /// dup; integers wrap, floats are computed in float and rounded once to T, as the unit

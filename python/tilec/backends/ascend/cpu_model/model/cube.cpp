@@ -254,9 +254,13 @@ void mad(Dt out, Dt in, void* c, const void* a, const void* b, uint64_t m, uint6
     }
     (void)out;
     std::vector<Range> reads = {span(pa, m1 * k1 * 512), span(pb, k1 * n1 * 512)};
+    // Mmad.md (ISASI, 同步优化说明): two Mmads accumulating into one L0C need
+    // PipeBarrier<PIPE_M> when (m / 16) * (n / 16) < 10; from 10 fractals on the hardware
+    // resolves the dependency on C itself (tilec's MMAD_SELF_ORDERED_FRACTALS).
+    bool waits_for_pipe = (m / 16) * (n / 16) >= 10;
     issue(PIPE_M, "mad", init ? reads : std::vector<Range>{reads[0], reads[1],
                                                              span(pc, m1 * n1 * 1024)},
-          {span(pc, m1 * n1 * 1024)});
+          {span(pc, m1 * n1 * 1024)}, waits_for_pipe);
 }
 
 void set_nd_para(uint64_t config) { core().nd_para = config; }

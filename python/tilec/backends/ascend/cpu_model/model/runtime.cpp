@@ -99,11 +99,12 @@ int64_t subblock_count() { return core().aic ? 1 : core().sub_blocks; }
 
 // -- hazards --------------------------------------------------------------------------
 
-void issue(int pipe, const char* name, std::vector<Range> reads, std::vector<Range> writes) {
+void issue(int pipe, const char* name, std::vector<Range> reads, std::vector<Range> writes,
+           bool waits_for_pipe) {
     Core& c = core();
     for (const InFlight& other : c.in_flight) {
         if (other.seq <= c.done[pipe][other.pipe]) continue;
-        if (other.pipe == pipe && ordered_in_hardware(c, pipe)) continue;
+        if (other.pipe == pipe && (waits_for_pipe || ordered_in_hardware(c, pipe))) continue;
         const char* kind = nullptr;
         for (const Range& w : writes) {
             for (const Range& r : other.reads) if (w.overlaps(r)) kind = "writes what";

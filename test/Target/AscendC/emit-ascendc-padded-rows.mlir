@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --tile-to-ascend="profile=910b" --emit=ascendc | filecheck %s
-// RUN: tile-opt %s --tile-to-ascend="profile=950" --emit=ascendc:950 | filecheck %s
+// RUN: tile-opt %s --tile-to-ascend="target=ascend:910b" --emit=ascendc | filecheck %s
+// RUN: tile-opt %s --tile-to-ascend="target=ascend:950" --emit=ascendc:950 | filecheck %s
 
 // Rows padded to whole 32-byte blocks (passes/conversion/tile_to_ascend/ops/padded_rows.py)
 // as AscendC: every row's call starts on a block. DataCopyPad's UB-side gap is

@@ -1,8 +1,16 @@
-"""The DSL and the simulator are layered: no module imports, however indirectly, itself.
+"""tilec is layered: no module imports, however indirectly, itself, and each
+package imports only the layers below its own.
 
 Every import counts, also those under `if TYPE_CHECKING:` and inside functions:
 a cycle that only type checkers or a late import see still ties the modules
 together, so that neither can be read, tested or replaced without the other.
+
+The layers, lowest first (`LAYERS`): the IR and diagnostics, the dialects, the
+target descriptions, then the DSL and the simulator (the machine model the
+ascend sync pass shares), then the passes, then the backends with the runtime
+that drives them, then the autotuner and the kernel library. So the compiler's
+passes never import the runtime, a backend or the DSL: backends build pipelines
+of passes, not the other way round, and a pass can be run by tile-opt on IR alone.
 """
 
 from __future__ import annotations
@@ -13,8 +21,21 @@ from pathlib import Path
 
 import pytest
 
-PYTHON_ROOT = Path(__file__).resolve().parents[3] / "python"
-PACKAGES = ("tilec.language", "tilec.sim")
+REPO = Path(__file__).resolve().parents[2]
+# Where each package's sources are: passes/ is installed as tilec.passes.
+SOURCES = {"tilec": REPO / "python" / "tilec", "tilec.passes": REPO / "passes"}
+# Lowest first; a package may import its own layer and those below it. The package
+# root `tilec` (the version and the re-exported API) is outside the layers.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("tilec._native", "tilec.diagnostics", "tilec.ir", "tilec.verify_diagnostics"),
+    ("tilec.dialects",),
+    ("tilec.targets",),
+    ("tilec.language", "tilec.sim", "tilec.layout", "tilec.math", "tilec.pass_config"),
+    ("tilec.passes",),
+    ("tilec.backends", "tilec.runtime", "tilec.cache"),
+    ("tilec.autotuner",),
+    ("tilec.kernels",),
+)
 
 # module -> {imported module: (file, line) of the import}
 Graph = dict[str, dict[str, tuple[Path, int]]]
@@ -40,12 +61,14 @@ def _imported(node: ast.Import | ast.ImportFrom, package: str, modules: set[str]
     ]
 
 
-def import_graph(root: Path, packages: tuple[str, ...]) -> Graph:
-    """Which modules of `packages` (found under `root`) each of them imports."""
+def import_graph(sources: dict[str, Path]) -> Graph:
+    """Which modules of the packages in `sources` (package -> its folder) each of them
+    imports. A package nested in another's folder by name (tilec.passes) may live elsewhere."""
     files = {
-        _module_name(root, path): path
-        for package in packages
-        for path in sorted((root / package.replace(".", "/")).rglob("*.py"))
+        f"{package}.{_module_name(folder, path)}".rstrip("."): path
+        for package, folder in sources.items()
+        for path in sorted(folder.rglob("*.py"))
+        if "__pycache__" not in path.parts
     }
     modules = set(files)
     graph: Graph = {}
@@ -106,10 +129,38 @@ def import_cycles(graph: Graph, package: str) -> list[str]:
     return list(found.values())
 
 
+GRAPH = import_graph(SOURCES)
+
+
+def _package(module: str) -> str:
+    """The top-level package of a module: `tilec.passes.registry` -> `tilec.passes`."""
+    return ".".join(module.split(".")[:2])
+
+
+PACKAGES = sorted({_package(m) for m in GRAPH} - {"tilec"})
+
+
 @pytest.mark.parametrize("package", PACKAGES)
 def test_package_has_no_import_cycles(package: str) -> None:
-    cycles = import_cycles(import_graph(PYTHON_ROOT, PACKAGES), package)
+    cycles = import_cycles(GRAPH, package)
     assert not cycles, f"import cycles in {package}:\n" + "\n".join(cycles)
+
+
+def test_every_package_has_a_layer() -> None:
+    layered = [p for layer in LAYERS for p in layer]
+    assert sorted(layered) == PACKAGES
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_package_imports_only_layers_below(package: str) -> None:
+    rank = {p: number for number, layer in enumerate(LAYERS) for p in layer}
+    upward = [
+        f"{path}:{line}: {module} imports {target}"
+        for module, edges in sorted(GRAPH.items()) if _package(module) == package
+        for target, (path, line) in sorted(edges.items())
+        if _package(target) != "tilec" and rank[_package(target)] > rank[package]
+    ]
+    assert not upward, "imports of a higher layer:\n" + "\n".join(upward)
 
 
 def test_cycles_through_type_checking_and_function_imports_are_found(tmp_path: Path) -> None:
@@ -121,5 +172,5 @@ def test_cycles_through_type_checking_and_function_imports_are_found(tmp_path: P
     )
     (package / "b.py").write_text("def f():\n    from .c import g\n")
     (package / "c.py").write_text("import pkg.a\n")
-    cycles = import_cycles(import_graph(tmp_path, ("pkg",)), "pkg")
+    cycles = import_cycles(import_graph({"pkg": package}), "pkg")
     assert [c.splitlines()[0] for c in cycles] == ["pkg.a -> pkg.b -> pkg.c -> pkg.a"]

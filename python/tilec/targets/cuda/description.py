@@ -1,4 +1,4 @@
-"""The cuda target: NVIDIA GPUs by compute capability.
+"""The cuda target's description: NVIDIA GPUs by compute capability.
 
 The figures are NVIDIA's per-arch limits: a block has at most 1024 threads
 in whole warps, grid dim x up to 2^31 - 1 and y, z up to 65535 blocks; a
@@ -36,10 +36,10 @@ class CudaTarget(TargetDescription):
     has_fp8: bool = False
     has_wgmma: bool = False
 
-    @staticmethod
-    def create(arch: str) -> CudaTarget:
+    @classmethod
+    def create(cls, arch: str) -> CudaTarget:
         smem, ptx, fp8, wgmma = _ARCHES[arch]
-        return CudaTarget(
+        return cls(
             arch,
             # 8-bit floats on every arch: as bytes, converted in software, and f16
             # operands of mma.sync (tile-cuda-widen-fp8-operands) where no wgmma takes them.

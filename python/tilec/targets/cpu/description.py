@@ -1,4 +1,4 @@
-"""The cpu target: the host, through MLIR's LLVM lowering and JIT.
+"""The cpu target's description: the host, through MLIR's LLVM lowering and JIT.
 
 A block runs on one core with one thread; tiles of every portable scope are
 stack or heap memory of that core, so the thread count of a kernel is only
@@ -73,9 +73,9 @@ class CpuTarget(TargetDescription):
     def host_variant(cls) -> str:
         return "avx512" if host_flags() >= _AVX512_FLAGS else "avx2"
 
-    @staticmethod
-    def create(variant: str) -> CpuTarget:
-        return CpuTarget(
+    @classmethod
+    def create(cls, variant: str) -> CpuTarget:
+        return cls(
             variant,
             vector_bytes=_VECTOR_BYTES[variant],
             cores=os.cpu_count() or 1,

@@ -7,8 +7,8 @@
 //
 // RUN: tile-opt %s --tile-ascend-plan-memory --tile-ascend-inject-sync --emit=ascendc \
 // RUN:   | filecheck %s
-// RUN: tile-opt %s --tile-ascend-plan-memory="profile=950" \
-// RUN:   --tile-ascend-inject-sync="profile=950" --emit=ascendc:950 | filecheck %s --check-prefix=A950
+// RUN: tile-opt %s --tile-ascend-plan-memory="target=ascend:950" \
+// RUN:   --tile-ascend-inject-sync="target=ascend:950" --emit=ascendc:950 | filecheck %s --check-prefix=A950
 
 // CHECK-LABEL: void chain(
 // CHECK:      // [0] ascend.vdup

@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --tile-to-ascend="profile=910b" --emit=ascendc | filecheck %s
-// RUN: tile-opt %s --tile-to-ascend="profile=950" --emit=ascendc:950 | filecheck %s --check-prefix=A950
+// RUN: tile-opt %s --tile-to-ascend="target=ascend:910b" --emit=ascendc | filecheck %s
+// RUN: tile-opt %s --tile-to-ascend="target=ascend:950" --emit=ascendc:950 | filecheck %s --check-prefix=A950
 
 // An f32 gemm whose A is stored K x M (transpose_a) and B K x N: both reach L0
 // transposed. On the 910b L1 holds them in Zz, one Nd2Nz per 16 rows (the C0

@@ -1,7 +1,7 @@
 // The example programs the simulator runs parse, verify and round-trip.
-// RUN: tile-opt %S/../../Simulator/Inputs/vadd_double_buffer.mlir | tile-opt | filecheck %s --check-prefix=VADD
-// RUN: tile-opt %S/../../Simulator/Inputs/gemm_tile.mlir | tile-opt | filecheck %s --check-prefix=GEMM
-// RUN: tile-opt %S/../../Simulator/Inputs/cube_vector_handoff.mlir | tile-opt | filecheck %s --check-prefix=HANDOFF
+// RUN: tile-opt %S/../../Simulator/Inputs/vadd-double-buffer.mlir | tile-opt | filecheck %s --check-prefix=VADD
+// RUN: tile-opt %S/../../Simulator/Inputs/gemm-tile.mlir | tile-opt | filecheck %s --check-prefix=GEMM
+// RUN: tile-opt %S/../../Simulator/Inputs/cube-vector-handoff.mlir | tile-opt | filecheck %s --check-prefix=HANDOFF
 
 // VADD-LABEL: func.func @vadd
 // VADD-SAME: attributes {ascend.kernel = #ascend.core<aiv>}

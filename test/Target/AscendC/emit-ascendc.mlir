@@ -1,5 +1,5 @@
-// RUN: tile-opt %s -split-input-file --tile-to-ascend="profile=910b" --emit=ascendc | filecheck %s
-// RUN: tile-opt %s -split-input-file --tile-to-ascend="profile=950" --emit=ascendc:950 \
+// RUN: tile-opt %s -split-input-file --tile-to-ascend="target=ascend:910b" --emit=ascendc | filecheck %s
+// RUN: tile-opt %s -split-input-file --tile-to-ascend="target=ascend:950" --emit=ascendc:950 \
 // RUN:   | filecheck %s --check-prefix=A950
 // RUN: not tile-opt %s -split-input-file --emit=ascendc 2>&1 | filecheck %s --check-prefix=UNLOWERED
 
