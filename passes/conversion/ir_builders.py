@@ -386,6 +386,22 @@ def pipelined_as_loop(op: ir.Operation) -> ir.Operation:
     return loop.operation
 
 
+def parallel_as_loops(op: ir.Operation) -> None:
+    """Replaces a `tile.parallel` by a serial loop nest over its extents, its body
+    run element by element (the cpu's vectorizer widens it; on ascend the S pipe
+    runs it)."""
+    body = op.regions[0].blocks[0]
+    extents = list(ir.DenseI64ArrayAttr(op.attributes["extents"]))
+    with ir.InsertionPoint(op), op.location, loop_nest(extents) as ivs:
+        anchor = index(0)
+    for old, new in zip(body.arguments, ivs, strict=True):
+        old.replace_all_uses_with(new)
+    for inner in list(body.operations)[:-1]:
+        inner.operation.move_before(anchor.owner)
+    anchor.owner.erase()
+    op.erase()
+
+
 def carry(loop: ir.Operation, init: ir.Value) -> ir.Operation:
     """Replaces `loop` (an `scf.for` or `scf.while`) by one that carries one
     more value, `init` on entry, as its last block arguments, terminator

@@ -220,14 +220,18 @@ def compile_module(
 ) -> CompiledKernel:
     """Lowers `module` (consumed) for `target` and builds the callable kernel.
 
-    When the pipeline fails in a way the backend can relax (ascend: out of
-    event ids, so fewer multi-buffer slots), it lowers a fresh copy of the
-    input again with the options `Backend.retry` gives."""
+    When the pipeline or the code generation fails in a way the backend can
+    relax (ascend: out of event ids, so fewer multi-buffer slots), it lowers a
+    fresh copy of the input again with the options `Backend.retry` gives."""
     source = module.operation.get_asm(enable_debug_info=True)
     tile_text = str(module)
     while True:
         try:
             lowered = lower(module, backend.pipeline(target, options))
+            backend.driver.check_params(lowered.params)
+            codegen_start = time.perf_counter()
+            with module.context:
+                binary = backend.codegen(lowered.module, lowered.entry, target, options)
             break
         except CompileError as failure:
             relaxed = backend.retry(failure, options)
@@ -235,10 +239,6 @@ def compile_module(
                 raise
             options = relaxed
             module = tilec_ir.parse_module(source, "<module>", module.context)
-    backend.driver.check_params(lowered.params)
-    codegen_start = time.perf_counter()
-    with module.context:
-        binary = backend.codegen(lowered.module, lowered.entry, target, options)
     lowered.timings[backend.codegen_stage] = time.perf_counter() - codegen_start
     stages = Stages(tile_text, backend.final_stage, binary.final_ir,
                     Replay(source, lowered.pipeline))

@@ -76,6 +76,15 @@ def _memrefs(ops: list[ir.Operation]) -> tuple[set[ir.Value], set[ir.Value]]:
     return touched, written
 
 
+def _memrefs_in_order(ops: list[ir.Operation]) -> list[ir.Value]:
+    """The memrefs `_memrefs` finds in `ops`, once each, in the order the ops name them."""
+    seen: dict[ir.Value, None] = {}
+    for op in ops:
+        for inner in irb.every_op(op):
+            seen.update((v, None) for v in inner.operands if isinstance(v.type, ir.MemRefType))
+    return list(seen)
+
+
 def _conflict(a: list[ir.Operation], b: list[ir.Operation]) -> bool:
     touched_a, written_a = _memrefs(a)
     touched_b, written_b = _memrefs(b)
@@ -210,7 +219,9 @@ def pipeline(loop: ir.Operation, allocs_at: ir.Block, skew: int) -> bool:
     work = [op for op in stage1 if not is_pure(op)]
     touched1, written1 = _memrefs(work)
     touched2, written2 = _memrefs(stage2)
-    shadows = written1 & touched2
+    # In the order the work writes them: the shadows' allocs, and so everything
+    # after them, must not depend on how a set of values happens to be hashed.
+    shadows = [v for v in _memrefs_in_order(work) if v in written1 & touched2]
     if not work or written2 & touched1 or any(_used(op) for op in work):
         return False
     if any(not isinstance(value.owner, ir.OpView | ir.Operation)

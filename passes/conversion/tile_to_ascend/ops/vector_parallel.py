@@ -888,8 +888,7 @@ class ParallelToVectorOps(TileOpLowering[_Analysis | None, AscendTarget]):
         if _fold_exp2_scales(op) or folded:  # fewer ops: the body is analysed again
             plan = self.infer(op, target)
         if plan is None:
-            _scalar_loops(op)
-            op.erase()
+            irb.parallel_as_loops(op)
             return
         _hoist_uniform_code(op)
         compares = uniform_compares(op)
@@ -918,8 +917,7 @@ def _lower_region(op: ir.Operation, target: TargetDescription) -> None:
     tiles, `_strip_rows`), or scalar loops; erases it."""
     analysis = _Analysis(op, target.variant)
     if analysis.problem is not None:
-        _scalar_loops(op)
-        op.erase()
+        irb.parallel_as_loops(op)
         return
     rows = _strip_height(analysis)
     if rows:
@@ -1056,16 +1054,3 @@ def _fold_exp2_scales(op: ir.Operation) -> bool:
         mul.erase()
         changed = True
     return changed
-
-
-def _scalar_loops(op: ir.Operation) -> None:
-    """The body in a loop nest over the extents, element by element (S pipe)."""
-    body = op.regions[0].blocks[0]
-    extents = list(ir.DenseI64ArrayAttr(op.attributes["extents"]))
-    with ir.InsertionPoint(op), op.location, irb.loop_nest(extents) as ivs:
-        anchor = irb.index(0)
-    for old, new in zip(body.arguments, ivs, strict=True):
-        old.replace_all_uses_with(new)
-    for inner in list(body.operations)[:-1]:
-        inner.operation.move_before(anchor.owner)
-    anchor.owner.erase()

@@ -42,13 +42,4 @@ class ParallelToLoopNest(TileOpLowering[None, CpuTarget]):
     phase = Phase.REGIONS
 
     def lower(self, op: ir.Operation, plan: None, target: CpuTarget) -> None:
-        body = op.regions[0].blocks[0]
-        extents = list(ir.DenseI64ArrayAttr(op.attributes["extents"]))
-        with ir.InsertionPoint(op), op.location, irb.loop_nest(extents) as ivs:
-            anchor = irb.index(0)
-        for old, new in zip(body.arguments, ivs, strict=True):
-            old.replace_all_uses_with(new)
-        for inner in list(body.operations)[:-1]:
-            inner.operation.move_before(anchor.owner)
-        anchor.owner.erase()
-        op.erase()
+        irb.parallel_as_loops(op)

@@ -71,9 +71,11 @@ class EmitterBase:
         used = self.flag_events.get(frozenset((src, dst)), set())
         spare = [e for e in range(self.profile.flag_event_ids) if e not in used]
         if not spare:
-            raise error(f"every one of the {self.profile.flag_event_ids} {src.upper()} <-> "
-                        f"{dst.upper()} event ids is in use: none is left to {purpose}",
-                        op.location)
+            # "out of event ids", as the sync pass says it: the backend lowers the kernel
+            # again with fewer flags (AscendBackend.retry)
+            raise error(f"out of event ids: every one of the {self.profile.flag_event_ids} "
+                        f"{src.upper()} <-> {dst.upper()} event ids is in use, none is left to "
+                        f"{purpose}", op.location)
         return spare[-1]
 
     def handshake(self, src: str, dst: str, event: int) -> None:
